@@ -1,0 +1,129 @@
+import { z } from "zod";
+
+/**
+ * Every setting of the service, parsed once from the environment. A bad value stops the process with
+ * a message naming the variable; nothing else in the code reads process.env.
+ */
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const csv = z.string().transform((v) =>
+  v
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0),
+);
+
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x address")
+  .transform((v) => v.toLowerCase() as `0x${string}`);
+
+/** One EVM chain the service indexes and settles on. */
+export const evmChainSchema = z.object({
+  name: z.string().min(1),
+  chainId: z.number().int().positive(),
+  rpcUrl: z.string().url(),
+  /** The delegate contract every burner authorization must target on this chain. */
+  delegate: address,
+  /** Blocks a transfer must be buried under before it counts. */
+  confirmations: z.number().int().min(0).default(2),
+  /** Relayer key that pays gas; /health reports its balance. Optional for read-only roles. */
+  relayerPrivateKey: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/)
+    .optional(),
+  /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
+  minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
+});
+export type EvmChainConfig = z.infer<typeof evmChainSchema>;
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  HOST: z.string().default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Public URL of the gateway, printed on start and used in links. */
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  KAFKA_BROKERS: csv.optional(),
+  KAFKA_CLIENT_ID: z.string().default("settlement"),
+  /** Partitions of the co-partitioned session topics; fixed once the topics exist. */
+  SESSION_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
+  SCHEMA_REGISTRY_URL: z.string().url().optional(),
+
+  CASSANDRA_CONTACT_POINTS: csv.optional(),
+  CASSANDRA_LOCAL_DC: z.string().default("datacenter1"),
+  CASSANDRA_KEYSPACE: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,47}$/)
+    .default("settlement"),
+
+  /** JSON array of chains; when unset the chains of the local stack file are used. */
+  EVM_CHAINS: z.string().optional(),
+  /** Where the local stack writes what a user needs to drive it. */
+  STACK_FILE: z.string().default(".local/stack.json"),
+
+  MERCHANT_MODE: z.enum(["off", "development", "production"]).default("off"),
+  CORS_ALLOWED_ORIGINS: csv.default([]),
+  WEBHOOK_ALLOW_INSECURE: bool.default(false),
+
+  /** Session lifetime: a session with no deposit after this long becomes `expired`. */
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600),
+  /** Token bucket per client IP: one token every 1000/RATE ms, at most BURST tokens. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(5),
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
+  /** Largest accepted request body in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  /** How long the gateway waits for the owning actor's reply before answering 503. */
+  REPLY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Interval between SSE keep-alive comments. */
+  SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).default(15_000),
+  /** The indexer is stale (health 503) when its last processed block is older than this. */
+  INDEXER_STALE_SECONDS: z.coerce.number().int().min(1).default(60),
+  INDEXER_POLL_MS: z.coerce.number().int().min(50).default(1000),
+  /** Events between two actor snapshots of a partition. */
+  SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(5000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Omit<Env, "EVM_CHAINS"> {
+  evmChains: EvmChainConfig[] | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const { EVM_CHAINS, ...rest } = parsed.data;
+  let evmChains: EvmChainConfig[] | undefined;
+  if (EVM_CHAINS !== undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(EVM_CHAINS);
+    } catch {
+      throw new ConfigError("invalid configuration:\n  EVM_CHAINS: must be a JSON array of chains");
+    }
+    const chains = z.array(evmChainSchema).safeParse(json);
+    if (!chains.success) {
+      const lines = chains.error.issues.map((i) => `  EVM_CHAINS.${i.path.join(".")}: ${i.message}`);
+      throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+    }
+    evmChains = chains.data;
+  }
+  return { ...rest, evmChains };
+}

@@ -1,0 +1,54 @@
+import type { Address, Authorization, Flow, StandingRefund, StealthAnnouncement, Transfer } from "./types.ts";
+
+/** Who sent a command and where its reply goes. Time and ids arrive here, never from a clock. */
+export interface CommandMetadata {
+  /** Idempotency key: a retry carries the same id and is not applied twice. */
+  commandId: string;
+  /** Unix ms at which the command was issued. */
+  issuedAt: number;
+  /** Present when a gateway waits for the answer. */
+  replyTo: { gatewayId: string; correlationId: string } | null;
+}
+
+export interface CreateSession {
+  type: "CreateSession";
+  data: {
+    sessionId: string;
+    flow: Flow;
+    merchantId: string | null;
+    burner: Address;
+    auth: Authorization;
+    destAddress: string;
+    destChainId: number;
+    appFeeBps: number;
+    appFeeRecipient: Address;
+    standingRefund: StandingRefund | null;
+    stealth: StealthAnnouncement | null;
+    expiresAt: number;
+  };
+  metadata: CommandMetadata;
+}
+
+/** From the indexer: a confirmed transfer into the session's burner. */
+export interface RecordTransfer {
+  type: "RecordTransfer";
+  data: { sessionId: string; transfer: Transfer };
+  metadata: CommandMetadata;
+}
+
+/** From the indexer: a transfer it reported earlier sat in a block that a reorg dropped. */
+export interface RetractTransfer {
+  type: "RetractTransfer";
+  data: { sessionId: string; chainId: number; txHash: `0x${string}`; logIndex: number; blockHash: `0x${string}` };
+  metadata: CommandMetadata;
+}
+
+/** From the actor host's timer: the session's expiry time has come. */
+export interface ExpireSession {
+  type: "ExpireSession";
+  data: { sessionId: string; now: number /* unix seconds */ };
+  metadata: CommandMetadata;
+}
+
+export type SessionCommand = CreateSession | RecordTransfer | RetractTransfer | ExpireSession;
+export type SessionCommandType = SessionCommand["type"];

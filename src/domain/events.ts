@@ -1,0 +1,60 @@
+import type {
+  Address,
+  Authorization,
+  Flow,
+  Hex,
+  StandingRefund,
+  StealthAnnouncement,
+  Transfer,
+} from "./types.ts";
+
+export interface EventMetadata {
+  sessionId: string;
+  /** The session's version after this event: 1 for SessionCreated, +1 per event. */
+  version: number;
+  /** Unix ms: the issuedAt of the command that caused it. */
+  occurredAt: number;
+  /** The command that caused it, for idempotent retries and tracing. */
+  commandId: string;
+}
+
+export interface SessionCreated {
+  type: "SessionCreated";
+  data: {
+    flow: Flow;
+    merchantId: string | null;
+    burner: Address;
+    auth: Authorization;
+    destAddress: string;
+    destChainId: number;
+    appFeeBps: number;
+    appFeeRecipient: Address;
+    standingRefund: StandingRefund | null;
+    stealth: StealthAnnouncement | null;
+    expiresAt: number;
+  };
+  metadata: EventMetadata;
+}
+
+/** A confirmed transfer reached the burner. The first one moves a pending session to detected. */
+export interface DepositObserved {
+  type: "DepositObserved";
+  data: { transfer: Transfer };
+  metadata: EventMetadata;
+}
+
+/** A reorg dropped the block of a deposit observed earlier; the deposit no longer counts. */
+export interface DepositRetracted {
+  type: "DepositRetracted";
+  data: { chainId: number; txHash: Hex; logIndex: number };
+  metadata: EventMetadata;
+}
+
+export interface SessionExpired {
+  type: "SessionExpired";
+  data: Record<string, never>;
+  metadata: EventMetadata;
+}
+
+export type SessionEvent = SessionCreated | DepositObserved | DepositRetracted | SessionExpired;
+export type SessionEventType = SessionEvent["type"];

@@ -1,0 +1,49 @@
+import { detectedDeposit } from "./evolve.ts";
+import type { Session } from "./types.ts";
+
+/**
+ * The interface's Session object (GET /sessions/:id, the `data` of every SSE `status` event).
+ * Field names and formats follow the spec; fields the spec lists as nullable are null until known.
+ * `flow`, `expires_at`, `outcome` and `deposits` are additions documented in docs/API.md.
+ */
+export function sessionView(s: Session) {
+  const detected = detectedDeposit(s);
+  return {
+    id: s.id,
+    created_at: new Date(s.createdAt).toISOString(),
+    updated_at: new Date(s.updatedAt).toISOString(),
+    burner_address: s.burner,
+    eip7702_auth: { ...s.auth },
+    dest_address: s.destAddress,
+    dest_chain_id: s.destChainId,
+    app_fee_bps: s.appFeeBps,
+    app_fee_recipient: s.appFeeRecipient,
+    app_fee_recipient_sol: s.appFeeRecipientSol,
+    status: s.status,
+    outcome: s.outcome,
+    flow: s.flow,
+    expires_at: s.expiresAt,
+    source_chain_id: detected ? detected.first.chainId : null,
+    detected_token: detected ? detected.first.token : null,
+    detected_amount: detected ? detected.amount.toString() : null,
+    detected_tx: detected ? detected.first.txHash : null,
+    sweep_tx: s.sweepTx,
+    swap_output_amount: s.swapOutputAmount?.toString() ?? null,
+    fee_amount: s.feeAmount?.toString() ?? null,
+    bridge_amount: s.bridgeAmount?.toString() ?? null,
+    bridge_tx: s.bridgeTx,
+    dest_tx: s.destTx,
+    retry_count: s.retryCount,
+    error_message: s.errorMessage,
+    deposits: s.deposits.map((t) => ({
+      chain_id: t.chainId,
+      token: t.token,
+      amount: t.amount.toString(),
+      tx: t.txHash,
+      log_index: t.logIndex,
+      block_number: Number(t.blockNumber),
+    })),
+  };
+}
+
+export type SessionView = ReturnType<typeof sessionView>;
