@@ -1,0 +1,74 @@
+import { readdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import cassandra from "cassandra-driver";
+
+/** The one place that creates Cassandra sessions; everything else receives a connected client. */
+export type CassandraClient = cassandra.Client;
+
+export interface CassandraSettings {
+  contactPoints: string[];
+  localDataCenter: string;
+  keyspace: string;
+}
+
+const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
+
+/** Connects without a keyspace, creates and migrates it, then returns a client bound to it. */
+export async function connectCassandra(settings: CassandraSettings, opts: { migrate: boolean }): Promise<CassandraClient> {
+  if (opts.migrate) await migrate(settings);
+  const client = new cassandra.Client({
+    contactPoints: settings.contactPoints,
+    localDataCenter: settings.localDataCenter,
+    keyspace: settings.keyspace,
+    // Read models are written and read at LOCAL_QUORUM; on the one-node local stack that is the node.
+    queryOptions: { consistency: cassandra.types.consistencies.localQuorum, prepare: true },
+  });
+  await client.connect();
+  return client;
+}
+
+/**
+ * Applies src/store/migrations/*.cql in file-name order. Every statement is idempotent
+ * (IF NOT EXISTS), so re-running is safe; applied files are recorded for operators to see.
+ */
+export async function migrate(settings: CassandraSettings): Promise<string[]> {
+  const admin = new cassandra.Client({
+    contactPoints: settings.contactPoints,
+    localDataCenter: settings.localDataCenter,
+  });
+  await admin.connect();
+  try {
+    const ks = settings.keyspace;
+    // SimpleStrategy/RF 1 suits the one-node local stack; production sets its own keyspace up front.
+    await admin.execute(
+      `CREATE KEYSPACE IF NOT EXISTS ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+    );
+    await admin.execute(
+      `CREATE TABLE IF NOT EXISTS ${ks}.schema_migrations (name text PRIMARY KEY, applied_at timestamp)`,
+    );
+    const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".cql")).sort();
+    for (const file of files) {
+      const text = await readFile(`${MIGRATIONS_DIR}${file}`, "utf8");
+      for (const statement of splitStatements(text)) {
+        await admin.execute(`USE ${ks}`);
+        await admin.execute(statement);
+      }
+      await admin.execute(`INSERT INTO ${ks}.schema_migrations (name, applied_at) VALUES (?, toTimestamp(now()))`, [
+        file,
+      ]);
+    }
+    return files;
+  } finally {
+    await admin.shutdown();
+  }
+}
+
+function splitStatements(cql: string): string[] {
+  return cql
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("--"))
+    .join("\n")
+    .split(";")
+    .map((s) => s.replace(/--[^\n]*/g, "").trim())
+    .filter((s) => s.length > 0);
+}
