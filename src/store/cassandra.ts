@@ -46,20 +46,26 @@ export async function migrate(settings: CassandraSettings): Promise<string[]> {
     await admin.execute(
       `CREATE TABLE IF NOT EXISTS ${ks}.schema_migrations (name text PRIMARY KEY, applied_at timestamp)`,
     );
+  } finally {
+    await admin.shutdown();
+  }
+  // Statements in the files name tables without a keyspace: run them on a client bound to it.
+  const bound = new cassandra.Client({
+    contactPoints: settings.contactPoints,
+    localDataCenter: settings.localDataCenter,
+    keyspace: settings.keyspace,
+  });
+  await bound.connect();
+  try {
     const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".cql")).sort();
     for (const file of files) {
       const text = await readFile(`${MIGRATIONS_DIR}${file}`, "utf8");
-      for (const statement of splitStatements(text)) {
-        await admin.execute(`USE ${ks}`);
-        await admin.execute(statement);
-      }
-      await admin.execute(`INSERT INTO ${ks}.schema_migrations (name, applied_at) VALUES (?, toTimestamp(now()))`, [
-        file,
-      ]);
+      for (const statement of splitStatements(text)) await bound.execute(statement);
+      await bound.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, toTimestamp(now()))", [file]);
     }
     return files;
   } finally {
-    await admin.shutdown();
+    await bound.shutdown();
   }
 }
 
