@@ -1,0 +1,53 @@
+import type { SessionCommand } from "../domain/commands.ts";
+import type { GatewayReply, SessionStateRecord } from "../kafka/records.ts";
+
+/**
+ * What the HTTP gateway needs from the rest of the service. The real implementations talk to Kafka
+ * (commands, replies, live updates) and Cassandra (read model); the gateway itself stays stateless.
+ */
+
+/** Sends a command to the session's owning actor and waits (bounded) for its reply. */
+export interface CommandPort {
+  /** Rejects with ReplyTimeoutError when the owner does not answer in time (answer 503: safe to retry). */
+  send(command: SessionCommand): Promise<GatewayReply>;
+}
+
+export class ReplyTimeoutError extends Error {
+  override name = "ReplyTimeoutError";
+}
+
+/** Reads the session read model; never older than a version this gateway already handed out. */
+export interface SessionReadPort {
+  get(sessionId: string): Promise<SessionStateRecord | null>;
+}
+
+/** Pushes every new state of a session (from the session.state topic) to listeners. */
+export interface LiveUpdatesPort {
+  subscribe(sessionId: string, listener: (state: SessionStateRecord) => void): () => void;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  checks: {
+    database: { ok: boolean; latency_ms: number | null; error: string | null };
+    indexers: Array<{
+      chain_id: number;
+      ok: boolean;
+      last_block: number | null;
+      lag_seconds: number | null;
+      error: string | null;
+    }>;
+    relayers: Array<{
+      chain_id: number;
+      ok: boolean;
+      address: string | null;
+      balance_wei: string | null;
+      min_balance_wei: string;
+      error: string | null;
+    }>;
+  };
+}
+
+export interface HealthPort {
+  check(): Promise<HealthReport>;
+}
