@@ -22,6 +22,8 @@ export async function connectCassandra(settings: CassandraSettings, opts: { migr
     keyspace: settings.keyspace,
     // Read models are written and read at LOCAL_QUORUM; on the one-node local stack that is the node.
     queryOptions: { consistency: cassandra.types.consistencies.localQuorum, prepare: true },
+    // bigint columns map to JS bigint both ways (block numbers, offsets).
+    encoding: { useBigIntAsLong: true, useBigIntAsVarint: true },
   });
   await client.connect();
   return client;

@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import { AssignerProtocol, type PartitionAssigner } from "kafkajs";
+import type { KafkaClient } from "./client.ts";
+import { stableEndOffsets } from "./topics.ts";
+
+export interface ReadRecord {
+  partition: number;
+  offset: bigint;
+  key: Buffer | null;
+  value: Buffer | null;
+}
+
+export interface ReadTopicOptions {
+  topic: string;
+  /** Partitions to read and the offset to start each at; partitions not listed are not read. */
+  from: Map<number, bigint>;
+  /** Called once per fetched batch of one partition, in offset order. */
+  onBatch: (records: ReadRecord[]) => Promise<void> | void;
+  /** Called with the offset reached in a partition after each batch (also for batches of control records). */
+  onProgress?: (partition: number, nextOffset: bigint) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads committed records of the given partitions from their start offsets up to the last stable
+ * offset as it was when the read began, then returns the offsets where it stopped.
+ *
+ * kafkajs has no manual partition assignment, so this joins a fresh, private consumer group whose
+ * assigner hands exactly the requested partitions to its one member; it commits nothing. It is the
+ * building block of actor restore and of replay.
+ */
+export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Promise<Map<number, bigint>> {
+  const ends = await stableEndOffsets(kafka, opts.topic);
+  const position = new Map<number, bigint>();
+  const pending = new Set<number>();
+  for (const [partition, start] of opts.from) {
+    position.set(partition, start);
+    const end = ends.get(partition) ?? 0n;
+    if (start < end) pending.add(partition);
+  }
+  if (pending.size === 0) return position;
+
+  const wanted = [...pending].sort((a, b) => a - b);
+  const consumer = kafka.consumer({
+    groupId: `reader.${opts.topic}.${randomUUID()}`,
+    partitionAssigners: [onlyPartitions(opts.topic, wanted)],
+    maxBytesPerPartition: 16 * 1024 * 1024,
+    maxBytes: 64 * 1024 * 1024,
+    maxWaitTimeInMs: 100,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3000,
+  });
+
+  let finish: (error?: unknown) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  const advance = (partition: number, next: bigint) => {
+    position.set(partition, next);
+    opts.onProgress?.(partition, next);
+    if (next >= (ends.get(partition) ?? 0n)) {
+      pending.delete(partition);
+      if (pending.size === 0) finish();
+    }
+  };
+  const onAbort = () => finish(opts.signal?.reason ?? new Error("aborted"));
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+    // A batch holding only transaction markers or aborted records never reaches eachBatch; this
+    // event still reports how far the fetch got, so the reader can tell it reached the end.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      if (!pending.has(payload.partition)) return;
+      const next = BigInt(payload.lastOffset) + 1n;
+      if (next > (position.get(payload.partition) ?? 0n)) advance(payload.partition, next);
+    });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: true,
+      eachBatch: async ({ batch }) => {
+        if (!pending.has(batch.partition)) return;
+        const end = ends.get(batch.partition) ?? 0n;
+        const records: ReadRecord[] = [];
+        for (const m of batch.messages) {
+          const offset = BigInt(m.offset);
+          if (offset >= end) break; // written after the read began: not ours to report
+          records.push({ partition: batch.partition, offset, key: m.key, value: m.value });
+        }
+        if (records.length > 0) await opts.onBatch(records);
+        const last = BigInt(batch.lastOffset()) + 1n;
+        advance(batch.partition, last < end ? last : end);
+      },
+    });
+    for (const partition of wanted) {
+      consumer.seek({ topic: opts.topic, partition, offset: String(position.get(partition) ?? 0n) });
+    }
+    consumer.on(consumer.events.CRASH, ({ payload }) => finish(payload.error));
+    await done;
+    return position;
+  } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
+    await consumer.disconnect().catch(() => {});
+  }
+}
+
+function onlyPartitions(topic: string, partitions: number[]): PartitionAssigner {
+  return () => ({
+    name: "OnlyPartitionsAssigner",
+    version: 1,
+    async assign({ members }) {
+      return members.map((m, i) => ({
+        memberId: m.memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({
+          version: 1,
+          assignment: i === 0 ? { [topic]: partitions } : {},
+          userData: Buffer.alloc(0),
+        }),
+      }));
+    },
+    protocol({ topics }) {
+      return {
+        name: "OnlyPartitionsAssigner",
+        metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.alloc(0) }),
+      };
+    },
+  });
+}

@@ -1,0 +1,152 @@
+import type { Producer, Transaction } from "kafkajs";
+import type { KafkaClient } from "./client.ts";
+
+export interface OutgoingMessage {
+  key: string;
+  value: Buffer;
+  /** Set for co-partitioned topics so a session's records stay in its partition number. */
+  partition?: number;
+}
+
+export interface TransactionWork {
+  sends: Array<{ topic: string; messages: OutgoingMessage[] }>;
+  /** Input offsets consumed by this transaction: committed atomically with the sends. */
+  offsets: { groupId: string; topic: string; partition: number; nextOffset: bigint };
+}
+
+/** The offset of the last record this transaction appended, per "topic:partition". */
+export type AppendedOffsets = Map<string, bigint>;
+
+export class TransactionFailedError extends Error {
+  override name = "TransactionFailedError";
+  /**
+   * true when the outcome is unknown (timeout, lost connection during commit): the transaction may
+   * or may not have committed, and only re-reading the log tells.
+   */
+  readonly indefinite: boolean;
+  constructor(cause: unknown, indefinite: boolean) {
+    super(`transaction failed${indefinite ? " with an unknown outcome" : ""}: ${describe(cause)}`, { cause });
+    this.indefinite = indefinite;
+  }
+}
+
+export interface PartitionTransactor {
+  /** One consume-transform-produce step, all or nothing. */
+  run(work: TransactionWork): Promise<AppendedOffsets>;
+  /** Initialises the producer now (fencing any zombie holding the same transactional id). */
+  fence(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A transactional producer for ONE input partition. The transactional id names the partition, so a
+ * new owner's initialisation fences the old owner (kafkajs's sendOffsets carries no group
+ * generation, KIP-447, so this is the only zombie fence it has).
+ *
+ * After ANY failure the producer is thrown away, not aborted and reused: an abort or commit whose
+ * outcome is unknown may otherwise land on a later transaction of the same epoch (Jepsen, 2024), and
+ * kafkajs can be left stuck in ABORTING. Re-initialising under the same id bumps the epoch, which
+ * completes or aborts whatever was in flight, and the caller re-reads the log to learn which.
+ */
+export function createPartitionTransactor(kafka: KafkaClient, transactionalId: string): PartitionTransactor {
+  let producer: Producer | null = null;
+
+  const open = async (): Promise<Producer> => {
+    if (producer) return producer;
+    const p = kafka.producer({
+      transactionalId,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 60_000,
+      // Retries inside kafkajs cover CONCURRENT_TRANSACTIONS while the coordinator finishes the
+      // previous epoch's transaction after a re-initialisation.
+      retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 5000 },
+    });
+    await p.connect();
+    producer = p;
+    return p;
+  };
+
+  const discard = async () => {
+    const p = producer;
+    producer = null;
+    await p?.disconnect().catch(() => {});
+  };
+
+  return {
+    async fence() {
+      await discard();
+      await open();
+    },
+    async run(work) {
+      let txn: Transaction | null = null;
+      try {
+        const p = await open();
+        txn = await p.transaction();
+        const appended: AppendedOffsets = new Map();
+        const sends = work.sends.filter((s) => s.messages.length > 0);
+        if (sends.length > 0) {
+          const results = await txn.sendBatch({
+            acks: -1,
+            topicMessages: sends.map((s) => ({
+              topic: s.topic,
+              messages: s.messages.map((m) => ({
+                key: m.key,
+                value: m.value,
+                ...(m.partition === undefined ? {} : { partition: m.partition }),
+              })),
+            })),
+          });
+          const counts = new Map<string, number>();
+          for (const s of sends) {
+            for (const m of s.messages) {
+              if (m.partition === undefined) continue;
+              const k = `${s.topic}:${m.partition}`;
+              counts.set(k, (counts.get(k) ?? 0) + 1);
+            }
+          }
+          for (const r of results) {
+            const k = `${r.topicName}:${r.partition}`;
+            const n = counts.get(k);
+            if (n !== undefined && r.baseOffset !== undefined) appended.set(k, BigInt(r.baseOffset) + BigInt(n) - 1n);
+          }
+        }
+        await txn.sendOffsets({
+          consumerGroupId: work.offsets.groupId,
+          topics: [
+            {
+              topic: work.offsets.topic,
+              partitions: [{ partition: work.offsets.partition, offset: work.offsets.nextOffset.toString() }],
+            },
+          ],
+        });
+        await txn.commit();
+        return appended;
+      } catch (error) {
+        const indefinite = isIndefinite(error);
+        if (txn && !indefinite) await txn.abort().catch(() => {});
+        await discard();
+        throw new TransactionFailedError(error, indefinite);
+      }
+    },
+    close: discard,
+  };
+}
+
+/** Errors after which the broker may or may not have applied the request. */
+function isIndefinite(error: unknown): boolean {
+  const name = (error as { name?: string })?.name ?? "";
+  const type = (error as { type?: string })?.type ?? "";
+  return (
+    name === "KafkaJSRequestTimeoutError" ||
+    name === "KafkaJSConnectionError" ||
+    name === "KafkaJSConnectionClosedError" ||
+    name === "KafkaJSNumberOfRetriesExceeded" ||
+    type === "REQUEST_TIMED_OUT" ||
+    type === "NETWORK_EXCEPTION"
+  );
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
