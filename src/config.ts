@@ -81,7 +81,11 @@ const envSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(5),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
   /** Largest accepted request body in bytes. */
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024),
   /** How long the gateway waits for the owning actor's reply before answering 503. */
   REPLY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** Interval between SSE keep-alive comments. */

@@ -11,15 +11,19 @@ export interface PartitionSnapshot {
 /** Snapshots of an actor partition in Cassandra. An optimisation only: restore works without them. */
 export interface SnapshotStore {
   load(partition: number): Promise<PartitionSnapshot | null>;
-  save(partition: number, snapshot: { eventsOffset: bigint; states: Iterable<Session>; count: number }): Promise<void>;
+  save(
+    partition: number,
+    snapshot: { eventsOffset: bigint; states: Iterable<Session>; count: number },
+  ): Promise<void>;
 }
 
 export function createSnapshotStore(cassandra: CassandraClient): SnapshotStore {
   return {
     async load(partition) {
-      const rs = await cassandra.execute("SELECT events_offset, states FROM actor_snapshots WHERE partition = ?", [
-        partition,
-      ]);
+      const rs = await cassandra.execute(
+        "SELECT events_offset, states FROM actor_snapshots WHERE partition = ?",
+        [partition],
+      );
       const row = rs.first();
       if (!row) return null;
       return { eventsOffset: BigInt(row.get("events_offset")), states: unpackStates(row.get("states")) };

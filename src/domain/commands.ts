@@ -39,7 +39,13 @@ export interface RecordTransfer {
 /** From the indexer: a transfer it reported earlier sat in a block that a reorg dropped. */
 export interface RetractTransfer {
   type: "RetractTransfer";
-  data: { sessionId: string; chainId: number; txHash: `0x${string}`; logIndex: number; blockHash: `0x${string}` };
+  data: {
+    sessionId: string;
+    chainId: number;
+    txHash: `0x${string}`;
+    logIndex: number;
+    blockHash: `0x${string}`;
+  };
   metadata: CommandMetadata;
 }
 

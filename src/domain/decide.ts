@@ -36,7 +36,11 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       if (state.deposits.some((t) => transferKey(t) === key)) return accept();
       // Every confirmed transfer is recorded, whatever the status: funds that reach a burner late
       // (after detection, after expiry) must stay visible so they can be swept or refunded.
-      return accept({ type: "DepositObserved", data: { transfer: command.data.transfer }, metadata: meta(state.id) });
+      return accept({
+        type: "DepositObserved",
+        data: { transfer: command.data.transfer },
+        metadata: meta(state.id),
+      });
     }
     case "RetractTransfer": {
       if (state === null) return refuse(reject("session_not_found"));
@@ -46,7 +50,11 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       // (the transfer was re-mined in the new chain) must not erase it.
       if (!known || known.blockHash !== command.data.blockHash) return accept();
       const { chainId, txHash, logIndex } = command.data;
-      return accept({ type: "DepositRetracted", data: { chainId, txHash, logIndex }, metadata: meta(state.id) });
+      return accept({
+        type: "DepositRetracted",
+        data: { chainId, txHash, logIndex },
+        metadata: meta(state.id),
+      });
     }
     case "ExpireSession": {
       if (state === null) return refuse(reject("session_not_found"));

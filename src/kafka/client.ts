@@ -22,7 +22,8 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
     retry: { initialRetryTime: 100, retries: 8 },
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => {
-      const level = entry.level === logLevel.ERROR ? "error" : entry.level === logLevel.WARN ? "warn" : "info";
+      const level =
+        entry.level === logLevel.ERROR ? "error" : entry.level === logLevel.WARN ? "warn" : "info";
       const { message, ...fields } = entry.log;
       settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
     },

@@ -21,7 +21,10 @@ export const coPartitionedAssigner: PartitionAssigner = ({ cluster }) => ({
         const owner = memberIds[partition % memberIds.length];
         if (owner === undefined) continue;
         const assignment = byMember.get(owner);
-        if (assignment) (assignment[topic] ??= []).push(partition);
+        if (!assignment) continue;
+        const list = assignment[topic] ?? [];
+        list.push(partition);
+        assignment[topic] = list;
       }
     }
     return memberIds.map((memberId) => ({

@@ -108,7 +108,8 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
           for (const r of results) {
             const k = `${r.topicName}:${r.partition}`;
             const n = counts.get(k);
-            if (n !== undefined && r.baseOffset !== undefined) appended.set(k, BigInt(r.baseOffset) + BigInt(n) - 1n);
+            if (n !== undefined && r.baseOffset !== undefined)
+              appended.set(k, BigInt(r.baseOffset) + BigInt(n) - 1n);
           }
         }
         await txn.sendOffsets({

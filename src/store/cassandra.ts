@@ -14,7 +14,10 @@ export interface CassandraSettings {
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 
 /** Connects without a keyspace, creates and migrates it, then returns a client bound to it. */
-export async function connectCassandra(settings: CassandraSettings, opts: { migrate: boolean }): Promise<CassandraClient> {
+export async function connectCassandra(
+  settings: CassandraSettings,
+  opts: { migrate: boolean },
+): Promise<CassandraClient> {
   if (opts.migrate) await migrate(settings);
   const client = new cassandra.Client({
     contactPoints: settings.contactPoints,
@@ -63,7 +66,9 @@ export async function migrate(settings: CassandraSettings): Promise<string[]> {
     for (const file of files) {
       const text = await readFile(`${MIGRATIONS_DIR}${file}`, "utf8");
       for (const statement of splitStatements(text)) await bound.execute(statement);
-      await bound.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, toTimestamp(now()))", [file]);
+      await bound.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, toTimestamp(now()))", [
+        file,
+      ]);
     }
     return files;
   } finally {

@@ -1,0 +1,114 @@
+import { recoverAuthorizationAddress, recoverTypedDataAddress } from "viem";
+import { standingRefundTypedData } from "../chains/evm/eip712.ts";
+import type { Address, Authorization, StandingRefund } from "./types.ts";
+
+/**
+ * Signature checks a burner's session request must pass before it becomes a command. Pure: signature
+ * recovery is viem's pure utilities, no client, no clock (the caller passes `now`).
+ */
+
+/** Every way a check can fail; the gateway answers each with 400 (docs/API.md lists them). */
+export const AUTHORIZATION_PROBLEMS = {
+  authorization_chain_unsupported: "the authorization's chain has no configured delegate",
+  authorization_wrong_delegate: "the authorization does not delegate to the service's delegate contract",
+  authorization_invalid_signature: "the authorization's signature is invalid",
+  authorization_not_burner: "the authorization was not signed by the burner",
+  standing_refund_expired: "the standing refund's deadline has passed",
+  standing_refund_invalid_signature: "a standing refund signature does not recover to the burner",
+} as const;
+
+export type AuthorizationProblemCode = keyof typeof AUTHORIZATION_PROBLEMS;
+export type CheckResult = { ok: true } | { ok: false; code: AuthorizationProblemCode; message: string };
+
+/** The part of a chain's configuration the checks need. */
+export interface DelegateChain {
+  chainId: number;
+  delegate: Address;
+}
+
+const OK: CheckResult = { ok: true };
+const fail = (code: AuthorizationProblemCode, detail?: string): CheckResult => ({
+  ok: false,
+  code,
+  message: detail === undefined ? AUTHORIZATION_PROBLEMS[code] : `${AUTHORIZATION_PROBLEMS[code]}: ${detail}`,
+});
+
+// EIP-7702 (via EIP-2) rejects authorizations whose s lies in the upper half of the curve order, so
+// such a tuple can never delegate the burner; refuse it here rather than at sweep time.
+const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+/**
+ * The delegate an authorization must target. chainId 0 is valid on every chain, so it is only
+ * acceptable when every configured chain uses the same delegate.
+ */
+export function expectedDelegate(
+  chainId: number,
+  chains: readonly DelegateChain[],
+): { ok: true; delegate: Address } | { ok: false; message: string } {
+  if (chainId !== 0) {
+    const chain = chains.find((c) => c.chainId === chainId);
+    return chain
+      ? { ok: true, delegate: chain.delegate.toLowerCase() as Address }
+      : { ok: false, message: `chain ${chainId} is not supported` };
+  }
+  const delegates = new Set(chains.map((c) => c.delegate.toLowerCase() as Address));
+  const [only] = delegates;
+  if (only === undefined) return { ok: false, message: "no chain is configured" };
+  if (delegates.size > 1) {
+    return { ok: false, message: "chainId 0 needs one delegate on every chain; sign for a specific chain" };
+  }
+  return { ok: true, delegate: only };
+}
+
+/** The authorization must target the configured delegate and be signed by the burner. */
+export async function checkAuthorization(
+  auth: Authorization,
+  burner: Address,
+  chains: readonly DelegateChain[],
+): Promise<CheckResult> {
+  const expected = expectedDelegate(auth.chainId, chains);
+  if (!expected.ok) return fail("authorization_chain_unsupported", expected.message);
+  if (auth.address.toLowerCase() !== expected.delegate) {
+    return fail("authorization_wrong_delegate", `expected ${expected.delegate}`);
+  }
+  if (BigInt(auth.s) > SECP256K1_HALF_N) return fail("authorization_invalid_signature", "s is not in the lower half");
+  let authority: Address;
+  try {
+    authority = await recoverAuthorizationAddress({
+      authorization: { address: auth.address, chainId: auth.chainId, nonce: auth.nonce },
+      signature: { r: auth.r, s: auth.s, yParity: auth.yParity },
+    });
+  } catch {
+    // r or s outside the curve, or no point for this yParity: no authority can be recovered.
+    return fail("authorization_invalid_signature");
+  }
+  return authority.toLowerCase() === burner.toLowerCase() ? OK : fail("authorization_not_burner");
+}
+
+/**
+ * A standing refund is signed once per source chain under that chain's domain; every signature must
+ * recover to the burner, and the deadline must still be ahead (`now` in unix seconds).
+ */
+export async function checkStandingRefund(
+  refund: StandingRefund,
+  burner: Address,
+  now: number,
+): Promise<CheckResult> {
+  if (refund.deadline <= now) return fail("standing_refund_expired");
+  const message = { to: refund.to, deadline: BigInt(refund.deadline) };
+  for (const [chainId, signature] of Object.entries(refund.signatures)) {
+    let signer: Address;
+    try {
+      signer = await recoverTypedDataAddress({
+        ...standingRefundTypedData(Number(chainId), burner, message),
+        signature,
+      });
+    } catch {
+      return fail("standing_refund_invalid_signature", `chain ${chainId}`);
+    }
+    if (signer.toLowerCase() !== burner.toLowerCase()) {
+      return fail("standing_refund_invalid_signature", `chain ${chainId}`);
+    }
+  }
+  return OK;
+}
