@@ -1,6 +1,7 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
+import { createPlainProducer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import {
   gatewayReplyCodec,
@@ -62,7 +63,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   const now = deps.now ?? Date.now;
   const owned = new Map<number, Owned>();
   let timer: NodeJS.Timeout | null = null;
-  const timerProducer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const timerProducer = createPlainProducer(kafka);
 
   const consumer = createPartitionedConsumer(kafka, {
     groupId: ACTORS_GROUP,
@@ -269,7 +270,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
         messages.push({ key: id, value: sessionCommandCodec.encode(command) });
       }
     }
-    if (messages.length > 0) await timerProducer.send({ topic: TOPIC.sessionCommands, messages, acks: -1 });
+    if (messages.length > 0) await timerProducer.send(TOPIC.sessionCommands, messages);
   }
 
   return {

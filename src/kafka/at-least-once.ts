@@ -1,0 +1,80 @@
+import type { Consumer, Producer } from "kafkajs";
+import type { KafkaClient } from "./client.ts";
+import type { ReadRecord } from "./topic-reader.ts";
+
+export interface BatchConsumerOptions {
+  groupId: string;
+  topics: string[];
+  /** Where a group with no committed offset starts: the beginning, or only new records. */
+  fromBeginning: boolean;
+  /** Handles one batch of one partition; offsets are committed after it resolves. Must be idempotent. */
+  onBatch: (topic: string, partition: number, records: ReadRecord[]) => Promise<void>;
+  concurrency?: number;
+  onCrash?: (error: Error) => void;
+  /** Called once the member has joined its group (and so will see records from now on). */
+  onJoined?: () => void;
+}
+
+export interface BatchConsumer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A read_committed consumer whose handler is idempotent, so committing after the handler (at least
+ * once) is enough: projections and fan-out use it, the transactional actors do not.
+ */
+export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptions): BatchConsumer {
+  const consumer: Consumer = kafka.consumer({
+    groupId: opts.groupId,
+    readUncommitted: false,
+    maxWaitTimeInMs: 50,
+    maxBytesPerPartition: 4 * 1024 * 1024,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3000,
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => opts.onCrash?.(payload.error));
+  consumer.on(consumer.events.GROUP_JOIN, () => opts.onJoined?.());
+  return {
+    async start() {
+      await consumer.connect();
+      await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning });
+      await consumer.run({
+        autoCommit: true,
+        autoCommitInterval: 1000,
+        eachBatchAutoResolve: true,
+        partitionsConsumedConcurrently: opts.concurrency ?? 4,
+        eachBatch: async ({ batch, isStale, isRunning }) => {
+          if (!isRunning() || isStale() || batch.messages.length === 0) return;
+          await opts.onBatch(
+            batch.topic,
+            batch.partition,
+            batch.messages.map((m) => ({ partition: batch.partition, offset: BigInt(m.offset), key: m.key, value: m.value })),
+          );
+        },
+      });
+    },
+    async stop() {
+      await consumer.disconnect();
+    },
+  };
+}
+
+export interface PlainProducer {
+  send(topic: string, messages: Array<{ key: string; value: Buffer; partition?: number }>): Promise<void>;
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/** An idempotent (not transactional) producer: no duplicates from its own retries, acks from all replicas. */
+export function createPlainProducer(kafka: KafkaClient): PlainProducer {
+  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  return {
+    connect: () => producer.connect(),
+    disconnect: () => producer.disconnect(),
+    async send(topic, messages) {
+      if (messages.length === 0) return;
+      await producer.send({ topic, messages, acks: -1 });
+    },
+  };
+}

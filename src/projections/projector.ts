@@ -1,0 +1,103 @@
+import type { SessionEvent } from "../domain/events.ts";
+import { evolve } from "../domain/evolve.ts";
+import type { Session } from "../domain/types.ts";
+import { sessionView } from "../domain/view.ts";
+import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once.ts";
+import type { KafkaClient } from "../kafka/client.ts";
+import { sessionEventCodec, sessionStateCodec } from "../kafka/codecs.ts";
+import type { Logger } from "../logging.ts";
+import { TOPIC } from "../../topics/catalogue.ts";
+import type { SessionReadModel } from "./read-model.ts";
+
+export const PROJECTOR_GROUP = "projector";
+
+/**
+ * Folds events into states, one partition batch at a time. States come from a bounded cache or the
+ * read model; an event at or below a session's stored version was applied before and is skipped,
+ * which makes re-delivery harmless.
+ */
+export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_000) {
+  const cache = new Map<string, Session>();
+  const remember = (s: Session) => {
+    cache.delete(s.id);
+    cache.set(s.id, s);
+    if (cache.size > cacheSize) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+  };
+  return {
+    /**
+     * The sessions whose state this batch changed, in their final state. The cache takes them only
+     * on `commit()`, after they are written: a failed write must leave the batch re-appliable.
+     */
+    async fold(events: SessionEvent[]): Promise<{ states: Session[]; commit(): void }> {
+      const changed = new Map<string, Session>();
+      for (const event of events) {
+        const id = event.metadata.sessionId;
+        let before: Session | null = changed.get(id) ?? cache.get(id) ?? null;
+        // A gap means another projector instance moved the session on: the read model knows better.
+        const stale = before !== null && event.metadata.version > before.version + 1;
+        if ((!before || stale) && event.type !== "SessionCreated") before = (await readModel.get(id))?.state ?? null;
+        if (before && event.metadata.version <= before.version) continue;
+        const after = evolve(before, event);
+        if (after) changed.set(id, after);
+      }
+      const states = [...changed.values()];
+      return { states, commit: () => states.forEach(remember) };
+    },
+  };
+}
+
+export interface Projector {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * session.events -> Cassandra read model + the compacted session.state topic. At least once:
+ * writes are idempotent and monotonic per session version, so a replayed batch changes nothing.
+ */
+export function createProjector(deps: { kafka: KafkaClient; readModel: SessionReadModel; log: Logger }): Projector {
+  const folder = createStateFolder(deps.readModel);
+  const producer = createPlainProducer(deps.kafka);
+  const consumer = createBatchConsumer(deps.kafka, {
+    groupId: PROJECTOR_GROUP,
+    topics: [TOPIC.sessionEvents],
+    fromBeginning: true,
+    concurrency: 1, // the state cache is shared; one batch at a time keeps it simple and ordered
+    onCrash: (err) => deps.log.error({ err }, "projector consumer crashed"),
+    onBatch: async (_topic, partition, records) => {
+      const events: SessionEvent[] = [];
+      for (const r of records) {
+        if (!r.value) continue;
+        try {
+          events.push(sessionEventCodec.decode(r.value));
+        } catch (err) {
+          deps.log.error({ err, partition, offset: r.offset.toString() }, "undecodable session event skipped");
+        }
+      }
+      const { states: changed, commit } = await folder.fold(events);
+      await deps.readModel.write(changed);
+      await producer.send(
+        TOPIC.sessionState,
+        changed.map((s) => ({
+          key: s.id,
+          value: sessionStateCodec.encode({ version: s.version, session: sessionView(s) }),
+          partition,
+        })),
+      );
+      commit();
+    },
+  });
+  return {
+    async start() {
+      await producer.connect();
+      await consumer.start();
+    },
+    async stop() {
+      await consumer.stop();
+      await producer.disconnect();
+    },
+  };
+}
