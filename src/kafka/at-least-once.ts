@@ -11,8 +11,10 @@ export interface BatchConsumerOptions {
   onBatch: (topic: string, partition: number, records: ReadRecord[]) => Promise<void>;
   concurrency?: number;
   onCrash?: (error: Error) => void;
-  /** Called once the member has joined its group (and so will see records from now on). */
-  onJoined?: () => void;
+  /** Called after the member's first fetch: from then on it sees every new record. */
+  onReady?: () => void;
+  /** false: never commit offsets (a private, per-process group that always starts at the end). */
+  commit?: boolean;
 }
 
 export interface BatchConsumer {
@@ -34,13 +36,18 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     heartbeatInterval: 3000,
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => opts.onCrash?.(payload.error));
-  consumer.on(consumer.events.GROUP_JOIN, () => opts.onJoined?.());
+  let ready = false;
+  consumer.on(consumer.events.FETCH, () => {
+    if (ready) return;
+    ready = true;
+    opts.onReady?.();
+  });
   return {
     async start() {
       await consumer.connect();
       await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning });
       await consumer.run({
-        autoCommit: true,
+        autoCommit: opts.commit ?? true,
         autoCommitInterval: 1000,
         eachBatchAutoResolve: true,
         partitionsConsumedConcurrently: opts.concurrency ?? 4,
@@ -49,7 +56,12 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
           await opts.onBatch(
             batch.topic,
             batch.partition,
-            batch.messages.map((m) => ({ partition: batch.partition, offset: BigInt(m.offset), key: m.key, value: m.value })),
+            batch.messages.map((m) => ({
+              partition: batch.partition,
+              offset: BigInt(m.offset),
+              key: m.key,
+              value: m.value,
+            })),
           );
         },
       });

@@ -1,3 +1,4 @@
+import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import { evolve } from "../domain/evolve.ts";
 import type { Session } from "../domain/types.ts";
@@ -6,7 +7,6 @@ import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec, sessionStateCodec } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
 export const PROJECTOR_GROUP = "projector";
@@ -38,7 +38,8 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
         let before: Session | null = changed.get(id) ?? cache.get(id) ?? null;
         // A gap means another projector instance moved the session on: the read model knows better.
         const stale = before !== null && event.metadata.version > before.version + 1;
-        if ((!before || stale) && event.type !== "SessionCreated") before = (await readModel.get(id))?.state ?? null;
+        if ((!before || stale) && event.type !== "SessionCreated")
+          before = (await readModel.get(id))?.state ?? null;
         if (before && event.metadata.version <= before.version) continue;
         const after = evolve(before, event);
         if (after) changed.set(id, after);
@@ -58,7 +59,11 @@ export interface Projector {
  * session.events -> Cassandra read model + the compacted session.state topic. At least once:
  * writes are idempotent and monotonic per session version, so a replayed batch changes nothing.
  */
-export function createProjector(deps: { kafka: KafkaClient; readModel: SessionReadModel; log: Logger }): Projector {
+export function createProjector(deps: {
+  kafka: KafkaClient;
+  readModel: SessionReadModel;
+  log: Logger;
+}): Projector {
   const folder = createStateFolder(deps.readModel);
   const producer = createPlainProducer(deps.kafka);
   const consumer = createBatchConsumer(deps.kafka, {
@@ -74,7 +79,10 @@ export function createProjector(deps: { kafka: KafkaClient; readModel: SessionRe
         try {
           events.push(sessionEventCodec.decode(r.value));
         } catch (err) {
-          deps.log.error({ err, partition, offset: r.offset.toString() }, "undecodable session event skipped");
+          deps.log.error(
+            { err, partition, offset: r.offset.toString() },
+            "undecodable session event skipped",
+          );
         }
       }
       const { states: changed, commit } = await folder.fold(events);

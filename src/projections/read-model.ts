@@ -34,7 +34,11 @@ export function createSessionReadModel(cassandra: CassandraClient, table = "sess
       const rs = await cassandra.execute(`SELECT version, view, state FROM ${table} WHERE id = ?`, [id]);
       const row = rs.first();
       if (!row || row.get("version") === null) return null;
-      return { version: row.get("version"), view: JSON.parse(row.get("view")), state: stateFromJson(row.get("state")) };
+      return {
+        version: row.get("version"),
+        view: JSON.parse(row.get("view")),
+        state: stateFromJson(row.get("state")),
+      };
     },
     async write(states) {
       // Bounded parallelism: enough to keep the driver's pipeline full, not enough to flood one node.

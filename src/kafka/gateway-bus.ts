@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import { TOPIC } from "../../topics/catalogue.ts";
+import type { SessionCommand } from "../domain/commands.ts";
+import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
+import type { Logger } from "../logging.ts";
+import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
+import type { KafkaClient } from "./client.ts";
+import { gatewayReplyCodec, sessionCommandCodec, sessionStateCodec } from "./codecs.ts";
+import type { GatewayReply, SessionStateRecord } from "./records.ts";
+
+export interface GatewayBus {
+  commands: CommandPort;
+  live: LiveUpdatesPort;
+  /** The newest state of a session that a reply handed to this gateway (read-your-writes floor). */
+  lastReplied(sessionId: string): SessionStateRecord | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How many sessions' last replied versions a gateway remembers. */
+const REMEMBERED_SESSIONS = 50_000;
+
+/**
+ * The gateway's side of request/reply over Kafka: commands go to session.commands keyed by session
+ * id; the owning actor answers on gateway.replies inside its transaction. One private consumer
+ * group per gateway process reads replies and session.state from the end, never committing.
+ */
+export function createGatewayBus(deps: {
+  kafka: KafkaClient;
+  gatewayId?: string;
+  replyTimeoutMs: number;
+  log: Logger;
+}): GatewayBus {
+  const gatewayId = deps.gatewayId ?? randomUUID();
+  const producer = createPlainProducer(deps.kafka);
+  const pending = new Map<string, { resolve: (r: GatewayReply) => void; timer: NodeJS.Timeout }>();
+  const listeners = new Map<string, Set<(s: SessionStateRecord) => void>>();
+  const replied = new Map<string, SessionStateRecord>();
+
+  const noteReplied = (record: SessionStateRecord) => {
+    const id = record.session.id;
+    const known = replied.get(id);
+    if (known && known.version >= record.version) return;
+    replied.delete(id);
+    replied.set(id, record);
+    if (replied.size > REMEMBERED_SESSIONS) {
+      const oldest = replied.keys().next().value;
+      if (oldest !== undefined) replied.delete(oldest);
+    }
+  };
+
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  const consumer = createBatchConsumer(deps.kafka, {
+    groupId: `gateway.${gatewayId}`,
+    topics: [TOPIC.gatewayReplies, TOPIC.sessionState],
+    fromBeginning: false,
+    commit: false,
+    concurrency: 8,
+    onReady: () => onReady(),
+    onCrash: (err) => deps.log.error({ err }, "gateway bus consumer crashed"),
+    onBatch: async (topic, _partition, records) => {
+      for (const r of records) {
+        if (!r.value) continue;
+        try {
+          if (topic === TOPIC.gatewayReplies) {
+            const reply = gatewayReplyCodec.decode(r.value);
+            if (reply.gatewayId !== gatewayId) continue;
+            if (reply.session) noteReplied(reply.session);
+            const waiter = pending.get(reply.correlationId);
+            if (!waiter) continue;
+            pending.delete(reply.correlationId);
+            clearTimeout(waiter.timer);
+            waiter.resolve(reply);
+          } else {
+            const state = sessionStateCodec.decode(r.value);
+            for (const listener of listeners.get(state.session.id) ?? []) listener(state);
+          }
+        } catch (err) {
+          deps.log.error({ err, topic, offset: r.offset.toString() }, "undecodable record skipped");
+        }
+      }
+    },
+  });
+
+  return {
+    commands: {
+      async send(command: SessionCommand) {
+        const correlationId = randomUUID();
+        const sent: SessionCommand = {
+          ...command,
+          metadata: { ...command.metadata, replyTo: { gatewayId, correlationId } },
+        };
+        const reply = new Promise<GatewayReply>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            pending.delete(correlationId);
+            reject(new ReplyTimeoutError("the session's owner did not answer in time"));
+          }, deps.replyTimeoutMs);
+          pending.set(correlationId, { resolve, timer });
+        });
+        try {
+          await producer.send(TOPIC.sessionCommands, [
+            { key: command.data.sessionId, value: sessionCommandCodec.encode(sent) },
+          ]);
+        } catch (err) {
+          const waiter = pending.get(correlationId);
+          if (waiter) clearTimeout(waiter.timer);
+          pending.delete(correlationId);
+          reply.catch(() => {});
+          throw err;
+        }
+        return reply;
+      },
+    },
+    live: {
+      subscribe(sessionId, listener) {
+        let set = listeners.get(sessionId);
+        if (!set) {
+          set = new Set();
+          listeners.set(sessionId, set);
+        }
+        set.add(listener);
+        return () => {
+          set.delete(listener);
+          if (set.size === 0) listeners.delete(sessionId);
+        };
+      },
+    },
+    lastReplied: (id) => replied.get(id),
+    async start() {
+      await producer.connect();
+      await consumer.start();
+      await ready;
+    },
+    async stop() {
+      for (const w of pending.values()) clearTimeout(w.timer);
+      pending.clear();
+      await consumer.stop();
+      await producer.disconnect();
+    },
+  };
+}
