@@ -30,11 +30,15 @@ export const evmChainSchema = z.object({
   delegate: address,
   /** Blocks a transfer must be buried under before it counts. */
   confirmations: z.number().int().min(0).default(2),
-  /** Relayer key that pays gas; /health reports its balance. Optional for read-only roles. */
-  relayerPrivateKey: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/)
+  /** Relayer that pays gas; /health reports its balance. Optional for read-only roles. */
+  relayer: z
+    .object({
+      address: address,
+      privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte 0x hex key"),
+    })
     .optional(),
+  /** The chain's USDC-like token, when known (the local stack deploys one). */
+  usdc: address.optional(),
   /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
   minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
 });

@@ -295,7 +295,8 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
 /** An indexer record as a command; its id names the observation, so a re-published one is a retry. */
 export function transferCommand(t: TransferObserved): SessionCommand {
   const metadata = {
-    commandId: `${t.retracted ? "retract" : "record"}:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}`,
+    // observedAt tells a block that came back after a reorg from a re-published record of the same block.
+    commandId: `${t.retracted ? "retract" : "record"}:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}:${t.observedAt}`,
     issuedAt: t.observedAt,
     replyTo: null,
   };

@@ -33,9 +33,18 @@ const fail = (code: AuthorizationProblemCode, detail?: string): CheckResult => (
   message: detail === undefined ? AUTHORIZATION_PROBLEMS[code] : `${AUTHORIZATION_PROBLEMS[code]}: ${detail}`,
 });
 
-// EIP-7702 (via EIP-2) rejects authorizations whose s lies in the upper half of the curve order, so
-// such a tuple can never delegate the burner; refuse it here rather than at sweep time.
+// EIP-7702 (via EIP-2) and OpenZeppelin's ECDSA both refuse an s in the upper half of the curve order,
+// so such a signature can never delegate the burner or move funds; refuse it here, not at sweep time.
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+const HEX = /^0x[0-9a-fA-F]+$/;
+const isLowS = (s: string): boolean => HEX.test(s) && BigInt(s) <= SECP256K1_HALF_N;
+
+/** A 65-byte r || s || v signature as BurnerDelegate's ECDSA.recover accepts it (v is 27 or 28). */
+function contractAcceptsSignature(sig: string): boolean {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(sig)) return false;
+  const v = Number.parseInt(sig.slice(130), 16);
+  return (v === 27 || v === 28) && isLowS(`0x${sig.slice(66, 130)}`);
+}
 
 /**
  * The delegate an authorization must target. chainId 0 is valid on every chain, so it is only
@@ -71,7 +80,8 @@ export async function checkAuthorization(
   if (auth.address.toLowerCase() !== expected.delegate) {
     return fail("authorization_wrong_delegate", `expected ${expected.delegate}`);
   }
-  if (BigInt(auth.s) > SECP256K1_HALF_N) return fail("authorization_invalid_signature", "s is not in the lower half");
+  if (!isLowS(auth.s))
+    return fail("authorization_invalid_signature", "s must be in the lower half of the curve order");
   let authority: Address;
   try {
     authority = await recoverAuthorizationAddress({
@@ -97,6 +107,12 @@ export async function checkStandingRefund(
   if (refund.deadline <= now) return fail("standing_refund_expired");
   const message = { to: refund.to, deadline: BigInt(refund.deadline) };
   for (const [chainId, signature] of Object.entries(refund.signatures)) {
+    if (!contractAcceptsSignature(signature)) {
+      return fail(
+        "standing_refund_invalid_signature",
+        `chain ${chainId}: not a 65-byte low-s signature with v 27 or 28`,
+      );
+    }
     let signer: Address;
     try {
       signer = await recoverTypedDataAddress({

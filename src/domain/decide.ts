@@ -33,7 +33,11 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
     case "RecordTransfer": {
       if (state === null) return refuse(reject("session_not_found"));
       const key = transferKey(command.data.transfer);
-      if (state.deposits.some((t) => transferKey(t) === key)) return accept();
+      const known = state.deposits.find((t) => transferKey(t) === key);
+      // Seen in this very block: a re-publication. Seen in another block: the transfer was re-mined
+      // after a reorg, and observing it again moves it to its new block (so the old block's late
+      // retraction no longer matches it).
+      if (known && sameHash(known.blockHash, command.data.transfer.blockHash)) return accept();
       // Every confirmed transfer is recorded, whatever the status: funds that reach a burner late
       // (after detection, after expiry) must stay visible so they can be swept or refunded.
       return accept({
@@ -48,7 +52,7 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       const known = state.deposits.find((t) => transferKey(t) === key);
       // Only the block that carried the deposit can retract it: a retraction for another block hash
       // (the transfer was re-mined in the new chain) must not erase it.
-      if (!known || known.blockHash !== command.data.blockHash) return accept();
+      if (!known || !sameHash(known.blockHash, command.data.blockHash)) return accept();
       const { chainId, txHash, logIndex } = command.data;
       return accept({
         type: "DepositRetracted",
@@ -66,3 +70,5 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       return assertNever(command);
   }
 }
+
+const sameHash = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();

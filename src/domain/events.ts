@@ -36,7 +36,10 @@ export interface SessionCreated {
   metadata: EventMetadata;
 }
 
-/** A confirmed transfer reached the burner. The first one moves a pending session to detected. */
+/**
+ * A confirmed transfer reached the burner. The first one moves a pending session to detected; one
+ * already known (same chain, tx, log index) in a new block replaces the old record (re-mined).
+ */
 export interface DepositObserved {
   type: "DepositObserved";
   data: { transfer: Transfer };

@@ -46,7 +46,13 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
   };
   switch (event.type) {
     case "DepositObserved": {
-      next.deposits = [...state.deposits, event.data.transfer];
+      const key = transferKey(event.data.transfer);
+      const at = state.deposits.findIndex((t) => transferKey(t) === key);
+      // A known transfer observed again was re-mined in another block: it replaces, never doubles.
+      next.deposits =
+        at < 0
+          ? [...state.deposits, event.data.transfer]
+          : state.deposits.map((t, i) => (i === at ? event.data.transfer : t));
       if (state.status === "pending") next.status = "detected";
       return next;
     }

@@ -435,11 +435,9 @@ describe("detected", () => {
       .thenRejects("session_exists");
   });
 
-  // Found while writing these tests; see the report. RecordTransfer de-duplicates on (chain, tx, log index)
-  // only, so a re-mined copy of a deposit reported before the old block's retraction is dropped and the
-  // deposit keeps the old block hash; the late retraction of the old block then erases a live deposit.
-  // `it.fails` keeps the suite green until src/domain is fixed; then drop `.fails`.
-  it.fails("a deposit re-mined in a new block before the old block's retraction arrives survives it", () => {
+  // A re-mined copy of a deposit reported before the old block's retraction moves the deposit to its
+  // new block, so the late retraction of the old block no longer matches it.
+  it("a deposit re-mined in a new block before the old block's retraction arrives survives it", () => {
     const remined = transfer({ blockHash: BLOCK_B, blockNumber: 101n });
     const { state } = run([
       create,

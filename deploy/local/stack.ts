@@ -1,0 +1,63 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ensureCassandra } from "./cassandra.ts";
+import { ensureChains, type LocalChain, stopChains } from "./chains.ts";
+import { ensureKafka } from "./kafka.ts";
+import { stopCassandra, stopKafka } from "./processes.ts";
+
+/**
+ * The whole local stack: Kafka, Cassandra and two anvil chains with the contracts deployed. What a
+ * user needs to drive it is written to the stack file (default .local/stack.json, see README).
+ */
+export interface StackInfo {
+  kafka: { brokers: string[] };
+  cassandra: { contactPoints: string[]; localDataCenter: string };
+  chains: LocalChain[];
+  logs: string;
+  /** Which servers this call started (false: they were already running or came from the environment). */
+  started: { kafka: boolean; cassandra: boolean; chains: boolean };
+}
+
+export const DEFAULT_ROOT = ".local";
+export const stackFile = (root: string) => path.join(root, "stack.json");
+
+export async function ensureStack(
+  opts: { root?: string; log?: (line: string) => void } = {},
+): Promise<StackInfo> {
+  const root = path.resolve(opts.root ?? DEFAULT_ROOT);
+  const log = opts.log ?? (() => {});
+  await mkdir(root, { recursive: true });
+  // Started side by side: the JVMs take the longest and do not depend on each other.
+  const [kafka, cassandra, chains] = await Promise.all([
+    ensureKafka({ root, log }),
+    ensureCassandra({ root, log }),
+    ensureChains({ root, log }),
+  ]);
+  const info: StackInfo = {
+    kafka: { brokers: kafka.brokers },
+    cassandra: { contactPoints: cassandra.contactPoints, localDataCenter: cassandra.localDataCenter },
+    chains: chains.chains,
+    logs: path.join(root, "logs"),
+    started: { kafka: kafka.started, cassandra: cassandra.started, chains: chains.started },
+  };
+  await writeFile(stackFile(root), `${JSON.stringify(info, null, 2)}\n`);
+  return info;
+}
+
+export async function readStack(root = DEFAULT_ROOT): Promise<StackInfo | null> {
+  try {
+    return JSON.parse(await readFile(stackFile(path.resolve(root)), "utf8")) as StackInfo;
+  } catch {
+    return null;
+  }
+}
+
+/** Stops what runs from this root (each part only if its pid file names a live process of ours). */
+export async function stopStack(opts: { root?: string; log?: (line: string) => void } = {}): Promise<void> {
+  const root = path.resolve(opts.root ?? DEFAULT_ROOT);
+  await Promise.all([
+    stopKafka(root),
+    stopCassandra(root),
+    stopChains({ root, ...(opts.log ? { log: opts.log } : {}) }),
+  ]);
+}
