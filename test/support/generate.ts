@@ -1,0 +1,238 @@
+import type { SessionCommand } from "../../src/domain/commands.ts";
+import type { SessionEvent } from "../../src/domain/events.ts";
+import {
+  type Address,
+  type Authorization,
+  FLOWS,
+  type Hex,
+  type Outcome,
+  type Session,
+  STATUSES,
+  type StandingRefund,
+  type StealthAnnouncement,
+  type Transfer,
+} from "../../src/domain/types.ts";
+import { sessionView } from "../../src/domain/view.ts";
+import type { GatewayReply, SessionStateRecord, TransferObserved } from "../../src/kafka/records.ts";
+
+/**
+ * Seeded generators of every record type, for property-style tests: the same seed gives the same
+ * values, so a failure names a seed that reproduces it. Values reach the edges the codecs must keep
+ * (uint256 amounts, -1 log index, null vs present, empty maps, unicode text).
+ */
+export interface Gen {
+  int(min: number, max: number): number;
+  bool(): boolean;
+  pick<T>(items: readonly T[]): T;
+  maybe<T>(make: () => T): T | null;
+  hex(bytes: number): Hex;
+  address(): Address;
+  uuid(): string;
+  text(): string;
+  amount(): bigint;
+  transfer(): Transfer;
+  authorization(): Authorization;
+  standingRefund(): StandingRefund;
+  stealth(): StealthAnnouncement;
+  command(): SessionCommand;
+  event(): SessionEvent;
+  session(): Session;
+  sessionState(): SessionStateRecord;
+  transferObserved(): TransferObserved;
+  gatewayReply(): GatewayReply;
+}
+
+export function generator(seed: number): Gen {
+  // mulberry32: small, fast, good enough for test data.
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
+  const bool = () => next() < 0.5;
+  const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)] as T;
+  const maybe = <T>(make: () => T): T | null => (bool() ? make() : null);
+  const hexDigits = (n: number) => Array.from({ length: n }, () => "0123456789abcdef"[int(0, 15)]).join("");
+  const hex = (bytes: number): Hex => `0x${hexDigits(bytes * 2)}`;
+  const address = (): Address => (int(0, 9) === 0 ? "0x0000000000000000000000000000000000000000" : hex(20));
+  const uuid = () =>
+    `${hexDigits(8)}-${hexDigits(4)}-4${hexDigits(3)}-${pick(["8", "9", "a", "b"])}${hexDigits(3)}-${hexDigits(12)}`;
+  const text = () =>
+    pick(["", "rpc timeout", "execution reverted: ERC20: insufficient", "défaut ✓ 東京", uuid()]);
+  const amount = (): bigint => {
+    switch (int(0, 3)) {
+      case 0:
+        return 0n;
+      case 1:
+        return BigInt(int(1, 1_000_000_000));
+      case 2:
+        return 2n ** 256n - 1n;
+      default:
+        return BigInt(`0x${hexDigits(int(1, 64))}`);
+    }
+  };
+  const chainId = () => pick([1, 8453, 42161, 31337, 11297108109]);
+  const ms = () => int(1_600_000_000_000, 1_900_000_000_000);
+  const secs = () => int(1_600_000_000, 1_900_000_000);
+
+  const transfer = (): Transfer => ({
+    chainId: chainId(),
+    token: address(),
+    amount: amount(),
+    txHash: hex(32),
+    logIndex: int(-1, 500),
+    blockNumber: BigInt(int(0, 2 ** 40)),
+    blockHash: hex(32),
+    from: address(),
+  });
+  const authorization = (): Authorization => ({
+    address: address(),
+    chainId: pick([0, 1, 8453]),
+    nonce: int(0, 2 ** 31),
+    r: hex(32),
+    s: hex(32),
+    yParity: int(0, 1),
+  });
+  const standingRefund = (): StandingRefund => ({
+    to: address(),
+    deadline: secs(),
+    signatures: Object.fromEntries(Array.from({ length: int(0, 3) }, () => [String(chainId()), hex(65)])),
+  });
+  const stealth = (): StealthAnnouncement => ({ ephemeralPubkey: hex(33), viewTag: int(0, 255) });
+  const creation = () => ({
+    flow: pick(FLOWS),
+    merchantId: maybe(uuid),
+    burner: address(),
+    auth: authorization(),
+    destAddress: pick([address(), "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"]),
+    destChainId: chainId(),
+    appFeeBps: int(0, 10_000),
+    appFeeRecipient: address(),
+    standingRefund: maybe(standingRefund),
+    stealth: maybe(stealth),
+    expiresAt: secs(),
+  });
+  const command = (): SessionCommand => {
+    const sessionId = uuid();
+    const metadata = {
+      commandId: uuid(),
+      issuedAt: ms(),
+      replyTo: maybe(() => ({ gatewayId: `gw-${int(0, 9)}`, correlationId: uuid() })),
+    };
+    switch (int(0, 3)) {
+      case 0:
+        return { type: "CreateSession", data: { sessionId, ...creation() }, metadata };
+      case 1:
+        return { type: "RecordTransfer", data: { sessionId, transfer: transfer() }, metadata };
+      case 2: {
+        const t = transfer();
+        const data = {
+          sessionId,
+          chainId: t.chainId,
+          txHash: t.txHash,
+          logIndex: t.logIndex,
+          blockHash: t.blockHash,
+        };
+        return { type: "RetractTransfer", data, metadata };
+      }
+      default:
+        return { type: "ExpireSession", data: { sessionId, now: secs() }, metadata };
+    }
+  };
+  const event = (): SessionEvent => {
+    const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
+    switch (int(0, 3)) {
+      case 0:
+        return { type: "SessionCreated", data: creation(), metadata };
+      case 1:
+        return { type: "DepositObserved", data: { transfer: transfer() }, metadata };
+      case 2: {
+        const t = transfer();
+        return {
+          type: "DepositRetracted",
+          data: { chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex },
+          metadata,
+        };
+      }
+      default:
+        return { type: "SessionExpired", data: {}, metadata };
+    }
+  };
+  const session = (): Session => {
+    const createdAt = ms();
+    const c = creation();
+    return {
+      id: uuid(),
+      version: int(1, 500),
+      createdAt,
+      updatedAt: createdAt + int(0, 10_000_000),
+      ...c,
+      appFeeRecipientSol: maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
+      status: pick(STATUSES),
+      outcome: maybe(() => pick<Outcome>(["succeeded", "overpaid", "underpaid"])),
+      deposits: Array.from({ length: int(0, 3) }, transfer),
+      sweepTx: maybe(() => hex(32)),
+      swapOutputAmount: maybe(amount),
+      feeAmount: maybe(amount),
+      bridgeAmount: maybe(amount),
+      bridgeTx: maybe(() => hex(32)),
+      destTx: maybe(() =>
+        pick([
+          hex(32),
+          "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+        ]),
+      ),
+      retryCount: int(0, 5),
+      errorMessage: maybe(text),
+      recentCommandIds: [uuid()],
+    };
+  };
+  const sessionState = (): SessionStateRecord => {
+    const s = session();
+    return { version: s.version, session: sessionView(s) };
+  };
+  const transferObserved = (): TransferObserved => ({
+    sessionId: uuid(),
+    burner: address(),
+    ...transfer(),
+    confirmations: int(0, 64),
+    observedAt: ms(),
+    retracted: bool(),
+  });
+  const gatewayReply = (): GatewayReply => {
+    const ok = bool();
+    return {
+      gatewayId: `gw-${int(0, 9)}`,
+      correlationId: uuid(),
+      status: ok ? 200 : pick([404, 409]),
+      code: ok ? null : pick(["session_exists", "wrong_status"]),
+      message: ok ? null : text(),
+      session: maybe(sessionState),
+    };
+  };
+  return {
+    int,
+    bool,
+    pick,
+    maybe,
+    hex,
+    address,
+    uuid,
+    text,
+    amount,
+    transfer,
+    authorization,
+    standingRefund,
+    stealth,
+    command,
+    event,
+    session,
+    sessionState,
+    transferObserved,
+    gatewayReply,
+  };
+}
