@@ -1,0 +1,476 @@
+// Local EVM chains for development and tests: two anvil nodes (source 31337, destination 31338) running
+// detached so they outlive whoever started them, with TestUSDC and BurnerDelegate deployed on each.
+// Addresses go to <root>/chains.json; a later call reuses running nodes and existing deployments.
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  parseEther,
+} from "viem";
+import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
+import { z } from "zod";
+import { type Artifacts, loadArtifacts } from "../../src/chains/evm/contracts.ts";
+
+export type LocalChainName = "source" | "destination";
+export type DevAccount = { address: Address; privateKey: Hex };
+export type LocalChain = {
+  name: LocalChainName;
+  chainId: number;
+  rpcUrl: string;
+  usdc: Address;
+  delegate: Address;
+  relayer: DevAccount;
+  funded: DevAccount;
+};
+
+export const CHAIN_SPECS = [
+  { name: "source", chainId: 31337, port: 18545 },
+  { name: "destination", chainId: 31338, port: 18546 },
+] as const satisfies readonly { name: LocalChainName; chainId: number; port: number }[];
+
+// anvil's well-known dev mnemonic; pinned explicitly so the keys below stay valid whatever anvil's default is.
+const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+
+function devAccount(privateKey: Hex): DevAccount {
+  return { address: privateKeyToAddress(privateKey), privateKey };
+}
+
+/** anvil dev accounts #0..#3 of DEV_MNEMONIC: public test keys, never use them anywhere real. */
+export const DEV_ACCOUNTS = {
+  deployer: devAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"),
+  relayer: devAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"),
+  platformFeeRecipient: devAccount("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"),
+  funded: devAccount("0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6"),
+} as const;
+
+const USDC_FLOOR = 1_000_000n * 10n ** 6n;
+const USDC_MINT = 10_000_000n * 10n ** 6n;
+const ETH_FLOOR = parseEther("1000");
+const ETH_TOPUP = parseEther("10000");
+const STATE_INTERVAL_SECONDS = 30;
+const START_TIMEOUT_MS = 30_000;
+const LOCK_TIMEOUT_MS = 180_000;
+
+type Spec = (typeof CHAIN_SPECS)[number];
+type DeploymentRecord = LocalChain & { usdcBuild: string; delegateBuild: string };
+type ChainsFile = { version: 1; chains: Partial<Record<LocalChainName, DeploymentRecord>> };
+
+const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<Address>;
+const hexKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<Hex>;
+const devAccountSchema = z.object({ address: hexAddress, privateKey: hexKey });
+const localChainSchema = z.object({
+  name: z.enum(["source", "destination"]),
+  chainId: z.number().int().positive(),
+  rpcUrl: z.url(),
+  usdc: hexAddress,
+  delegate: hexAddress,
+  relayer: devAccountSchema,
+  funded: devAccountSchema,
+});
+
+export function toViemChain(c: Pick<LocalChain, "name" | "chainId" | "rpcUrl">): Chain {
+  return defineChain({
+    id: c.chainId,
+    name: `local-${c.name}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [c.rpcUrl] } },
+  });
+}
+
+export async function ensureChains(opts: {
+  root: string;
+  log?: (l: string) => void;
+}): Promise<{ chains: LocalChain[]; started: boolean }> {
+  const log = opts.log ?? (() => {});
+  const override = process.env.EVM_CHAINS;
+  if (override) {
+    const chains = z.array(localChainSchema).parse(JSON.parse(override)) as LocalChain[];
+    log(`EVM_CHAINS set: using ${chains.map((c) => `${c.name}@${c.rpcUrl}`).join(", ")}, starting nothing`);
+    return { chains, started: false };
+  }
+
+  const root = path.resolve(opts.root);
+  await Promise.all(["anvil", "run", "logs"].map((d) => mkdir(path.join(root, d), { recursive: true })));
+  // One caller at a time: parallel test workers would otherwise race to spawn and deploy.
+  return withLock(path.join(root, "run/chains.lock"), async () => {
+    const artifactsP = loadArtifacts({ cacheDir: path.join(root, "cache/contracts"), log });
+    const startedAny = await Promise.all(CHAIN_SPECS.map((spec) => ensureNode(root, spec, log)));
+    const artifacts = await artifactsP;
+    const file = path.join(root, "chains.json");
+    const previous = await readChainsFile(file);
+    const records = await Promise.all(
+      CHAIN_SPECS.map((spec) => ensureDeployed(spec, artifacts, previous.chains[spec.name], log)),
+    );
+    const next: ChainsFile = { version: 1, chains: {} };
+    for (const r of records) next.chains[r.name] = r;
+    await writeAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
+    const chains = records.map(({ usdcBuild: _u, delegateBuild: _d, ...chain }): LocalChain => chain);
+    return { chains, started: startedAny.some(Boolean) };
+  });
+}
+
+/** Stops anvil nodes recorded in <root>/run with SIGTERM, which makes anvil write its state file first. */
+export async function stopChains(opts: { root: string; log?: (l: string) => void }): Promise<void> {
+  const log = opts.log ?? (() => {});
+  const root = path.resolve(opts.root);
+  for (const spec of CHAIN_SPECS) {
+    const pidFile = path.join(root, `run/anvil-${spec.name}.pid`);
+    const pid = await readPid(pidFile);
+    if (pid !== undefined && (await isOurAnvil(pid, spec.port))) {
+      process.kill(pid, "SIGTERM");
+      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+      log(`stopped anvil ${spec.name} (pid ${pid})`);
+    }
+    await rm(pidFile, { force: true });
+  }
+}
+
+// ---------------------------------------------------------------- nodes
+
+function anvilBin(): string {
+  if (process.env.ANVIL_BIN) return process.env.ANVIL_BIN;
+  const pkg = createRequire(import.meta.url).resolve("@foundry-rs/anvil-linux-amd64/package.json");
+  return path.join(path.dirname(pkg), "bin/anvil");
+}
+
+async function rpcChainId(rpcUrl: string): Promise<number | undefined> {
+  try {
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(1_000),
+    });
+    const body = (await res.json()) as { result?: string };
+    return body.result === undefined ? undefined : Number(body.result);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes sure an anvil answers on the spec's port; returns true when this call started it. */
+async function ensureNode(root: string, spec: Spec, log: (l: string) => void): Promise<boolean> {
+  const rpcUrl = rpcUrlOf(spec);
+  const pidFile = path.join(root, `run/anvil-${spec.name}.pid`);
+
+  const running = await rpcChainId(rpcUrl);
+  if (running === spec.chainId) {
+    log(`anvil ${spec.name}: reusing ${rpcUrl}`);
+    return false;
+  }
+  if (running !== undefined) {
+    throw new Error(`port ${spec.port} answers with chain id ${running}, expected ${spec.chainId}`);
+  }
+
+  // A recorded anvil that is alive but silent is either still booting or wedged: give it a moment, then replace.
+  const oldPid = await readPid(pidFile);
+  if (oldPid !== undefined && (await isOurAnvil(oldPid, spec.port))) {
+    if (await waitForRpc(rpcUrl, spec.chainId, 10_000)) return false;
+    log(`anvil ${spec.name}: pid ${oldPid} does not answer, killing it`);
+    process.kill(oldPid, "SIGKILL");
+  }
+
+  const statePath = path.join(root, `anvil/${spec.name}.json`);
+  const logPath = path.join(root, `logs/anvil-${spec.name}.log`);
+  for (let attempt = 0; ; attempt++) {
+    const started = Date.now();
+    const child = spawnAnvil(spec, statePath, logPath);
+    await writeFile(pidFile, `${child.pid}\n`);
+    let exited: number | null | undefined;
+    child.once("exit", (code) => {
+      exited = code;
+    });
+    const up = await waitForRpc(rpcUrl, spec.chainId, START_TIMEOUT_MS, () => exited !== undefined);
+    child.removeAllListeners("exit");
+    if (up) {
+      log(`anvil ${spec.name}: started pid ${child.pid} on ${rpcUrl} in ${Date.now() - started} ms`);
+      return true;
+    }
+    if (exited === undefined) child.kill("SIGKILL");
+    // An unreadable state file (e.g. killed mid-dump) stops anvil at boot: set it aside once and start fresh.
+    if (attempt === 0 && (await exists(statePath))) {
+      const aside = `${statePath}.bad-${Date.now()}`;
+      await rename(statePath, aside);
+      log(`anvil ${spec.name}: failed to start with saved state, moved it to ${aside}, retrying fresh`);
+      continue;
+    }
+    throw new Error(`anvil ${spec.name} did not come up on ${rpcUrl} (exit ${exited}); see ${logPath}`);
+  }
+}
+
+function spawnAnvil(spec: Spec, statePath: string, logPath: string): ChildProcess {
+  const args = [
+    ["--host", "127.0.0.1"],
+    ["--port", String(spec.port)],
+    ["--chain-id", String(spec.chainId)],
+    ["--hardfork", "prague"], // EIP-7702 (type-4 transactions)
+    ["--block-time", "1"], // blocks keep coming without transactions, so confirmation depth advances
+    ["--mnemonic", DEV_MNEMONIC],
+    // --state loads the file if present and dumps on SIGTERM/SIGINT; the interval bounds loss on a hard kill
+    ["--state", statePath],
+    ["--state-interval", String(STATE_INTERVAL_SECONDS)],
+  ].flat();
+  const fd = openSync(logPath, "a");
+  try {
+    const child = spawn(anvilBin(), args, { detached: true, stdio: ["ignore", fd, fd] });
+    child.unref();
+    return child;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function waitForRpc(
+  rpcUrl: string,
+  chainId: number,
+  timeoutMs: number,
+  giveUp: () => boolean = () => false,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !giveUp()) {
+    if ((await rpcChainId(rpcUrl)) === chainId) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- contracts
+
+function buildId(bytecode: Hex): string {
+  return keccak256(bytecode).slice(2, 18);
+}
+
+async function hasCode(client: PublicClient, address: Address): Promise<boolean> {
+  const code = await client.getCode({ address });
+  return code !== undefined && code !== "0x";
+}
+
+/** Deploys whatever is missing or was built from different bytecode, then tops up the test accounts. */
+async function ensureDeployed(
+  spec: Spec,
+  artifacts: Artifacts,
+  previous: DeploymentRecord | undefined,
+  log: (l: string) => void,
+): Promise<DeploymentRecord> {
+  const rpcUrl = rpcUrlOf(spec);
+  const chain = toViemChain({ name: spec.name, chainId: spec.chainId, rpcUrl });
+  const transport = http(rpcUrl);
+  const client = createPublicClient({ chain, transport, pollingInterval: 200 }) as PublicClient;
+  const deployer = privateKeyToAccount(DEV_ACCOUNTS.deployer.privateKey);
+  const wallet = createWalletClient({ chain, transport, account: deployer, pollingInterval: 200 });
+  const { TestUSDC, BurnerDelegate } = artifacts.contracts;
+  const usdcBuild = buildId(TestUSDC.bytecode);
+  const delegateBuild = buildId(BurnerDelegate.bytecode);
+
+  const reusable = previous?.chainId === spec.chainId && previous.rpcUrl === rpcUrl ? previous : undefined;
+  const keepUsdc = reusable?.usdcBuild === usdcBuild && (await hasCode(client, reusable.usdc));
+  const keepDelegate =
+    reusable?.delegateBuild === delegateBuild && (await hasCode(client, reusable.delegate));
+
+  // Explicit nonces let both deployments go out before waiting, so they land in the same block.
+  let nonce = await client.getTransactionCount({ address: deployer.address, blockTag: "pending" });
+  const usdcTx = keepUsdc
+    ? undefined
+    : await wallet.deployContract({
+        abi: TestUSDC.abi,
+        bytecode: TestUSDC.bytecode,
+        args: [deployer.address],
+        nonce: nonce++,
+      });
+  const delegateTx = keepDelegate
+    ? undefined
+    : await wallet.deployContract({
+        abi: BurnerDelegate.abi,
+        bytecode: BurnerDelegate.bytecode,
+        args: [DEV_ACCOUNTS.relayer.address, DEV_ACCOUNTS.platformFeeRecipient.address],
+        nonce: nonce++,
+      });
+  const deployedAt = async (hash: Hex | undefined, label: string): Promise<Address | undefined> => {
+    if (hash === undefined) return undefined;
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`${label} deploy failed`);
+    const address = getAddress(receipt.contractAddress);
+    log(`${spec.name}: deployed ${label} at ${address}`);
+    return address;
+  };
+  const [newUsdc, newDelegate] = await Promise.all([
+    deployedAt(usdcTx, "TestUSDC"),
+    deployedAt(delegateTx, "BurnerDelegate"),
+  ]);
+  const usdc = newUsdc ?? reusable?.usdc;
+  const delegate = newDelegate ?? reusable?.delegate;
+  if (!usdc || !delegate) throw new Error(`${spec.name}: deployment bookkeeping failed`);
+
+  await topUp(client, wallet, createTestClient({ chain, transport, mode: "anvil" }), usdc, log, spec.name);
+  return {
+    name: spec.name,
+    chainId: spec.chainId,
+    rpcUrl,
+    usdc,
+    delegate,
+    relayer: DEV_ACCOUNTS.relayer,
+    funded: DEV_ACCOUNTS.funded,
+    usdcBuild,
+    delegateBuild,
+  };
+}
+
+async function topUp(
+  client: PublicClient,
+  wallet: ReturnType<typeof createWalletClient>,
+  test: ReturnType<typeof createTestClient>,
+  usdc: Address,
+  log: (l: string) => void,
+  name: string,
+): Promise<void> {
+  for (const acct of [DEV_ACCOUNTS.relayer, DEV_ACCOUNTS.funded]) {
+    if ((await client.getBalance({ address: acct.address })) < ETH_FLOOR) {
+      await test.setBalance({ address: acct.address, value: ETH_TOPUP });
+      log(`${name}: topped up ETH of ${acct.address}`);
+    }
+  }
+  const funded = DEV_ACCOUNTS.funded.address;
+  const balance = await client.readContract({
+    address: usdc,
+    abi: erc20MintAbi,
+    functionName: "balanceOf",
+    args: [funded],
+  });
+  if (balance < USDC_FLOOR) {
+    const hash = await wallet.writeContract({
+      address: usdc,
+      abi: erc20MintAbi,
+      functionName: "mint",
+      args: [funded, USDC_MINT],
+      account: privateKeyToAccount(DEV_ACCOUNTS.deployer.privateKey),
+      chain: wallet.chain,
+    });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`${name}: USDC mint failed`);
+    log(`${name}: minted ${USDC_MINT / 10n ** 6n} USDC to ${funded}`);
+  }
+}
+
+const erc20MintAbi = [
+  {
+    type: "function",
+    name: "balanceOf",
+    stateMutability: "view",
+    inputs: [{ name: "account", type: "address" }],
+    outputs: [{ name: "", type: "uint256" }],
+  },
+  {
+    type: "function",
+    name: "mint",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+    outputs: [],
+  },
+] as const;
+
+// ---------------------------------------------------------------- files and processes
+
+function rpcUrlOf(spec: Spec): string {
+  return `http://127.0.0.1:${spec.port}`;
+}
+
+async function readChainsFile(file: string): Promise<ChainsFile> {
+  try {
+    const parsed = JSON.parse(await readFile(file, "utf8")) as ChainsFile;
+    if (parsed.version === 1) return parsed;
+  } catch {
+    // missing or unreadable: everything gets deployed afresh
+  }
+  return { version: 1, chains: {} };
+}
+
+async function writeAtomic(file: string, content: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, content);
+  await rename(tmp, file);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function readPid(file: string): Promise<number | undefined> {
+  const pid = Number.parseInt(await readFile(file, "utf8").catch(() => ""), 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Guards against signalling a recycled pid: the process must be an anvil on this port. */
+async function isOurAnvil(pid: number, port: number): Promise<boolean> {
+  if (!isAlive(pid)) return false;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  const args = cmdline.split("\0");
+  return (args[0] ?? "").endsWith("anvil") && args.includes(String(port));
+}
+
+async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const fh = await open(file, "wx");
+      await fh.writeFile(`${process.pid}\n`);
+      await fh.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const holder = await readPid(file);
+    // An empty lock file is a holder between open and write, unless it has been empty for a while.
+    const stale =
+      holder === undefined
+        ? Date.now() -
+            (await stat(file).then(
+              (s) => s.mtimeMs,
+              () => 0,
+            )) >
+          5_000
+        : !isAlive(holder);
+    if (stale) {
+      await rm(file, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${file} (held by pid ${holder})`);
+    await sleep(200);
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
