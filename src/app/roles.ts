@@ -1,0 +1,172 @@
+import { createPublicClient, http } from "viem";
+import { TOPIC } from "../../topics/catalogue.ts";
+import { createActorHost } from "../actors/host.ts";
+import { createSnapshotStore } from "../actors/snapshots.ts";
+import { createEvmIndexer } from "../chains/evm/indexer.ts";
+import type { Config } from "../config.ts";
+import { createGateway } from "../gateway/app.ts";
+import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once.ts";
+import type { KafkaClient } from "../kafka/client.ts";
+import { sessionEventCodec, transferObservedCodec } from "../kafka/codecs.ts";
+import { createGatewayBus } from "../kafka/gateway-bus.ts";
+import type { Logger } from "../logging.ts";
+import { createHealth } from "../ops/health.ts";
+import { createProjector } from "../projections/projector.ts";
+import { createSessionReadModel } from "../projections/read-model.ts";
+import { createSessionReads } from "../projections/session-reads.ts";
+import type { CassandraClient } from "../store/cassandra.ts";
+import type { Infra } from "./infra.ts";
+
+export const ROLES = ["gateway", "actors", "projector", "indexer", "executor", "webhooks"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface RoleContext {
+  /** The configuration with the chains resolved from the environment or the local stack. */
+  config: Config;
+  infra: Infra;
+  kafka: KafkaClient;
+  cassandra: CassandraClient;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export interface RunningRole {
+  role: Role;
+  /** One line for the operator: what runs and where. */
+  summary: string;
+  stop(): Promise<void>;
+}
+
+export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRole> {
+  const log = ctx.log.child({ role });
+  switch (role) {
+    case "actors": {
+      const host = createActorHost({
+        kafka: ctx.kafka,
+        snapshots: createSnapshotStore(ctx.cassandra),
+        log,
+        snapshotEvery: ctx.config.SNAPSHOT_EVERY_EVENTS,
+      });
+      await host.start();
+      return {
+        role,
+        summary: `session actors in group "actors" over ${TOPIC.sessionCommands} + ${TOPIC.chainTransfers}`,
+        stop: host.stop,
+      };
+    }
+    case "projector": {
+      const projector = createProjector({
+        kafka: ctx.kafka,
+        readModel: createSessionReadModel(ctx.cassandra),
+        log,
+      });
+      await projector.start();
+      return {
+        role,
+        summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}`,
+        stop: projector.stop,
+      };
+    }
+    case "gateway": {
+      const bus = createGatewayBus({ kafka: ctx.kafka, replyTimeoutMs: ctx.config.REPLY_TIMEOUT_MS, log });
+      await bus.start();
+      const app = await createGateway({
+        config: ctx.config,
+        commands: bus.commands,
+        live: bus.live,
+        sessions: createSessionReads({
+          readModel: createSessionReadModel(ctx.cassandra),
+          lastReplied: bus.lastReplied,
+        }),
+        health: createHealth({
+          cassandra: ctx.cassandra,
+          chains: ctx.infra.chains,
+          staleSeconds: ctx.config.INDEXER_STALE_SECONDS,
+        }),
+        logger: log,
+      });
+      const address = await app.listen({ host: ctx.config.HOST, port: ctx.config.PORT });
+      return {
+        role,
+        summary: `listening on ${ctx.config.PUBLIC_URL ?? address} (docs at /docs, OpenAPI at /openapi.json)`,
+        async stop() {
+          await app.close();
+          await bus.stop();
+        },
+      };
+    }
+    case "indexer":
+      return startIndexers(ctx, log);
+    case "executor":
+    case "webhooks":
+      // Sweeps and webhook delivery arrive with the settlement and merchant work; the roles exist so
+      // deployments can already name them, and they say plainly that they do nothing yet.
+      return { role, summary: "not built yet: this role starts idle", stop: async () => {} };
+    default: {
+      const never: never = role;
+      throw new Error(`unknown role ${String(never)}`);
+    }
+  }
+}
+
+/** One indexer per configured chain, fed with burners from SessionCreated events. */
+async function startIndexers(ctx: RoleContext, log: Logger): Promise<RunningRole> {
+  const producer = createPlainProducer(ctx.kafka);
+  await producer.connect();
+  const abort = new AbortController();
+  const stopAll = () => abort.abort();
+  ctx.signal.addEventListener("abort", stopAll, { once: true });
+  const indexers = ctx.infra.chains.map((chain) =>
+    createEvmIndexer({
+      chain,
+      client: createPublicClient({ transport: http(chain.rpcUrl) }),
+      cassandra: ctx.cassandra,
+      publish: (records) =>
+        producer.send(
+          TOPIC.chainTransfers,
+          records.map((r) => ({ key: r.sessionId, value: transferObservedCodec.encode(r) })),
+        ),
+      log: (msg, fields) => log.info({ chainId: chain.chainId, ...fields }, msg),
+      signal: abort.signal,
+      pollMs: ctx.config.INDEXER_POLL_MS,
+    }),
+  );
+  const runs = indexers.map((ix, i) =>
+    ix.run().catch((err) => log.error({ err, chainId: ctx.infra.chains[i]?.chainId }, "indexer stopped")),
+  );
+  // Every chain watches every burner: the payer may deposit on any supported chain.
+  const burners = createBatchConsumer(ctx.kafka, {
+    groupId: "indexer.burners",
+    topics: [TOPIC.sessionEvents],
+    fromBeginning: true,
+    onCrash: (err) => log.error({ err }, "burner feed crashed"),
+    onBatch: async (_topic, _partition, records) => {
+      for (const r of records) {
+        if (!r.value) continue;
+        const event = sessionEventCodec.decode(r.value);
+        if (event.type !== "SessionCreated") continue;
+        for (const ix of indexers) {
+          const { outcome } = await ix.watchlist.add(event.data.burner, event.metadata.sessionId);
+          if (outcome === "conflict")
+            log.warn(
+              { burner: event.data.burner, sessionId: event.metadata.sessionId },
+              "burner already watched for another session",
+            );
+        }
+      }
+    },
+  });
+  await burners.start();
+  return {
+    role: "indexer",
+    summary: ctx.infra.chains
+      .map((c) => `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`)
+      .join(", "),
+    async stop() {
+      abort.abort();
+      await burners.stop();
+      await Promise.all(runs);
+      await producer.disconnect();
+    },
+  };
+}

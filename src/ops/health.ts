@@ -1,0 +1,107 @@
+import { createPublicClient, http } from "viem";
+import { readFreshness } from "../chains/evm/checkpoints.ts";
+import type { EvmChainConfig } from "../config.ts";
+import type { HealthPort, HealthReport } from "../gateway/ports.ts";
+import type { CassandraClient } from "../store/cassandra.ts";
+
+/**
+ * /health: the database answers, every chain's indexer advanced recently, every relayer can pay
+ * gas. Each check has its own timeout so one slow dependency cannot hang the endpoint.
+ */
+export function createHealth(deps: {
+  cassandra: CassandraClient;
+  chains: EvmChainConfig[];
+  staleSeconds: number;
+  timeoutMs?: number;
+}): HealthPort {
+  const timeoutMs = deps.timeoutMs ?? 2000;
+  const clients = new Map(
+    deps.chains.map((c) => [
+      c.chainId,
+      createPublicClient({ transport: http(c.rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }),
+    ]),
+  );
+
+  const database = async (): Promise<HealthReport["checks"]["database"]> => {
+    const started = performance.now();
+    try {
+      await withTimeout(deps.cassandra.execute("SELECT release_version FROM system.local"), timeoutMs);
+      return { ok: true, latency_ms: Math.round(performance.now() - started), error: null };
+    } catch (err) {
+      return { ok: false, latency_ms: null, error: message(err) };
+    }
+  };
+
+  const indexers = async (): Promise<HealthReport["checks"]["indexers"]> => {
+    let rows: Awaited<ReturnType<typeof readFreshness>> = [];
+    let error: string | null = null;
+    try {
+      rows = await withTimeout(readFreshness(deps.cassandra), timeoutMs);
+    } catch (err) {
+      error = message(err);
+    }
+    const now = Date.now();
+    return deps.chains.map((c) => {
+      const row = rows.find((r) => r.chainId === c.chainId);
+      const lag = row?.updatedAt ? Math.max(0, Math.round((now - row.updatedAt) / 1000)) : null;
+      return {
+        chain_id: c.chainId,
+        ok: lag !== null && lag <= deps.staleSeconds,
+        last_block: row?.lastBlock !== undefined && row.lastBlock !== null ? Number(row.lastBlock) : null,
+        lag_seconds: lag,
+        error: error ?? (row ? null : "the indexer has not checkpointed yet"),
+      };
+    });
+  };
+
+  const relayers = async (): Promise<HealthReport["checks"]["relayers"]> =>
+    Promise.all(
+      deps.chains.map(async (c) => {
+        const base = { chain_id: c.chainId, min_balance_wei: c.minRelayerBalanceWei };
+        if (!c.relayer)
+          return { ...base, ok: false, address: null, balance_wei: null, error: "no relayer configured" };
+        try {
+          const client = clients.get(c.chainId);
+          if (!client) throw new Error("no client");
+          const balance = await withTimeout(client.getBalance({ address: c.relayer.address }), timeoutMs);
+          return {
+            ...base,
+            ok: balance >= BigInt(c.minRelayerBalanceWei),
+            address: c.relayer.address,
+            balance_wei: balance.toString(),
+            error: null,
+          };
+        } catch (err) {
+          return { ...base, ok: false, address: c.relayer.address, balance_wei: null, error: message(err) };
+        }
+      }),
+    );
+
+  return {
+    async check() {
+      const [db, idx, rel] = await Promise.all([database(), indexers(), relayers()]);
+      return {
+        healthy: db.ok && idx.every((i) => i.ok) && rel.every((r) => r.ok),
+        checks: { database: db, indexers: idx, relayers: rel },
+      };
+    },
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 300);
