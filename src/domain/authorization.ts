@@ -1,4 +1,4 @@
-import { recoverAuthorizationAddress, recoverTypedDataAddress } from "viem";
+import { recoverAuthorizationAddress, recoverTypedDataAddress } from "viem/utils";
 import { standingRefundTypedData } from "../chains/evm/eip712.ts";
 import type { Address, Authorization, StandingRefund } from "./types.ts";
 
