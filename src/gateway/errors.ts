@@ -1,0 +1,125 @@
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../domain/authorization.ts";
+import { REJECTIONS } from "../domain/rejections.ts";
+import { ReplyTimeoutError } from "./ports.ts";
+
+/**
+ * Every error the gateway answers with: one stable code, one HTTP status, a default message and
+ * whether the same request may succeed later. The body is always `{ "error": message }`; the code
+ * appears in the logs and in docs/API.md (a unit test keeps the two in step).
+ */
+export interface ErrorSpec {
+  status: number;
+  message: string;
+  retryable: boolean;
+}
+
+const GATEWAY_ERRORS = {
+  invalid_request: { status: 400, message: "invalid request", retryable: false },
+  invalid_json: { status: 400, message: "the body is not valid JSON", retryable: false },
+  forbidden_key: {
+    status: 400,
+    message: "the body uses a forbidden key (__proto__, constructor or prototype)",
+    retryable: false,
+  },
+  stream_auth_required: {
+    status: 401,
+    message: "this session's event stream needs the client_secret and pk query parameters",
+    retryable: false,
+  },
+  route_not_found: { status: 404, message: "route not found", retryable: false },
+  body_too_large: { status: 413, message: "the request body is too large", retryable: false },
+  unsupported_media_type: { status: 415, message: "the body must be application/json", retryable: false },
+  rate_limited: { status: 429, message: "rate limit exceeded", retryable: true },
+  internal: { status: 500, message: "internal error", retryable: true },
+  reply_timeout: {
+    status: 503,
+    message: "the session service did not answer in time; the request is safe to retry",
+    retryable: true,
+  },
+  health_check_failed: { status: 503, message: "the health check could not run", retryable: true },
+} as const satisfies Record<string, ErrorSpec>;
+
+const AUTHORIZATION_ERRORS = Object.fromEntries(
+  Object.entries(AUTHORIZATION_PROBLEMS).map(([code, message]) => [
+    code,
+    { status: 400, message, retryable: false },
+  ]),
+) as Record<AuthorizationProblemCode, ErrorSpec>;
+
+/** The registry: the domain's rejections, the signature checks and the gateway's own errors. */
+export const ERRORS: Record<ErrorCode, ErrorSpec> = {
+  ...REJECTIONS,
+  ...AUTHORIZATION_ERRORS,
+  ...GATEWAY_ERRORS,
+};
+export type ErrorCode = keyof typeof REJECTIONS | AuthorizationProblemCode | keyof typeof GATEWAY_ERRORS;
+
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERRORS, code);
+
+export class GatewayError extends Error {
+  override name = "GatewayError";
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  /** Extra response headers, e.g. Retry-After on 429 and 503. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    const spec = ERRORS[code];
+    super(message ?? spec.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = spec.status;
+    this.retryable = spec.retryable;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const gatewayError = (
+  code: ErrorCode,
+  message?: string,
+  options?: { headers?: Record<string, string>; cause?: unknown },
+): GatewayError => new GatewayError(code, message, options);
+
+// Fastify's own client errors, by code. Anything else it raises with a 4xx status is a 400.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "body_too_large",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_json",
+  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_json",
+};
+
+/** Turns whatever a request raised into a registered error. Unknown errors become `internal`. */
+export function toGatewayError(err: unknown, context: { bodyLimitBytes?: number } = {}): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (err instanceof ReplyTimeoutError) {
+    return gatewayError("reply_timeout", undefined, { headers: { "retry-after": "1" }, cause: err });
+  }
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const [first, ...rest] = err.validation;
+    const where = [err.validationContext, ...(first?.instancePath.split("/").filter(Boolean) ?? [])].join(
+      ".",
+    );
+    const more = rest.length > 0 ? ` (and ${rest.length} more)` : "";
+    return gatewayError("invalid_request", `${where}: ${first?.message ?? "invalid"}${more}`, { cause: err });
+  }
+  if (typeof err === "object" && err !== null) {
+    const { code, statusCode, message } = err as { code?: unknown; statusCode?: unknown; message?: unknown };
+    if (code === "FST_ERR_CTP_BODY_TOO_LARGE" && context.bodyLimitBytes !== undefined) {
+      const message = `the request body is larger than ${context.bodyLimitBytes} bytes`;
+      return gatewayError("body_too_large", message, { cause: err });
+    }
+    if (typeof code === "string" && FASTIFY_CODES[code] !== undefined) {
+      return gatewayError(FASTIFY_CODES[code], undefined, { cause: err });
+    }
+    if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
+      const fromFastify = typeof code === "string" && code.startsWith("FST_") && typeof message === "string";
+      return gatewayError("invalid_request", fromFastify ? message : undefined, { cause: err });
+    }
+  }
+  return gatewayError("internal", undefined, { cause: err });
+}

@@ -1,0 +1,224 @@
+import { z } from "zod";
+import { FLOWS, STATUSES } from "../domain/types.ts";
+import type { SessionView } from "../domain/view.ts";
+import type { HealthReport } from "./ports.ts";
+
+/**
+ * The gateway's wire schemas: the one source for request validation, response serialisation, the
+ * TypeScript types of handlers and the OpenAPI document. Request objects are strict (an unknown key
+ * is a 400, which also shuts out `__proto__` / `constructor` / `prototype`); every string is bounded.
+ */
+
+type Hex = `0x${string}`;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+const hexOf = (pattern: string, what: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^0x(?:${pattern})$`), `must be ${what}`)
+    .transform((v) => v.toLowerCase() as Hex);
+
+/** A 20-byte 0x address, any case on the way in, lower case on the way out. */
+export const addressSchema = hexOf("[0-9a-fA-F]{40}", "a 0x address (20 bytes of hex)");
+/** r and s of a secp256k1 signature: exactly 32 bytes, as viem and ethers produce them. */
+const word = hexOf("[0-9a-fA-F]{64}", "32 bytes of 0x hex");
+/** r || s || v, the form BurnerDelegate's ECDSA.recover accepts. */
+const signature65 = hexOf("[0-9a-fA-F]{130}", "a 65-byte 0x signature");
+/** ed25519 key (32 bytes) or secp256k1 key, compressed (33) or not (65). */
+const ephemeralKey = hexOf(
+  "[0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{130}",
+  "a 32-, 33- or 65-byte 0x public key",
+);
+
+/**
+ * zod's records skip an own `__proto__` key silently (strict objects report it); refuse it instead,
+ * so the schema alone rejects every prototype-pollution key, whatever parsed the JSON.
+ */
+function withoutProtoKey<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value === "object" && value !== null && Object.hasOwn(value, "__proto__")) {
+      ctx.addIssue({ code: "custom", message: "must not use the key __proto__" });
+    }
+    return value;
+  }, schema);
+}
+
+const uint = (min = 0) => z.number().int().min(min).max(MAX_SAFE);
+
+/** Decimal chain id as an object key: no sign, no leading zero, at most 15 digits (stays a safe integer). */
+const chainIdKey = z.string().regex(/^[1-9][0-9]{0,14}$/, "must be a decimal chain id");
+const MAX_REFUND_CHAINS = 32;
+
+export const authorizationSchema = z.strictObject({
+  address: addressSchema,
+  /** 0 means "valid on every chain" (EIP-7702). */
+  chainId: uint(0),
+  nonce: uint(0),
+  r: word,
+  s: word,
+  yParity: z.number().int().min(0).max(1),
+});
+
+export const standingRefundSchema = z.strictObject({
+  to: addressSchema,
+  deadline: uint(1).describe("Unix seconds; must be in the future"),
+  signatures: withoutProtoKey(
+    z
+      .record(chainIdKey, signature65)
+      .refine((m) => Object.keys(m).length > 0, "must hold at least one signature")
+      .refine(
+        (m) => Object.keys(m).length <= MAX_REFUND_CHAINS,
+        `must hold at most ${MAX_REFUND_CHAINS} signatures`,
+      ),
+  ),
+});
+
+export const stealthSchema = z.strictObject({
+  ephemeral_pubkey: ephemeralKey,
+  view_tag: z.number().int().min(0).max(255),
+});
+
+/**
+ * POST /sessions. Every destination chain is read as an EVM chain id (the Intent signs `dest_addr`
+ * as an EVM address), so `destination_address` must be a 0x address; a non-EVM destination would
+ * turn this field into a union keyed by chain kind.
+ */
+export const createSessionBodySchema = z
+  .strictObject({
+    burner_address: addressSchema,
+    eip7702_auth: authorizationSchema,
+    destination_address: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x address (destination chains are EVM chains)")
+      .transform((v) => v.toLowerCase() as Hex),
+    destination_chain: uint(1),
+    flow: z.enum(FLOWS).default("p2p_request"),
+    standing_refund: standingRefundSchema.optional(),
+    stealth: stealthSchema.optional().describe("required when flow is stealth_request, rejected otherwise"),
+  })
+  .superRefine((body, ctx) => {
+    const wantsStealth = body.flow === "stealth_request";
+    if (wantsStealth && body.stealth === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["stealth"],
+        message: "is required when flow is stealth_request",
+      });
+    }
+    if (!wantsStealth && body.stealth !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["stealth"],
+        message: "is only allowed when flow is stealth_request",
+      });
+    }
+  });
+export type CreateSessionBody = z.output<typeof createSessionBodySchema>;
+
+/** Stripe-style idempotency key; a retry with the same key and body answers the same session. */
+export const createSessionHeadersSchema = z.looseObject({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .optional(),
+});
+
+export const createSessionResponseSchema = z.object({
+  id: z.uuid(),
+  status: z.enum(STATUSES),
+  expires_at: z.number().int().describe("Unix seconds"),
+});
+
+/** `:id` is a UUID; upper-case input reads the same session as lower-case. */
+export const sessionParamsSchema = z.strictObject({
+  id: z.uuid("must be a UUID").transform((v) => v.toLowerCase()),
+});
+
+const nullable = <T extends z.ZodType>(t: T) => t.nullable();
+const iso = z.string().describe("ISO 8601 UTC timestamp");
+
+/** The Session object: exactly the fields of sessionView (src/domain/view.ts); anything else is stripped. */
+export const sessionSchema = z.object({
+  id: z.string(),
+  created_at: iso,
+  updated_at: iso,
+  burner_address: z.string(),
+  eip7702_auth: z.object({
+    address: z.string(),
+    chainId: z.number().int(),
+    nonce: z.number().int(),
+    r: z.string(),
+    s: z.string(),
+    yParity: z.number().int(),
+  }),
+  dest_address: z.string(),
+  dest_chain_id: z.number().int(),
+  app_fee_bps: z.number().int(),
+  app_fee_recipient: z.string(),
+  app_fee_recipient_sol: nullable(z.string()),
+  status: z.enum(STATUSES),
+  outcome: nullable(z.enum(["succeeded", "overpaid", "underpaid"])),
+  flow: z.enum(FLOWS),
+  expires_at: z.number().int().describe("Unix seconds"),
+  source_chain_id: nullable(z.number().int()),
+  detected_token: nullable(z.string()),
+  detected_amount: nullable(z.string()).describe("decimal integer in token base units"),
+  detected_tx: nullable(z.string()),
+  sweep_tx: nullable(z.string()),
+  swap_output_amount: nullable(z.string()),
+  fee_amount: nullable(z.string()),
+  bridge_amount: nullable(z.string()),
+  bridge_tx: nullable(z.string()),
+  dest_tx: nullable(z.string()),
+  retry_count: z.number().int(),
+  error_message: nullable(z.string()),
+  deposits: z.array(
+    z.object({
+      chain_id: z.number().int(),
+      token: z.string(),
+      amount: z.string(),
+      tx: z.string(),
+      log_index: z.number().int(),
+      block_number: z.number().int(),
+    }),
+  ),
+});
+
+export const errorSchema = z.object({ error: z.string() });
+
+const check = z.object({ ok: z.boolean(), error: nullable(z.string()) });
+export const healthReportSchema = z.object({
+  healthy: z.boolean(),
+  checks: z.object({
+    database: check.extend({ latency_ms: nullable(z.number()) }),
+    indexers: z.array(
+      check.extend({
+        chain_id: z.number().int(),
+        last_block: nullable(z.number()),
+        lag_seconds: nullable(z.number()),
+      }),
+    ),
+    relayers: z.array(
+      check.extend({
+        chain_id: z.number().int(),
+        address: nullable(z.string()),
+        balance_wei: nullable(z.string()),
+        min_balance_wei: z.string(),
+      }),
+    ),
+  }),
+});
+
+// Compile-time guards: the response schemas accept what the core produces and name the same fields,
+// so a field added to sessionView or HealthReport fails the build until the schema (and docs) follow.
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+const sessionKeys: SameKeys<SessionView, z.output<typeof sessionSchema>> = true;
+const sessionFits = (v: SessionView): z.input<typeof sessionSchema> => v;
+const healthFits = (h: HealthReport): z.input<typeof healthReportSchema> => h;
+void sessionKeys;
+void sessionFits;
+void healthFits;
