@@ -25,6 +25,10 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
       const level =
         entry.level === logLevel.ERROR ? "error" : entry.level === logLevel.WARN ? "warn" : "info";
       const { message, ...fields } = entry.log;
+      // Advisory printed for every idempotent producer with bounded retries. Ours are bounded on
+      // purpose (a send must fail rather than hang); duplicates are prevented by transactions and
+      // the session core's idempotence, not by retrying forever.
+      if (message.startsWith("Limiting retries for the idempotent producer")) return;
       settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
     },
   };

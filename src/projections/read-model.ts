@@ -22,22 +22,24 @@ const TABLE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 
 export function createSessionReadModel(cassandra: CassandraClient, table = "sessions"): SessionReadModel {
   if (!TABLE_NAME.test(table)) throw new Error(`bad read model table name: ${table}`);
-  const upsert = `UPDATE ${table} USING TIMESTAMP ? SET version = ?, status = ?, merchant_id = ?, burner = ?, view = ?, state = ?, updated_at = ? WHERE id = ?`;
+  const upsert = `UPDATE ${table} USING TIMESTAMP ? SET version = ?, status = ?, merchant_id = ?, burner = ?, view_json = ?, state_json = ?, updated_at = ? WHERE id = ?`;
   return {
     table,
     async ensureTable() {
       await cassandra.execute(
-        `CREATE TABLE IF NOT EXISTS ${table} (id uuid PRIMARY KEY, version int, status text, merchant_id text, burner text, view text, state text, updated_at timestamp)`,
+        `CREATE TABLE IF NOT EXISTS ${table} (id uuid PRIMARY KEY, version int, status text, merchant_id text, burner text, view_json text, state_json text, updated_at timestamp)`,
       );
     },
     async get(id) {
-      const rs = await cassandra.execute(`SELECT version, view, state FROM ${table} WHERE id = ?`, [id]);
+      const rs = await cassandra.execute(`SELECT version, view_json, state_json FROM ${table} WHERE id = ?`, [
+        id,
+      ]);
       const row = rs.first();
       if (!row || row.get("version") === null) return null;
       return {
         version: row.get("version"),
-        view: JSON.parse(row.get("view")),
-        state: stateFromJson(row.get("state")),
+        view: JSON.parse(row.get("view_json")),
+        state: stateFromJson(row.get("state_json")),
       };
     },
     async write(states) {

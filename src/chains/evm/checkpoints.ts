@@ -1,0 +1,205 @@
+import cassandra from "cassandra-driver";
+import { z } from "zod";
+import type { Address, Hex } from "../../domain/types.ts";
+import type { TransferObserved } from "../../kafka/records.ts";
+import type { CassandraClient } from "../../store/cassandra.ts";
+import type { BlockRef } from "./block-source.ts";
+
+/**
+ * The indexer's durable position on one chain (tables in store/migrations/0003_indexer.cql).
+ * Order of writes per step: published rows, then Kafka, then the checkpoint. So every record that
+ * may have reached Kafka has a row to retract it from, and the checkpoint never passes a block
+ * whose records are not on Kafka.
+ */
+
+export interface Checkpoint extends BlockRef {
+  /** unix seconds of block `number`, or null when unknown (after a move back to an ancestor) */
+  timestamp: bigint | null;
+  /** Handed-out blocks, oldest first, contiguous; the last one is this checkpoint. */
+  recent: BlockRef[];
+}
+
+/** A block the indexer published transfers from, with the exact records it published. */
+export interface PublishedBlock extends BlockRef {
+  records: TransferObserved[];
+}
+
+export interface CheckpointStore {
+  load(): Promise<{ checkpoint: Checkpoint | null; published: PublishedBlock[] }>;
+  /** Upserts rows; call before publishing their records. */
+  record(blocks: readonly PublishedBlock[]): Promise<void>;
+  remove(numbers: readonly bigint[]): Promise<void>;
+  /** Moves the checkpoint (forward after publishing, or back to a reorg's common ancestor). */
+  save(checkpoint: Checkpoint): Promise<void>;
+  /** Marks the indexer alive and caught up without moving it (freshness while the chain is quiet). */
+  touch(): Promise<void>;
+}
+
+export interface Freshness {
+  chainId: number;
+  lastBlock: bigint | null;
+  /** unix ms of the last processed block, by the chain's clock */
+  blockTimestamp: number | null;
+  /** unix ms when the indexer last advanced or confirmed it is caught up */
+  updatedAt: number | null;
+}
+
+// The service's client maps bigint columns to JS bigint (useBigIntAsLong), so bigint goes in as is.
+const long = (n: bigint) => n;
+const big = (v: unknown): bigint => BigInt(String(v));
+const Q = { prepare: true } as const;
+
+export function createCheckpointStore(client: CassandraClient, chainId: number): CheckpointStore {
+  return {
+    async load() {
+      const cp = (
+        await client.execute(
+          "SELECT block_number, block_hash, block_timestamp, recent_blocks FROM indexer_checkpoints WHERE chain_id = ?",
+          [chainId],
+          Q,
+        )
+      ).first();
+      let checkpoint: Checkpoint | null = null;
+      if (cp && cp.block_number !== null) {
+        const ref = { number: big(cp.block_number), hash: cp.block_hash as Hex };
+        const ts = cp.block_timestamp as Date | null;
+        const recent = decodeRecent(cp.recent_blocks as string | null);
+        checkpoint = {
+          ...ref,
+          timestamp: ts ? BigInt(Math.floor(ts.getTime() / 1000)) : null,
+          // the recent list must end at the checkpoint; if it does not, the checkpoint alone is the memory
+          recent: recent.at(-1)?.hash === ref.hash ? recent : [ref],
+        };
+      }
+      const published: PublishedBlock[] = [];
+      const rows = await client.execute(
+        "SELECT block_number, block_hash, transfers FROM indexer_published WHERE chain_id = ?",
+        [chainId],
+        { ...Q, fetchSize: 500 },
+      );
+      for await (const row of rows) {
+        published.push({
+          number: big(row.block_number),
+          hash: row.block_hash as Hex,
+          records: decodeRecords(row.transfers as string),
+        });
+      }
+      return { checkpoint, published };
+    },
+
+    async record(blocks) {
+      if (blocks.length === 0) return;
+      // one partition: an unlogged batch is a single atomic mutation
+      await client.batch(
+        blocks.map((b) => ({
+          query:
+            "INSERT INTO indexer_published (chain_id, block_number, block_hash, transfers) VALUES (?, ?, ?, ?)",
+          params: [chainId, long(b.number), b.hash, encodeRecords(b.records)],
+        })),
+        { ...Q, logged: false },
+      );
+    },
+
+    async remove(numbers) {
+      if (numbers.length === 0) return;
+      await client.batch(
+        numbers.map((n) => ({
+          query: "DELETE FROM indexer_published WHERE chain_id = ? AND block_number = ?",
+          params: [chainId, long(n)],
+        })),
+        { ...Q, logged: false },
+      );
+    },
+
+    async save(cp) {
+      const params = [long(cp.number), cp.hash, new Date(), encodeRecent(cp.recent), chainId];
+      if (cp.timestamp === null) {
+        await client.execute(
+          "UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, updated_at = ?, recent_blocks = ? WHERE chain_id = ?",
+          params,
+          Q,
+        );
+      } else {
+        await client.execute(
+          "UPDATE indexer_checkpoints SET block_number = ?, block_hash = ?, updated_at = ?, recent_blocks = ?, block_timestamp = ? WHERE chain_id = ?",
+          [...params.slice(0, 4), new Date(Number(cp.timestamp) * 1000), chainId],
+          Q,
+        );
+      }
+    },
+
+    // only called once a checkpoint exists, so it never creates a row without a position
+    async touch() {
+      await client.execute(
+        "UPDATE indexer_checkpoints SET updated_at = ? WHERE chain_id = ?",
+        [new Date(), chainId],
+        Q,
+      );
+    },
+  };
+}
+
+/** Every chain's indexer position, for /health. */
+export async function readFreshness(client: CassandraClient): Promise<Freshness[]> {
+  const rs = await client.execute(
+    "SELECT chain_id, block_number, block_timestamp, updated_at FROM indexer_checkpoints",
+    [],
+    Q,
+  );
+  return rs.rows
+    .map((r) => ({
+      chainId: r.chain_id as number,
+      lastBlock: r.block_number === null ? null : big(r.block_number),
+      blockTimestamp: (r.block_timestamp as Date | null)?.getTime() ?? null,
+      updatedAt: (r.updated_at as Date | null)?.getTime() ?? null,
+    }))
+    .sort((a, b) => a.chainId - b.chainId);
+}
+
+// recent_blocks: contiguous, so the numbers are implied by the first one.
+const recentSchema = z.object({ first: z.string().regex(/^\d+$/), hashes: z.array(z.string()) });
+
+function encodeRecent(recent: readonly BlockRef[]): string {
+  return JSON.stringify({ first: String(recent[0]?.number ?? 0n), hashes: recent.map((b) => b.hash) });
+}
+
+function decodeRecent(text: string | null): BlockRef[] {
+  if (!text) return [];
+  const { first, hashes } = recentSchema.parse(JSON.parse(text));
+  return hashes.map((hash, i) => ({ number: BigInt(first) + BigInt(i), hash: hash as Hex }));
+}
+
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/);
+const address = z
+  .string()
+  .regex(/^0x[0-9a-f]{40}$/)
+  .transform((v) => v as Address);
+const uint = z
+  .string()
+  .regex(/^\d+$/)
+  .transform((v) => BigInt(v));
+
+const storedRecord = z.object({
+  sessionId: z.string(),
+  burner: address,
+  chainId: z.number().int(),
+  token: address,
+  amount: uint,
+  txHash: hex.transform((v) => v as Hex),
+  logIndex: z.number().int(),
+  blockNumber: uint,
+  blockHash: hex.transform((v) => v as Hex),
+  from: address,
+  confirmations: z.number().int(),
+  observedAt: z.number(),
+  retracted: z.boolean(),
+});
+
+/** JSON of records with bigints as decimal strings; decodeRecords(encodeRecords(x)) deep-equals x. */
+export function encodeRecords(records: readonly TransferObserved[]): string {
+  return JSON.stringify(records, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+}
+
+export function decodeRecords(text: string): TransferObserved[] {
+  return z.array(storedRecord).parse(JSON.parse(text));
+}

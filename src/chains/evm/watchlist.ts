@@ -1,0 +1,99 @@
+import cassandra from "cassandra-driver";
+import { z } from "zod";
+import type { Address } from "../../domain/types.ts";
+import type { CassandraClient } from "../../store/cassandra.ts";
+
+/**
+ * The burners one chain's indexer watches, persisted in `watched_burners` and held in memory for
+ * the scan. A burner is client-generated, so two sessions can name the same one. The first
+ * registration wins, atomically (a lightweight transaction), and later ones are refused: letting a
+ * later session take over would let anyone who learns a burner (its authorization is public once a
+ * sweep is broadcast) redirect the deposits of the session that owns it. Deposits follow the
+ * session that registered first; a refused session sees `conflict` and gets nothing attributed.
+ */
+
+export interface WatchEntry {
+  burner: Address;
+  sessionId: string;
+  /** The indexer's checkpoint when the burner was registered; the backfill ends there. */
+  sinceBlock: bigint;
+}
+
+/**
+ * added: newly watched. already_watched: the same session registered it before (the backfill runs
+ * again, harmlessly, so a retried add after a crash completes it). conflict: another session owns it.
+ */
+export type AddOutcome = "added" | "already_watched" | "conflict";
+
+export interface Watchlist {
+  /** Reads every watched burner of the chain into memory; returns how many. */
+  load(): Promise<number>;
+  /** Stores the burner, then backfills recent confirmed blocks for it; resolves when both are done. */
+  add(burner: string, sessionId: string): Promise<{ outcome: AddOutcome; entry: WatchEntry }>;
+  get(burner: Address): WatchEntry | undefined;
+  size(): number;
+}
+
+export interface WatchlistDeps {
+  chainId: number;
+  cassandra: CassandraClient;
+  /** The indexer's checkpoint block, or null before its first one. */
+  position: () => bigint | null;
+  /** Finds and publishes transfers to a newly watched burner in blocks already scanned. */
+  backfill: (entry: WatchEntry) => Promise<void>;
+}
+
+const burnerSchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "burner must be a 0x address")
+  .transform((v) => v.toLowerCase() as Address);
+const sessionIdSchema = z.uuid();
+
+const { Uuid } = cassandra.types;
+const Q = { prepare: true } as const;
+
+export function createWatchlist(deps: WatchlistDeps): Watchlist {
+  const { chainId, cassandra: client } = deps;
+  const entries = new Map<Address, WatchEntry>();
+
+  const fromRow = (row: cassandra.types.Row): WatchEntry => ({
+    burner: row.burner as Address,
+    sessionId: String(row.session_id),
+    sinceBlock: BigInt(String(row.since_block)),
+  });
+
+  return {
+    async load() {
+      const rs = await client.execute(
+        "SELECT burner, session_id, since_block FROM watched_burners WHERE chain_id = ?",
+        [chainId],
+        { ...Q, fetchSize: 1000 },
+      );
+      for await (const row of rs) {
+        const entry = fromRow(row);
+        entries.set(entry.burner, entry);
+      }
+      return entries.size;
+    },
+
+    async add(rawBurner, rawSessionId) {
+      const burner = burnerSchema.parse(rawBurner);
+      const sessionId = sessionIdSchema.parse(rawSessionId).toLowerCase();
+      const sinceBlock = deps.position() ?? 0n;
+      const rs = await client.execute(
+        "INSERT INTO watched_burners (chain_id, burner, session_id, since_block) VALUES (?, ?, ?, ?) IF NOT EXISTS",
+        [chainId, burner, Uuid.fromString(sessionId), sinceBlock],
+        Q,
+      );
+      const existing = rs.wasApplied() ? null : rs.first();
+      const entry = existing ? fromRow(existing) : { burner, sessionId, sinceBlock };
+      entries.set(burner, entry);
+      if (entry.sessionId !== sessionId) return { outcome: "conflict", entry };
+      await deps.backfill(entry);
+      return { outcome: existing ? "already_watched" : "added", entry };
+    },
+
+    get: (burner) => entries.get(burner),
+    size: () => entries.size,
+  };
+}
