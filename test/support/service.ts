@@ -1,0 +1,62 @@
+import { ensureStack, type StackInfo } from "../../deploy/local/stack.ts";
+import { resolveInfra } from "../../src/app/infra.ts";
+import { ROLES, type Role, type RunningRole, startRole } from "../../src/app/roles.ts";
+import { type Config, parseConfig } from "../../src/config.ts";
+import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
+import { ensureTopics } from "../../src/kafka/topics.ts";
+import { createLogger } from "../../src/logging.ts";
+import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
+import { topicCatalogue } from "../../topics/catalogue.ts";
+
+/**
+ * The real service for end-to-end and integration tests: the local stack (started if needed, or
+ * the servers named in the environment), topics, migrations, and the chosen roles in this process
+ * on a free port. Nothing is mocked.
+ */
+export interface TestService {
+  url: string;
+  config: Config;
+  stack: StackInfo;
+  kafka: KafkaClient;
+  cassandra: CassandraClient;
+  stop(): Promise<void>;
+}
+
+export async function startTestService(
+  opts: { roles?: Role[]; env?: Record<string, string> } = {},
+): Promise<TestService> {
+  const stack = await ensureStack({ root: ".local" });
+  const config = parseConfig({ LOG_LEVEL: "warn", ...process.env, PORT: "0", ...opts.env });
+  const infra = await resolveInfra(config, { ensure: false });
+  const kafka = createKafka({ brokers: infra.brokers, clientId: "test" });
+  await ensureTopics(kafka, topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }));
+  const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
+  const abort = new AbortController();
+  const ctx = {
+    config: { ...config, evmChains: infra.chains },
+    infra,
+    kafka,
+    cassandra,
+    log: createLogger(config.LOG_LEVEL, "test"),
+    signal: abort.signal,
+  };
+  const running: RunningRole[] = [];
+  const wanted = opts.roles ?? [...ROLES];
+  for (const role of ["actors", "projector", "indexer", "gateway"] as Role[]) {
+    if (wanted.includes(role)) running.push(await startRole(role, ctx));
+  }
+  const gateway = running.find((r) => r.role === "gateway");
+  const url = gateway ? (gateway.summary.match(/http:\/\/[^\s]+/)?.[0] ?? "") : "";
+  return {
+    url,
+    config: ctx.config,
+    stack,
+    kafka,
+    cassandra,
+    async stop() {
+      abort.abort();
+      for (const r of running.reverse()) await r.stop();
+      await cassandra.shutdown();
+    },
+  };
+}
