@@ -1,4 +1,3 @@
-import cassandra from "cassandra-driver";
 import { z } from "zod";
 import type { Address, Hex } from "../../domain/types.ts";
 import type { TransferObserved } from "../../kafka/records.ts";
