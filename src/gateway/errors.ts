@@ -16,6 +16,7 @@ export interface ErrorSpec {
 
 const GATEWAY_ERRORS = {
   invalid_request: { status: 400, message: "invalid request", retryable: false },
+  malformed_http: { status: 400, message: "malformed HTTP request", retryable: false },
   invalid_json: { status: 400, message: "the body is not valid JSON", retryable: false },
   forbidden_key: {
     status: 400,
@@ -28,9 +29,11 @@ const GATEWAY_ERRORS = {
     retryable: false,
   },
   route_not_found: { status: 404, message: "route not found", retryable: false },
+  request_timeout: { status: 408, message: "the request took too long to arrive", retryable: true },
   body_too_large: { status: 413, message: "the request body is too large", retryable: false },
   unsupported_media_type: { status: 415, message: "the body must be application/json", retryable: false },
   rate_limited: { status: 429, message: "rate limit exceeded", retryable: true },
+  headers_too_large: { status: 431, message: "the request headers are too large", retryable: false },
   internal: { status: 500, message: "internal error", retryable: true },
   reply_timeout: {
     status: 503,
@@ -38,6 +41,7 @@ const GATEWAY_ERRORS = {
     retryable: true,
   },
   health_check_failed: { status: 503, message: "the health check could not run", retryable: true },
+  shutting_down: { status: 503, message: "the gateway is shutting down; retry", retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 
 const AUTHORIZATION_ERRORS = Object.fromEntries(
@@ -122,4 +126,12 @@ export function toGatewayError(err: unknown, context: { bodyLimitBytes?: number 
     }
   }
   return gatewayError("internal", undefined, { cause: err });
+}
+
+/** Errors Node's HTTP parser raises before fastify sees a request (the socket is answered directly). */
+export function fromClientError(err: unknown): GatewayError {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return gatewayError("request_timeout");
+  if (code === "HPE_HEADER_OVERFLOW") return gatewayError("headers_too_large");
+  return gatewayError("malformed_http");
 }

@@ -1,0 +1,169 @@
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import cors, { type FastifyCorsOptions } from "@fastify/cors";
+import swagger from "@fastify/swagger";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import type { Config } from "../config.ts";
+import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
+import type { CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
+import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
+import { docsRoutes, openApiOptions } from "./routes/docs.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { sessionRoutes } from "./routes/sessions.ts";
+
+export interface GatewayDeps {
+  config: Config;
+  commands: CommandPort;
+  sessions: SessionReadPort;
+  live: LiveUpdatesPort;
+  health: HealthPort;
+  logger?: Logger;
+  /** Session and command ids when the client sends no Idempotency-Key; random UUIDs by default. */
+  newId?: () => string;
+  /** Unix ms; Date.now by default. */
+  now?: () => number;
+}
+
+/**
+ * The HTTP gateway of the anonymous session surface. Stateless apart from the rate-limit buckets:
+ * commands go to the session's owner through `commands`, reads come from the read model. The caller
+ * listens (or injects) and closes it.
+ */
+export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const logger: FastifyBaseLogger | undefined = deps.logger;
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // request.ip is the socket's peer address; X-Forwarded-For is ignored (there is no TRUST_PROXY setting).
+    trustProxy: false,
+    // Errors raised before routing (a malformed URL) get the same { error } body as the rest...
+    frameworkErrors: (err, request, reply) => {
+      sendError(request, reply, toGatewayError(err));
+    },
+    // ...and so do those of the HTTP parser, and requests that arrive while closing (hook below).
+    clientErrorHandler: answerClientError,
+    return503OnClosing: false,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Bodies are JSON and nothing else (any other media type is a 415); no key may name the prototype.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, parseJson(String(body)));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    sendError(request, reply, toGatewayError(err, { bodyLimitBytes: config.BODY_LIMIT_BYTES }));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    sendError(request, reply, gatewayError("route_not_found"));
+  });
+
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onRequest", async () => {
+    if (closing)
+      throw gatewayError("shutting_down", undefined, {
+        headers: { connection: "close", "retry-after": "1" },
+      });
+  });
+
+  // CORS first: its onRequest hook sets the headers before the rate limiter can refuse, so a 429
+  // still reaches browser code. Preflights are answered by CORS and spend no tokens.
+  await app.register(cors, corsOptions(config, app.log));
+  const limiter = createRateLimiter({
+    ratePerSecond: config.RATE_LIMIT_PER_SECOND,
+    burst: config.RATE_LIMIT_BURST,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  app.addHook("onRequest", rateLimitHook(limiter));
+
+  if (!config.evmChains || config.evmChains.length === 0) {
+    app.log.warn("no EVM chains configured: every POST /sessions will be refused");
+  }
+  await app.register(swagger, openApiOptions);
+  await app.register(healthRoutes, { health: deps.health });
+  await app.register(sessionRoutes, {
+    config,
+    commands: deps.commands,
+    sessions: deps.sessions,
+    newId: deps.newId ?? randomUUID,
+    now: deps.now ?? Date.now,
+  });
+  await app.register(eventRoutes, {
+    sessions: deps.sessions,
+    live: deps.live,
+    keepAliveMs: config.SSE_KEEPALIVE_MS,
+  });
+  await app.register(docsRoutes);
+  return app;
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, err: GatewayError): void {
+  if (err.code === "internal") request.log.error({ err: err.cause ?? err }, "request failed");
+  else request.log.info({ code: err.code, status: err.status }, err.message);
+  reply.code(err.status).headers(err.headers).send({ error: err.message });
+}
+
+function answerClientError(err: Error, socket: Duplex): void {
+  if ((err as NodeJS.ErrnoException).code === "ECONNRESET" || socket.destroyed) return;
+  const e = fromClientError(err);
+  const body = JSON.stringify({ error: e.message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** JSON.parse, refusing any key that could reach an object's prototype, at any depth. */
+export function parseJson(text: string): unknown {
+  if (text.length === 0) throw gatewayError("invalid_json", "the body is empty");
+  try {
+    return JSON.parse(text, (key, value) => {
+      if (FORBIDDEN_KEYS.has(key)) throw gatewayError("forbidden_key");
+      return value;
+    });
+  } catch (err) {
+    if (err instanceof Error && err.name === "GatewayError") throw err;
+    throw gatewayError("invalid_json", undefined, { cause: err });
+  }
+}
+
+function corsOptions(config: Config, log: FastifyInstance["log"]): FastifyCorsOptions {
+  // Browsers send origins without a trailing slash; a wildcard is never honoured.
+  const origins = config.CORS_ALLOWED_ORIGINS.map((o) => o.replace(/\/+$/, ""));
+  if (origins.includes("*")) log.warn("CORS_ALLOWED_ORIGINS: '*' is ignored; list the allowed origins");
+  const allowed = origins.filter((o) => o !== "*");
+  return {
+    // false: no CORS headers at all, and preflights fall through to a 404.
+    origin: allowed.length > 0 ? allowed : false,
+    methods: ["GET", "HEAD", "POST"],
+    allowedHeaders: ["Authorization", "X-Client-Secret", "Idempotency-Key", "Content-Type"],
+    exposedHeaders: ["Retry-After"],
+    maxAge: 600,
+    // A malformed preflight gets the ordinary treatment instead of a text/plain 400.
+    strictPreflight: false,
+  };
+}

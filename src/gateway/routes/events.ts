@@ -1,0 +1,146 @@
+import { createSession, type Session as SseSession } from "better-sse";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { SessionStateRecord } from "../../kafka/records.ts";
+import { type GatewayError, gatewayError } from "../errors.ts";
+import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
+import { errorSchema, sessionParamsSchema, sessionSchema } from "../schemas.ts";
+
+export interface EventRoutesOptions {
+  sessions: SessionReadPort;
+  live: LiveUpdatesPort;
+  /** Interval of the keep-alive comment (an empty `:` line). */
+  keepAliveMs: number;
+  /** Who may stream a session; defaults to `anonymousOnly`. */
+  streamAccess?: StreamAccess;
+}
+
+const streamQuerySchema = z.object({
+  client_secret: z.string().max(256).optional(),
+  pk: z.string().max(256).optional(),
+});
+export type StreamQuery = z.output<typeof streamQuerySchema>;
+
+/** Decides whether a caller may stream a session: null to allow, an error to refuse. */
+export type StreamAccess = (session: SessionStateRecord, query: StreamQuery) => Promise<GatewayError | null>;
+
+/**
+ * The seam for checkout sessions: anonymous sessions stream openly; a checkout session's stream will
+ * need `client_secret` and `pk` (checked by the MERCHANT_MODE work). The read model does not carry
+ * `merchant_id` yet (every session is anonymous today); once it does, checkout streams are refused
+ * here until that check replaces this function, rather than left open.
+ */
+export const anonymousOnly: StreamAccess = async (record) => {
+  const merchantId = (record.session as { merchant_id?: string | null }).merchant_id ?? null;
+  if (merchantId === null) return null;
+  return gatewayError("stream_auth_required", undefined, { headers: { "www-authenticate": "Bearer" } });
+};
+
+/**
+ * GET /sessions/:id/events: Server-Sent Events (framing by better-sse). Every event is named `status`
+ * and carries the Session object; its id is the session version. The current state goes out on
+ * connect, then one event per later state whose status differs from the last one sent.
+ */
+export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, opts) => {
+  const { sessions, live, keepAliveMs } = opts;
+  const streamAccess = opts.streamAccess ?? anonymousOnly;
+  const open = new Set<() => void>();
+
+  // An open stream never ends by itself; end them all so close() does not wait for clients.
+  app.addHook("preClose", async () => {
+    for (const end of open) end();
+  });
+
+  app.get(
+    "/sessions/:id/events",
+    {
+      exposeHeadRoute: false,
+      schema: {
+        summary: "Stream a session's status changes",
+        description:
+          "text/event-stream. Events are named `status`; `data` is the Session object and `id` its version. " +
+          "The current state is sent on connect, then one event per status change. Keep-alive: an empty " +
+          "comment line (`:`) at the configured interval.",
+        params: sessionParamsSchema,
+        querystring: streamQuerySchema,
+        response: {
+          400: errorSchema,
+          401: errorSchema,
+          404: errorSchema,
+          429: errorSchema,
+          500: errorSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id;
+      // Subscribe before reading, so no state published in between is lost; hold updates until the
+      // stream is open and the current state has gone out.
+      const held: SessionStateRecord[] = [];
+      let deliver: (record: SessionStateRecord) => void = (record) => held.push(record);
+      const unsubscribe = live.subscribe(id, (record) => deliver(record));
+      let stream: SseSession | null = null;
+      try {
+        const current = await sessions.get(id);
+        if (current === null) throw gatewayError("session_not_found");
+        const refused = await streamAccess(current, request.query);
+        if (refused !== null) throw refused;
+        if (request.raw.destroyed) {
+          unsubscribe();
+          return reply.hijack();
+        }
+
+        reply.hijack();
+        stream = await createSession(request.raw, reply.raw, {
+          keepAlive: keepAliveMs,
+          // Every connection starts from the current state, so a Last-Event-ID has nothing to resume.
+          trustClientEventId: false,
+          headers: stringHeaders(reply.getHeaders()),
+        });
+        const sse = stream;
+        // The response schema strips anything the Session object does not name (secrets included).
+        const send = (record: SessionStateRecord) =>
+          sse.push(sessionSchema.parse(record.session), "status", String(record.version));
+        let lastVersion = current.version;
+        let lastStatus = current.session.status;
+        send(current);
+
+        deliver = (record) => {
+          if (record.version <= lastVersion) return; // replayed or out of order: already covered
+          lastVersion = record.version;
+          if (record.session.status === lastStatus || !sse.isConnected) return;
+          lastStatus = record.session.status;
+          try {
+            send(record);
+          } catch (err) {
+            request.log.error({ err, sessionId: id }, "could not send a session state");
+          }
+        };
+        for (const record of held.splice(0)) deliver(record);
+
+        const end = () => reply.raw.end();
+        open.add(end);
+        sse.once("disconnected", () => {
+          unsubscribe();
+          open.delete(end);
+        });
+      } catch (err) {
+        unsubscribe();
+        if (stream === null && !reply.sent) throw err;
+        request.log.error({ err, sessionId: id }, "session event stream failed");
+        reply.raw.destroy();
+      }
+      return reply;
+    },
+  );
+};
+
+/** Headers fastify already set on the reply (CORS), in the shape better-sse copies onto the stream. */
+function stringHeaders(headers: Record<string, unknown>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (Array.isArray(value)) out[name] = value.map(String);
+    else if (value !== undefined) out[name] = String(value);
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { gatewayError } from "../errors.ts";
+import type { HealthPort } from "../ports.ts";
+import { errorSchema, healthReportSchema } from "../schemas.ts";
+
+export interface HealthRoutesOptions {
+  health: HealthPort;
+}
+
+/** GET /health: 200 with the report when healthy, 503 with the same report otherwise. Not rate limited. */
+export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, opts) => {
+  app.get(
+    "/health",
+    {
+      config: { rateLimitExempt: true },
+      schema: {
+        summary: "Database, indexer freshness and relayer gas",
+        response: { 200: healthReportSchema, 503: healthReportSchema.or(errorSchema) },
+      },
+    },
+    async (request, reply) => {
+      let report: Awaited<ReturnType<HealthPort["check"]>>;
+      try {
+        report = await opts.health.check();
+      } catch (err) {
+        // A check that cannot even run is unhealthy, not an internal error of the gateway.
+        request.log.error({ err }, "health check failed");
+        throw gatewayError("health_check_failed");
+      }
+      reply.header("cache-control", "no-store");
+      return reply.code(report.healthy ? 200 : 503).send(report);
+    },
+  );
+};

@@ -1,0 +1,178 @@
+import { createHash } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { zeroAddress } from "viem";
+import type { Config } from "../../config.ts";
+import { checkAuthorization, checkStandingRefund, type DelegateChain } from "../../domain/authorization.ts";
+import type { CreateSession } from "../../domain/commands.ts";
+import type { GatewayReply } from "../../kafka/records.ts";
+import { gatewayError, isErrorCode } from "../errors.ts";
+import type { CommandPort, SessionReadPort } from "../ports.ts";
+import {
+  type CreateSessionBody,
+  createSessionBodySchema,
+  createSessionHeadersSchema,
+  createSessionResponseSchema,
+  errorSchema,
+  sessionParamsSchema,
+  sessionSchema,
+} from "../schemas.ts";
+
+export interface SessionRoutesOptions {
+  config: Config;
+  commands: CommandPort;
+  sessions: SessionReadPort;
+  newId: () => string;
+  /** Unix ms. */
+  now: () => number;
+}
+
+/** POST /sessions and GET /sessions/:id: the anonymous session surface. */
+export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, opts) => {
+  const { config, commands, sessions, newId, now } = opts;
+  const chains = config.evmChains ?? [];
+
+  app.post(
+    "/sessions",
+    {
+      schema: {
+        summary: "Register an anonymous deposit session",
+        headers: createSessionHeadersSchema,
+        body: createSessionBodySchema,
+        response: {
+          200: createSessionResponseSchema,
+          400: errorSchema,
+          404: errorSchema,
+          409: errorSchema,
+          413: errorSchema,
+          415: errorSchema,
+          429: errorSchema,
+          500: errorSchema,
+          503: errorSchema,
+        },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const issuedAt = now();
+      await verifySignatures(body, chains, Math.floor(issuedAt / 1000));
+
+      const key = request.headers["idempotency-key"];
+      const ids =
+        key === undefined
+          ? { sessionId: newId(), commandId: newId() }
+          : {
+              // Same key: same session. Same key and same body: same command, so the owner answers a
+              // retry instead of applying it again; a reused key with another body gets session_exists.
+              sessionId: uuidFrom("sessions.create/session", key),
+              commandId: uuidFrom("sessions.create/command", `${key}\n${canonicalJson(body)}`),
+            };
+      const command = createSessionCommand(body, ids, issuedAt, config.SESSION_TTL_SECONDS);
+      const reply = await commands.send(command);
+      return createdOrThrow(reply);
+    },
+  );
+
+  app.get(
+    "/sessions/:id",
+    {
+      schema: {
+        summary: "Read a session",
+        params: sessionParamsSchema,
+        response: {
+          200: sessionSchema,
+          400: errorSchema,
+          404: errorSchema,
+          429: errorSchema,
+          500: errorSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const record = await sessions.get(request.params.id);
+      if (record === null) throw gatewayError("session_not_found");
+      // Polling clients must see the newest state, never a cached one.
+      reply.header("cache-control", "no-store");
+      return record.session;
+    },
+  );
+};
+
+async function verifySignatures(
+  body: CreateSessionBody,
+  chains: readonly DelegateChain[],
+  nowSeconds: number,
+): Promise<void> {
+  const auth = await checkAuthorization(body.eip7702_auth, body.burner_address, chains);
+  if (!auth.ok) throw gatewayError(auth.code, auth.message);
+  if (body.standing_refund !== undefined) {
+    const refund = await checkStandingRefund(body.standing_refund, body.burner_address, nowSeconds);
+    if (!refund.ok) throw gatewayError(refund.code, refund.message);
+  }
+}
+
+/** The command for an anonymous session: no merchant, no app fee (the fee sink is the zero address). */
+export function createSessionCommand(
+  body: CreateSessionBody,
+  ids: { sessionId: string; commandId: string },
+  issuedAt: number,
+  ttlSeconds: number,
+): CreateSession {
+  const refund = body.standing_refund;
+  return {
+    type: "CreateSession",
+    data: {
+      sessionId: ids.sessionId,
+      flow: body.flow,
+      merchantId: null,
+      burner: body.burner_address,
+      auth: { ...body.eip7702_auth },
+      destAddress: body.destination_address,
+      destChainId: body.destination_chain,
+      appFeeBps: 0,
+      appFeeRecipient: zeroAddress,
+      standingRefund: refund
+        ? { to: refund.to, deadline: refund.deadline, signatures: { ...refund.signatures } }
+        : null,
+      stealth: body.stealth
+        ? { ephemeralPubkey: body.stealth.ephemeral_pubkey, viewTag: body.stealth.view_tag }
+        : null,
+      expiresAt: Math.floor(issuedAt / 1000) + ttlSeconds,
+    },
+    metadata: { commandId: ids.commandId, issuedAt, replyTo: null },
+  };
+}
+
+function createdOrThrow(reply: GatewayReply) {
+  if (reply.code !== null) {
+    // The owner's rejections come from the same table as the registry (src/domain/rejections.ts), so
+    // the code fixes the status; a code the gateway does not know is a bug, answered as internal.
+    if (isErrorCode(reply.code)) throw gatewayError(reply.code, reply.message ?? undefined);
+    throw new Error(`the owner rejected CreateSession with an unknown code ${reply.code} (${reply.status})`);
+  }
+  const session = reply.session?.session;
+  if (session === undefined) throw new Error("the owner accepted CreateSession but sent no session");
+  return { id: session.id, status: session.status, expires_at: session.expires_at };
+}
+
+/**
+ * A UUID derived from a string (SHA-256, laid out as RFC 9562 version 8), so a retry carrying the
+ * same Idempotency-Key names the same session. The namespace keeps session and command ids apart.
+ */
+export function uuidFrom(namespace: string, value: string): string {
+  const b = createHash("sha256").update(namespace).update("\0").update(value).digest().subarray(0, 16);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x80; // version 8
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80; // RFC 9562 variant
+  const h = b.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** JSON with object keys sorted, so two equal bodies fingerprint the same whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
