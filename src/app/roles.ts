@@ -119,7 +119,8 @@ async function startIndexers(ctx: RoleContext, log: Logger): Promise<RunningRole
   const indexers = ctx.infra.chains.map((chain) =>
     createEvmIndexer({
       chain,
-      client: createPublicClient({ transport: http(chain.rpcUrl) }),
+      // JSON-RPC batching: the block scan issues many small calls per step (see docs/INDEXER.md figures).
+      client: createPublicClient({ transport: http(chain.rpcUrl, { batch: true }) }),
       cassandra: ctx.cassandra,
       publish: (records) =>
         producer.send(
