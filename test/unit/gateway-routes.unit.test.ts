@@ -243,6 +243,15 @@ describe("rate limit and CORS", () => {
     const { app } = await setup({ CORS_ALLOWED_ORIGINS: "" });
     const res = await app.inject({ url: "/health", headers: { origin: ALLOWED_ORIGIN } });
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    const preflight = await app.inject({
+      method: "OPTIONS",
+      url: "/sessions",
+      headers: { origin: ALLOWED_ORIGIN, "access-control-request-method": "POST" },
+    });
+    expect([preflight.statusCode, preflight.headers["access-control-allow-origin"]]).toEqual([
+      404,
+      undefined,
+    ]);
   });
 
   it("never honours a wildcard in the allowlist", async () => {
