@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
+import { json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 let service: TestService;
@@ -85,7 +86,7 @@ describe("bad input on POST /sessions", () => {
         headers: { "content-type": c.contentType ?? "application/json" },
         body: c.body,
       });
-      const body = await res.json();
+      const body = await json(res);
       expect({ name: c.name, status: res.status, error: typeof body.error }).toEqual({
         name: c.name,
         status: c.expected ?? 400,
@@ -101,7 +102,7 @@ describe("bad input on POST /sessions", () => {
       const res = await fetch(`${service.url}/sessions/${encodeURIComponent(id)}`);
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
-      expect(typeof (await res.json()).error).toBe("string");
+      expect(typeof (await json(res)).error).toBe("string");
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 const ORIGIN = "https://shop.example";
@@ -35,7 +36,7 @@ describe("per-IP token bucket over a real port", () => {
     if (!refused) throw new Error("never refused");
     expect(refused.headers.get("access-control-allow-origin")).toBe(ORIGIN);
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
-    expect(typeof (await refused.json()).error).toBe("string");
+    expect(typeof (await json(refused)).error).toBe("string");
 
     // One token every 200 ms: after a second about five requests pass again, not sixty.
     await new Promise((r) => setTimeout(r, 1000));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
 import { rebuildReadModel } from "../../src/projections/replay.ts";
+import { json } from "../support/http.ts";
 import { fund, newBurner, sessionBody } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify(sessionBody(burner, dest)),
     });
-    const { id } = (await res.json()) as { id: string };
+    const { id } = (await json(res)) as { id: string };
     ids.push(id);
     if (i % 2 === 0) await fund(source, burner.address, BigInt(1_000_000 * (i + 1)), "usdc");
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
+import { json } from "../support/http.ts";
 import { fund, newBurner, sessionBody } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { openSse } from "../support/sse-client.ts";
@@ -27,14 +28,14 @@ async function createSession() {
   const burner = await newBurner(source);
   const res = await post("/sessions", sessionBody(burner, dest));
   expect(res.status).toBe(200);
-  const created = (await res.json()) as { id: string; status: string; expires_at: number };
+  const created = (await json(res)) as { id: string; status: string; expires_at: number };
   return { burner, created };
 }
 
 async function pollUntil(id: string, pred: (s: Record<string, unknown>) => boolean, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = (await (await fetch(`${service.url}/sessions/${id}`)).json()) as Record<string, unknown>;
+    const s = (await json(await fetch(`${service.url}/sessions/${id}`))) as Record<string, unknown>;
     if (pred(s)) return s;
     if (Date.now() > deadline) throw new Error(`session ${id} never matched; last: ${JSON.stringify(s)}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -49,7 +50,7 @@ describe("anonymous sessions, from creation to detected", () => {
     expect(created.expires_at).toBeGreaterThanOrEqual(before + service.config.SESSION_TTL_SECONDS - 5);
     const res = await fetch(`${service.url}/sessions/${created.id}`);
     expect(res.status).toBe(200);
-    const session = await res.json();
+    const session = await json(res);
     expect(session).toMatchObject({
       id: created.id,
       status: "pending",
@@ -128,7 +129,7 @@ describe("anonymous sessions, from creation to detected", () => {
     const id = "00000000-0000-4000-8000-000000000000";
     const res = await fetch(`${service.url}/sessions/${id}`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: expect.any(String) });
+    expect(await json(res)).toEqual({ error: expect.any(String) });
     const stream = await fetch(`${service.url}/sessions/${id}/events`);
     expect(stream.status).toBe(404);
   });
@@ -136,15 +137,15 @@ describe("anonymous sessions, from creation to detected", () => {
   it("a retried POST with the same Idempotency-Key answers the same session and creates no second one", async () => {
     const burner = await newBurner(source);
     const key = `test-${crypto.randomUUID()}`;
-    const a = await (await post("/sessions", sessionBody(burner, dest), { "idempotency-key": key })).json();
-    const b = await (await post("/sessions", sessionBody(burner, dest), { "idempotency-key": key })).json();
+    const a = await json(await post("/sessions", sessionBody(burner, dest), { "idempotency-key": key }));
+    const b = await json(await post("/sessions", sessionBody(burner, dest), { "idempotency-key": key }));
     expect(b.id).toBe(a.id);
     expect(b.expires_at).toBe(a.expires_at);
   });
 
   it("GET /health reports the database, the indexers and the relayers", async () => {
     const res = await fetch(`${service.url}/health`);
-    const body = await res.json();
+    const body = await json(res);
     expect(body.checks.database.ok).toBe(true);
     expect(body.checks.indexers.map((i: { chain_id: number }) => i.chain_id).sort()).toEqual(
       [source.chainId, dest.chainId].sort(),
