@@ -11,7 +11,7 @@ import { ensureTopics } from "./kafka/topics.ts";
 import { createLogger, type Logger } from "./logging.ts";
 import { createSessionReadModel } from "./projections/read-model.ts";
 import { rebuildReadModel } from "./projections/replay.ts";
-import { type CassandraClient, connectCassandra } from "./store/cassandra.ts";
+import { connectCassandra } from "./store/cassandra.ts";
 
 const USAGE = `usage: settlement <command>
 
