@@ -143,7 +143,7 @@ function parentOf(body: Record<string, Json>, path: Path): Record<string, Json> 
 
 const label = (v: Json): string => {
   const s = JSON.stringify(v);
-  return s.length > 40 ? `${s.slice(0, 37)}...(${s.length})` : s;
+  return s.length > 40 ? `${s.slice(0, 20)}...${s.slice(-12)} (${s.length} chars)` : s;
 };
 
 const setValue = (path: Path, value: Json): Mutation => ({
@@ -274,14 +274,19 @@ export function badSessionBodies(options: { composed?: number; seed?: number } =
 
   // Two or three independent faults in one body, on paths that do not contain one another.
   const pick = () => p2p[Math.floor(random() * p2p.length)] as Mutation;
-  for (let i = 0; i < composed; i++) {
+  const names = new Set(corpus.map((c) => c.name));
+  for (let i = 0, added = 0; added < composed && i < composed * 10; i++) {
     const chosen: Mutation[] = [];
     const want = i % 3 === 0 ? 3 : 2;
     for (let tries = 0; chosen.length < want && tries < 50; tries++) {
       const m = pick();
       if (chosen.every((c) => !overlaps(c.path, m.path))) chosen.push(m);
     }
+    const name = chosen.map((m) => m.name).join(" & ");
+    if (names.has(name)) continue;
+    names.add(name);
     corpus.push(build(() => wellFormedSessionBody(), chosen));
+    added++;
   }
   return corpus;
 }

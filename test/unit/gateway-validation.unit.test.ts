@@ -12,6 +12,7 @@ describe("POST /sessions body schema", () => {
 
   it("is driven by a generated corpus of at least 1,000 malformed bodies", () => {
     expect(corpus.length).toBeGreaterThanOrEqual(1000);
+    expect(new Set(corpus.map((c) => c.name)).size).toBe(corpus.length);
   });
 
   it("rejects every malformed body in the corpus", () => {
