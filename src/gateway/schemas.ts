@@ -213,8 +213,9 @@ export const healthReportSchema = z.object({
   }),
 });
 
-// Compile-time guards: the response schemas accept what the core produces and name the same fields,
-// so a field added to sessionView or HealthReport fails the build until the schema (and docs) follow.
+// Compile-time guards: both response schemas accept what the core and the health port produce, and
+// the Session schema names exactly sessionView's fields, so a field added there fails the build until
+// the schema (and docs/API.md) follow.
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 const sessionKeys: SameKeys<SessionView, z.output<typeof sessionSchema>> = true;
 const sessionFits = (v: SessionView): z.input<typeof sessionSchema> => v;

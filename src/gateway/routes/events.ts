@@ -1,4 +1,4 @@
-import { createSession, type Session as SseSession } from "better-sse";
+import { createSession } from "better-sse";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { SessionStateRecord } from "../../kafka/records.ts";
@@ -79,25 +79,35 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       const held: SessionStateRecord[] = [];
       let deliver: (record: SessionStateRecord) => void = (record) => held.push(record);
       const unsubscribe = live.subscribe(id, (record) => deliver(record));
-      let stream: SseSession | null = null;
+      let hijacked = false;
       try {
         const current = await sessions.get(id);
         if (current === null) throw gatewayError("session_not_found");
         const refused = await streamAccess(current, request.query);
         if (refused !== null) throw refused;
-        if (request.raw.destroyed) {
+
+        // From here the response is the stream's. Cleanup hangs on the response's own close, which
+        // fires whether the client leaves, the gateway ends the stream on close(), or setup fails.
+        reply.hijack();
+        hijacked = true;
+        const end = () => reply.raw.end();
+        open.add(end);
+        reply.raw.once("close", () => {
           unsubscribe();
-          return reply.hijack();
+          open.delete(end);
+        });
+        if (reply.raw.destroyed) {
+          unsubscribe();
+          open.delete(end);
+          return reply;
         }
 
-        reply.hijack();
-        stream = await createSession(request.raw, reply.raw, {
+        const sse = await createSession(request.raw, reply.raw, {
           keepAlive: keepAliveMs,
           // Every connection starts from the current state, so a Last-Event-ID has nothing to resume.
           trustClientEventId: false,
           headers: stringHeaders(reply.getHeaders()),
         });
-        const sse = stream;
         // The response schema strips anything the Session object does not name (secrets included).
         const send = (record: SessionStateRecord) =>
           sse.push(sessionSchema.parse(record.session), "status", String(record.version));
@@ -117,16 +127,9 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
           }
         };
         for (const record of held.splice(0)) deliver(record);
-
-        const end = () => reply.raw.end();
-        open.add(end);
-        sse.once("disconnected", () => {
-          unsubscribe();
-          open.delete(end);
-        });
       } catch (err) {
         unsubscribe();
-        if (stream === null && !reply.sent) throw err;
+        if (!hijacked) throw err;
         request.log.error({ err, sessionId: id }, "session event stream failed");
         reply.raw.destroy();
       }
