@@ -3,15 +3,15 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { ensureStack, readStack, stackFile, stopStack } from "../deploy/local/stack.ts";
 import { topicCatalogue } from "../topics/catalogue.ts";
-import { type Infra, resolveInfra } from "./app/infra.ts";
+import { boot } from "./app/boot.ts";
+import { resolveInfra } from "./app/infra.ts";
 import { ROLES, type Role, type RunningRole, startRole } from "./app/roles.ts";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
-import { createKafka, type KafkaClient } from "./kafka/client.ts";
+import { createKafka } from "./kafka/client.ts";
 import { ensureTopics } from "./kafka/topics.ts";
 import { createLogger, type Logger } from "./logging.ts";
 import { createSessionReadModel } from "./projections/read-model.ts";
 import { rebuildReadModel } from "./projections/replay.ts";
-import { connectCassandra } from "./store/cassandra.ts";
 
 const USAGE = `usage: settlement <command>
 
@@ -38,8 +38,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === "stack") return stackCommand(rest[0] ?? "start", config);
   if (command === "topics") {
     const infra = await resolveInfra(config, { ensure: false });
+    const kafka = createKafka({ brokers: infra.brokers, clientId: config.KAFKA_CLIENT_ID });
     const created = await ensureTopics(
-      kafkaFor(infra, config, log),
+      kafka,
       topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }),
     );
     say(created.length ? `created: ${created.join(", ")}` : "all topics exist");
@@ -52,36 +53,10 @@ async function main(argv: string[]): Promise<number> {
   return 2;
 }
 
-function kafkaFor(infra: Infra, config: Config, log: Logger): KafkaClient {
-  return createKafka({
-    brokers: infra.brokers,
-    clientId: config.KAFKA_CLIENT_ID,
-    log: (level, message, fields) => log[level]({ ...fields, component: "kafkajs" }, message),
-  });
-}
-
-async function prepare(config: Config, log: Logger, ensure: boolean) {
-  const infra = await resolveInfra(config, { ensure, log: (l) => log.debug(l) });
-  const kafka = kafkaFor(infra, config, log);
-  // Topics and migrations are idempotent, so every process may run them; start does it first.
-  await ensureTopics(kafka, topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }));
-  const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
-  return { infra, kafka, cassandra };
-}
-
 async function serve(config: Config, roles: Role[], log: Logger, ensure: boolean): Promise<number> {
   if (ensure) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
-  const { infra, kafka, cassandra } = await prepare(config, log, ensure);
+  const { abort, ...ctx } = await boot(config, log, { ensure });
   if (ensure) say(`stack ready: ${stackFile(config.STACK_FILE.replace(/\/stack\.json$/, ""))}`);
-  const abort = new AbortController();
-  const ctx = {
-    config: { ...config, evmChains: infra.chains },
-    infra,
-    kafka,
-    cassandra,
-    log,
-    signal: abort.signal,
-  };
   const running: RunningRole[] = [];
   // Consumers of the journal first, the gateway last: it answers only once everything behind it runs.
   const order: Role[] = ["actors", "projector", "indexer", "executor", "webhooks", "gateway"];
@@ -100,13 +75,13 @@ async function serve(config: Config, roles: Role[], log: Logger, ensure: boolean
   abort.abort();
   for (const r of running.reverse())
     await r.stop().catch((err) => log.warn({ err, role: r.role }, "stop failed"));
-  await cassandra.shutdown();
+  await ctx.cassandra.shutdown();
   return 0;
 }
 
 async function replayCommand(args: string[], config: Config, log: Logger): Promise<number> {
   const { values } = parseArgs({ args, options: { table: { type: "string", default: "sessions" } } });
-  const { kafka, cassandra } = await prepare(config, log, false);
+  const { kafka, cassandra } = await boot(config, log, { ensure: false });
   const bar = new cliProgress.SingleBar(
     { format: "replay |{bar}| {percentage}% {value}/{total} events {rate}/s eta {eta}s", hideCursor: true },
     cliProgress.Presets.shades_classic,

@@ -1,12 +1,5 @@
-import type {
-  Address,
-  Authorization,
-  Flow,
-  Hex,
-  StandingRefund,
-  StealthAnnouncement,
-  Transfer,
-} from "./types.ts";
+import type { CreateSession } from "./commands.ts";
+import type { Hex, Transfer } from "./types.ts";
 
 export interface EventMetadata {
   sessionId: string;
@@ -20,19 +13,8 @@ export interface EventMetadata {
 
 export interface SessionCreated {
   type: "SessionCreated";
-  data: {
-    flow: Flow;
-    merchantId: string | null;
-    burner: Address;
-    auth: Authorization;
-    destAddress: string;
-    destChainId: number;
-    appFeeBps: number;
-    appFeeRecipient: Address;
-    standingRefund: StandingRefund | null;
-    stealth: StealthAnnouncement | null;
-    expiresAt: number;
-  };
+  /** Everything the command carried but the id, which the metadata holds. */
+  data: Omit<CreateSession["data"], "sessionId">;
   metadata: EventMetadata;
 }
 

@@ -1,6 +1,6 @@
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
-import type { Address, Hex } from "../domain/types.ts";
+import type { Address, Transfer } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 
 /**
@@ -8,18 +8,10 @@ import type { SessionView } from "../domain/view.ts";
  * public contract; src/kafka/codecs.ts turns one into the other.
  */
 
-/** chain.transfers: the indexer's output, keyed by session id. */
-export interface TransferObserved {
+/** chain.transfers: the indexer's output, keyed by session id: a Transfer and where it was seen. */
+export interface TransferObserved extends Transfer {
   sessionId: string;
   burner: Address;
-  chainId: number;
-  token: Address;
-  amount: bigint;
-  txHash: Hex;
-  logIndex: number;
-  blockNumber: bigint;
-  blockHash: Hex;
-  from: Address;
   /** Depth of the block when published (>= the chain's confirmation setting). */
   confirmations: number;
   observedAt: number; // unix ms

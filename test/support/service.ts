@@ -1,12 +1,10 @@
 import { ensureStack, type StackInfo } from "../../deploy/local/stack.ts";
-import { resolveInfra } from "../../src/app/infra.ts";
+import { boot } from "../../src/app/boot.ts";
 import { ROLES, type Role, type RunningRole, startRole } from "../../src/app/roles.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
-import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
-import { ensureTopics } from "../../src/kafka/topics.ts";
+import type { KafkaClient } from "../../src/kafka/client.ts";
 import { createLogger } from "../../src/logging.ts";
-import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
-import { topicCatalogue } from "../../topics/catalogue.ts";
+import type { CassandraClient } from "../../src/store/cassandra.ts";
 
 /**
  * The real service for end-to-end and integration tests: the local stack (started if needed, or
@@ -27,19 +25,7 @@ export async function startTestService(
 ): Promise<TestService> {
   const stack = await ensureStack({ root: ".local" });
   const config = parseConfig({ LOG_LEVEL: "warn", ...process.env, PORT: "0", ...opts.env });
-  const infra = await resolveInfra(config, { ensure: false });
-  const kafka = createKafka({ brokers: infra.brokers, clientId: "test" });
-  await ensureTopics(kafka, topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }));
-  const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
-  const abort = new AbortController();
-  const ctx = {
-    config: { ...config, evmChains: infra.chains },
-    infra,
-    kafka,
-    cassandra,
-    log: createLogger(config.LOG_LEVEL, "test"),
-    signal: abort.signal,
-  };
+  const { abort, ...ctx } = await boot(config, createLogger(config.LOG_LEVEL, "test"), { ensure: false });
   const running: RunningRole[] = [];
   const wanted = opts.roles ?? [...ROLES];
   for (const role of ["actors", "projector", "indexer", "gateway"] as Role[]) {
@@ -51,12 +37,12 @@ export async function startTestService(
     url,
     config: ctx.config,
     stack,
-    kafka,
-    cassandra,
+    kafka: ctx.kafka,
+    cassandra: ctx.cassandra,
     async stop() {
       abort.abort();
       for (const r of running.reverse()) await r.stop();
-      await cassandra.shutdown();
+      await ctx.cassandra.shutdown();
     },
   };
 }
