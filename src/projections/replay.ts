@@ -16,19 +16,21 @@ export interface ReplayProgress {
 
 /**
  * Rebuilds session states from offset zero of session.events, in memory, at full speed. The
- * journal is the only input, so the result equals what the live projector wrote.
+ * journal is the only input, so the result equals what the live projector wrote. `topic` names
+ * another journal of SessionEvent records (a copy, or the replay benchmark's scratch topic).
  */
 export async function replayStates(
   kafka: KafkaClient,
-  opts: { onProgress?: (p: ReplayProgress) => void; signal?: AbortSignal } = {},
+  opts: { onProgress?: (p: ReplayProgress) => void; signal?: AbortSignal; topic?: string } = {},
 ): Promise<{ states: Map<string, Session>; events: number }> {
-  const ends = await stableEndOffsets(kafka, TOPIC.sessionEvents);
+  const topic = opts.topic ?? TOPIC.sessionEvents;
+  const ends = await stableEndOffsets(kafka, topic);
   const total = [...ends.values()].reduce((a, b) => a + Number(b), 0);
   const states = new Map<string, Session>();
   let read = 0;
   let events = 0;
   await readTopic(kafka, {
-    topic: TOPIC.sessionEvents,
+    topic,
     from: new Map([...ends.keys()].map((p) => [p, 0n])),
     ...(opts.signal ? { signal: opts.signal } : {}),
     onBatch: (records) => {

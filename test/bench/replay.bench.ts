@@ -1,0 +1,199 @@
+/**
+ * Replay throughput against its honest baseline, side by side in one run: (a) a bare kafkajs consumer
+ * that only counts the records of the journal, (b) our replay (readTopic + Avro/zod decode + evolve
+ * into in-memory states). Both read the same scratch journal of SessionEvent records from offset zero
+ * with the same fetch sizes, so the ratio is what our decode and fold cost on top of the transport.
+ * Prints figures; asserts nothing.
+ *
+ *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3]
+ *
+ * The journal (bench.session.events, 8 partitions like session.events) is written on the first run
+ * and reused while it holds exactly `records` records.
+ */
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { resolveInfra } from "../../src/app/infra.ts";
+import { parseConfig } from "../../src/config.ts";
+import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
+import { sessionEventCodec } from "../../src/kafka/codecs.ts";
+import { ensureTopics } from "../../src/kafka/topics.ts";
+import { replayStates } from "../../src/projections/replay.ts";
+import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
+
+const TOPIC = "bench.session.events";
+const PARTITIONS = 8; // session.events' count (SESSION_PARTITIONS default)
+const [records = 1_000_000, rounds = 3] = process.argv.slice(2).map(Number);
+/** Deposits per session are uniform in 1..17: 9 on average, so ~records/10 sessions. */
+const MAX_DEPOSITS = 17;
+/** Sessions are interleaved within groups of this many, as concurrent sessions are in the live journal. */
+const INTERLEAVE = 1000;
+/** Fetch sizes of src/kafka/topic-reader.ts, given to the baseline too so it is not handicapped. */
+const FETCH = { maxBytesPerPartition: 16 * 1024 * 1024, maxBytes: 64 * 1024 * 1024, maxWaitTimeInMs: 100 };
+
+// A full GC before each measurement, so neither pays for the 100,000 states the previous replay dropped.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+const infra = await resolveInfra(parseConfig({ ...process.env, LOG_LEVEL: "warn" }), { ensure: true });
+const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.replay" });
+
+const held = await journalSize(kafka);
+if (held !== records) {
+  if (held !== null) await deleteTopic(kafka);
+  await ensureTopics(kafka, [
+    { name: TOPIC, partitions: PARTITIONS, cleanupPolicy: "delete", retentionMs: -1 },
+  ]);
+  const t0 = performance.now();
+  const bytes = await fill(kafka);
+  const s = (performance.now() - t0) / 1000;
+  console.log(
+    `wrote ${records.toLocaleString("en")} SessionEvents (${(bytes / 2 ** 20).toFixed(0)} MiB of values) to ${TOPIC} in ${s.toFixed(1)} s`,
+  );
+} else {
+  console.log(`reusing ${TOPIC}: ${records.toLocaleString("en")} records`);
+}
+
+console.log(`node ${process.version}, ${records.toLocaleString("en")} records, ${rounds} rounds\n`);
+const bare: Measured[] = [];
+const ours: Measured[] = [];
+for (let round = 1; round <= rounds; round++) {
+  gc();
+  const a = await measure(() => bareConsume(kafka));
+  gc();
+  const b = await measure(() => replay(kafka));
+  bare.push(a);
+  ours.push(b);
+  console.log(
+    `round ${round}: bare kafkajs ${show(a)}   replay ${show(b)}   ratio ${(b.rate / a.rate).toFixed(2)}`,
+  );
+}
+const a = median(bare.map((m) => m.rate));
+const b = median(ours.map((m) => m.rate));
+const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuUs)).toFixed(2);
+console.log(
+  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record`,
+);
+console.log(
+  `median   replay (decode + evolve)   ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record`,
+);
+console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.80)`);
+
+interface Measured {
+  rate: number;
+  /** CPU time of this process (user + system) per record: steadier than the rate on a shared machine. */
+  cpuUs: number;
+}
+
+async function measure(run: () => Promise<number>): Promise<Measured> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const n = await run();
+  const ms = performance.now() - t0;
+  const used = process.cpuUsage(cpu0);
+  return { rate: perSecond(n, ms), cpuUs: (used.user + used.system) / n };
+}
+
+function show(m: Measured): string {
+  return `${fmtRate(m.rate).padStart(9)} records/s (${m.cpuUs.toFixed(2)} µs CPU)`;
+}
+
+/** Records held by the journal, or null when the topic does not exist. */
+async function journalSize(k: KafkaClient): Promise<number | null> {
+  const admin = k.admin();
+  await admin.connect();
+  try {
+    if (!(await admin.listTopics()).includes(TOPIC)) return null;
+    const offsets = await admin.fetchTopicOffsets(TOPIC);
+    return offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** A journal from an interrupted fill is thrown away whole: the records must form complete sessions. */
+async function deleteTopic(k: KafkaClient): Promise<void> {
+  const admin = k.admin();
+  await admin.connect();
+  try {
+    await admin.deleteTopics({ topics: [TOPIC] });
+    // Deletion is asynchronous in the broker; creating again too early fails.
+    while ((await admin.listTopics()).includes(TOPIC)) await sleep(200);
+    await sleep(1000);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Writes the journal: groups of sessions, each a SessionCreated then its DepositObserved events. */
+async function fill(k: KafkaClient): Promise<number> {
+  const producer = k.producer();
+  await producer.connect();
+  let written = 0;
+  let bytes = 0;
+  let block = 1_000_000;
+  const pending: Array<{ key: string; value: Buffer }> = [];
+  const flush = async () => {
+    await producer.send({ topic: TOPIC, acks: -1, messages: pending.splice(0) });
+  };
+  try {
+    while (written < records) {
+      // One group: per-session event counts first, then the events round-robin across the group.
+      const group: Array<{ id: string; events: number }> = [];
+      let planned = written;
+      while (group.length < INTERLEAVE && planned < records) {
+        const events = Math.min(2 + Math.floor(Math.random() * MAX_DEPOSITS), records - planned);
+        group.push({ id: newSessionId(), events });
+        planned += events;
+      }
+      const now = Date.now();
+      for (let version = 1; version <= MAX_DEPOSITS + 1; version++) {
+        block++;
+        for (const s of group) {
+          if (version > s.events) continue;
+          const event =
+            version === 1 ? sessionCreated(s.id, now) : depositObserved(s.id, version, now, block);
+          const value = sessionEventCodec.encode(event);
+          bytes += value.length;
+          pending.push({ key: s.id, value });
+        }
+        if (pending.length >= 10_000) await flush();
+      }
+      written = planned;
+    }
+    if (pending.length > 0) await flush();
+    return bytes;
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** The baseline: a fresh group from offset zero, eachBatch, counting messages and nothing else. */
+async function bareConsume(k: KafkaClient): Promise<number> {
+  const consumer = k.consumer({ groupId: `bench.replay.bare.${randomUUID()}`, ...FETCH });
+  let count = 0;
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: async ({ batch }) => {
+      count += batch.messages.length;
+      if (count >= records) done();
+    },
+  });
+  await finished;
+  // Timed too: replayStates' reader also leaves its group before it returns.
+  await consumer.disconnect();
+  return count;
+}
+
+async function replay(k: KafkaClient): Promise<number> {
+  const { states, events } = await replayStates(k, { topic: TOPIC });
+  if (events !== records) console.log(`  (replay folded ${events} events into ${states.size} sessions)`);
+  return events;
+}
