@@ -2,7 +2,7 @@ import type { SessionCommand } from "./commands.ts";
 import type { EventMetadata, SessionEvent } from "./events.ts";
 import { assertNever } from "./evolve.ts";
 import { type Rejection, reject } from "./rejections.ts";
-import { type SessionState, transferKey } from "./types.ts";
+import { type SessionState, sameTransfer } from "./types.ts";
 
 /**
  * What a command does to a session: the events to append, or a typed rejection.
@@ -32,8 +32,8 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
     }
     case "RecordTransfer": {
       if (state === null) return refuse(reject("session_not_found"));
-      const key = transferKey(command.data.transfer);
-      const known = state.deposits.find((t) => transferKey(t) === key);
+      const transfer = command.data.transfer;
+      const known = state.deposits.find((t) => sameTransfer(t, transfer));
       // Seen in this very block: a re-publication. Seen in another block: the transfer was re-mined
       // after a reorg, and observing it again moves it to its new block (so the old block's late
       // retraction no longer matches it).
@@ -48,8 +48,8 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
     }
     case "RetractTransfer": {
       if (state === null) return refuse(reject("session_not_found"));
-      const key = transferKey(command.data);
-      const known = state.deposits.find((t) => transferKey(t) === key);
+      const retract = command.data;
+      const known = state.deposits.find((t) => sameTransfer(t, retract));
       // Only the block that carried the deposit can retract it: a retraction for another block hash
       // (the transfer was re-mined in the new chain) must not erase it.
       if (!known || !sameHash(known.blockHash, command.data.blockHash)) return accept();

@@ -1,5 +1,11 @@
 import type { SessionEvent } from "./events.ts";
-import { REMEMBERED_COMMANDS, type Session, type SessionState, type Transfer, transferKey } from "./types.ts";
+import {
+  REMEMBERED_COMMANDS,
+  type Session,
+  type SessionState,
+  sameTransfer,
+  type Transfer,
+} from "./types.ts";
 
 /** Applies one event to the state. Total: it never throws for an event that decide() produced. */
 export function evolve(state: SessionState, event: SessionEvent): SessionState {
@@ -46,8 +52,8 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
   };
   switch (event.type) {
     case "DepositObserved": {
-      const key = transferKey(event.data.transfer);
-      const at = state.deposits.findIndex((t) => transferKey(t) === key);
+      const transfer = event.data.transfer;
+      const at = state.deposits.findIndex((t) => sameTransfer(t, transfer));
       // A known transfer observed again was re-mined in another block: it replaces, never doubles.
       next.deposits =
         at < 0
@@ -57,8 +63,8 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       return next;
     }
     case "DepositRetracted": {
-      const key = transferKey(event.data);
-      next.deposits = state.deposits.filter((t) => transferKey(t) !== key);
+      const retracted = event.data;
+      next.deposits = state.deposits.filter((t) => !sameTransfer(t, retracted));
       if (state.status === "detected" && next.deposits.length === 0) next.status = "pending";
       return next;
     }

@@ -54,6 +54,16 @@ export interface Transfer {
 export const transferKey = (t: Pick<Transfer, "chainId" | "txHash" | "logIndex">): string =>
   `${t.chainId}:${t.txHash.toLowerCase()}:${t.logIndex}`;
 
+/**
+ * transferKey(a) === transferKey(b), without building either string: the lookups of evolve and
+ * decide run once per deposit already on the session, for every event of a replay.
+ */
+export const sameTransfer = (
+  a: Pick<Transfer, "chainId" | "txHash" | "logIndex">,
+  b: Pick<Transfer, "chainId" | "txHash" | "logIndex">,
+): boolean =>
+  a.chainId === b.chainId && a.logIndex === b.logIndex && a.txHash.toLowerCase() === b.txHash.toLowerCase();
+
 export interface Session {
   id: string;
   version: number;
