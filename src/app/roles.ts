@@ -11,6 +11,7 @@ import { sessionEventCodec, transferObservedCodec } from "../kafka/codecs.ts";
 import { createGatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { createHealth } from "../ops/health.ts";
+import { gaugeFrom, registry } from "../ops/metrics.ts";
 import { createProjector } from "../projections/projector.ts";
 import { createSessionReadModel } from "../projections/read-model.ts";
 import { createSessionReads } from "../projections/session-reads.ts";
@@ -48,6 +49,12 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
         snapshotEvery: ctx.config.SNAPSHOT_EVERY_EVENTS,
       });
       await host.start();
+      gaugeFrom(
+        "settlement_actor_partitions_owned",
+        "Session partitions this process owns and has restored",
+        [],
+        () => [{ labels: {}, value: host.owned().length }],
+      );
       return {
         role,
         summary: `session actors in group "actors" over ${TOPIC.sessionCommands} + ${TOPIC.chainTransfers}`,
@@ -84,6 +91,7 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
           staleSeconds: ctx.config.INDEXER_STALE_SECONDS,
         }),
         logger: log,
+        metrics: registry,
       });
       const address = await app.listen({ host: ctx.config.HOST, port: ctx.config.PORT });
       return {
@@ -132,6 +140,16 @@ async function startIndexers(ctx: RoleContext, log: Logger): Promise<RunningRole
       pollMs: ctx.config.INDEXER_POLL_MS,
     }),
   );
+  gaugeFrom(
+    "settlement_indexer_last_block",
+    "The newest block each chain's indexer fully processed",
+    ["chain_id"],
+    () =>
+      indexers.map((ix) => ({
+        labels: { chain_id: ix.status().chainId },
+        value: Number(ix.status().lastBlock ?? -1n),
+      })),
+  );
   const runs = indexers.map((ix, i) =>
     ix.run().catch((err) => log.error({ err, chainId: ctx.infra.chains[i]?.chainId }, "indexer stopped")),
   );
@@ -142,15 +160,20 @@ async function startIndexers(ctx: RoleContext, log: Logger): Promise<RunningRole
     fromBeginning: true,
     onCrash: (err) => log.error({ err }, "burner feed crashed"),
     onBatch: async (_topic, _partition, records) => {
+      const created: Array<{ burner: string; sessionId: string }> = [];
       for (const r of records) {
         if (!r.value) continue;
         const event = sessionEventCodec.decode(r.value);
-        if (event.type !== "SessionCreated") continue;
-        for (const ix of indexers) {
-          const { outcome } = await ix.watchlist.add(event.data.burner, event.metadata.sessionId);
+        if (event.type === "SessionCreated")
+          created.push({ burner: event.data.burner, sessionId: event.metadata.sessionId });
+      }
+      if (created.length === 0) return;
+      // One watchlist call per batch: its backfill scans the recent blocks once for all of them.
+      for (const ix of indexers) {
+        for (const { outcome, entry } of await ix.watchlist.addMany(created)) {
           if (outcome === "conflict")
             log.warn(
-              { burner: event.data.burner, sessionId: event.metadata.sessionId },
+              { burner: entry.burner, owner: entry.sessionId },
               "burner already watched for another session",
             );
         }

@@ -11,6 +11,7 @@ import Fastify, {
 } from "fastify";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { Config } from "../config.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
@@ -18,6 +19,7 @@ import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
 export interface GatewayDeps {
@@ -26,6 +28,8 @@ export interface GatewayDeps {
   sessions: SessionReadPort;
   live: LiveUpdatesPort;
   health: HealthPort;
+  /** When given, GET /metrics serves it and every request is counted. */
+  metrics?: Registry;
   logger?: Logger;
   /** Session and command ids when the client sends no Idempotency-Key; random UUIDs by default. */
   newId?: () => string;
@@ -94,6 +98,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     ...(deps.now ? { now: deps.now } : {}),
   });
   app.addHook("onRequest", rateLimitHook(limiter));
+  if (deps.metrics) app.addHook("onResponse", countRequest);
 
   if (!config.evmChains || config.evmChains.length === 0) {
     app.log.warn("no EVM chains configured: every POST /sessions will be refused");
@@ -113,6 +118,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     keepAliveMs: config.SSE_KEEPALIVE_MS,
   });
   await app.register(docsRoutes);
+  if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });
   return app;
 }
 

@@ -7,6 +7,7 @@ import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec, sessionStateCodec } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
+import { projectedEvents } from "../ops/metrics.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
 export const PROJECTOR_GROUP = "projector";
@@ -96,6 +97,7 @@ export function createProjector(deps: {
         })),
       );
       commit();
+      projectedEvents.inc(events.length);
     },
   });
   return {

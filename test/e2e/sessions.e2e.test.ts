@@ -143,6 +143,16 @@ describe("anonymous sessions, from creation to detected", () => {
     expect(b.expires_at).toBe(a.expires_at);
   });
 
+  it("GET /metrics serves Prometheus series for requests, owned partitions, indexers and the projector", async () => {
+    const res = await fetch(`${service.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/settlement_http_requests_total\{method="POST",route="\/sessions",status="200"\} \d+/);
+    expect(text).toMatch(/settlement_actor_partitions_owned \d+/);
+    expect(text).toMatch(new RegExp(`settlement_indexer_last_block\\{chain_id="${source.chainId}"\\} \\d+`));
+    expect(text).toMatch(/settlement_projector_events_total \d+/);
+  });
+
   it("GET /health reports the database, the indexers and the relayers", async () => {
     const res = await fetch(`${service.url}/health`);
     const body = await json(res);

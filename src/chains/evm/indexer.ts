@@ -79,7 +79,7 @@ export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
     chainId,
     cassandra: deps.cassandra,
     position: () => checkpoint?.number ?? null,
-    backfill: (entry) => lane.run(() => backfill(entry)),
+    backfill: (entries) => lane.run(() => backfill(entries)),
   });
 
   async function reload(): Promise<void> {
@@ -163,7 +163,7 @@ export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
     if (outgoing.length > 0)
       log("published transfers", { chainId, block: String(last.number), count: outgoing.length });
     await prune(recent[0]?.number ?? 0n);
-    while (deferred.length > 0) await backfill(deferred.shift() as WatchEntry);
+    if (deferred.length > 0) await backfill(deferred.splice(0));
   }
 
   async function applyReorg(reorg: Extract<ChainInput, { kind: "reorg" }>): Promise<void> {
@@ -195,19 +195,22 @@ export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
     for (const n of old) published.delete(n);
   }
 
-  async function backfill(entry: WatchEntry): Promise<void> {
+  /** One scan of the recent confirmed blocks for a whole batch of newly watched burners. */
+  async function backfill(entries: readonly WatchEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     if (!loaded) await reload();
     const cp = checkpoint;
     if (!cp) {
-      deferred.push(entry);
+      deferred.push(...entries);
       return;
     }
+    const sessionOf = new Map(entries.map((e) => [e.burner, e.sessionId]));
     const from = cp.number - backfillBlocks + 1n;
     const hashes = new Map(cp.recent.map((b) => [b.number, b.hash]));
     const found = await findTransfersTo({
       client,
       chainId,
-      burner: entry.burner,
+      burners: new Set(sessionOf.keys()),
       from: from < 0n ? 0n : from,
       to: cp.number,
       expectedHash: (n) => hashes.get(n),
@@ -221,7 +224,9 @@ export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
       // already published by the scan (the burner was watched in time), or a row of another branch
       if (row && (row.hash !== t.blockHash || row.records.some((r) => transferKey(r) === transferKey(t))))
         continue;
-      const record = observe(t, entry.sessionId, head, now);
+      const sessionId = sessionOf.get(t.to);
+      if (sessionId === undefined) continue;
+      const record = observe(t, sessionId, head, now);
       changed.set(t.blockNumber, {
         number: t.blockNumber,
         hash: t.blockHash,
@@ -232,9 +237,9 @@ export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
     await store.record([...changed.values()]);
     for (const row of changed.values()) published.set(row.number, row);
     if (outgoing.length > 0) await deps.publish(outgoing);
-    log("backfilled burner", {
+    log("backfilled burners", {
       chainId,
-      burner: entry.burner,
+      burners: entries.length,
       to: String(cp.number),
       found: outgoing.length,
     });

@@ -64,40 +64,46 @@ export async function findTransfers(args: {
   return sortTransfers(found);
 }
 
+/** Up to this many burners, a backfill asks the node for their logs by topic; past it, for all and filters. */
+const TOPIC_FILTER_MAX = 32;
+
 /**
- * Backfill for one burner over `from..to`: getLogs filtered on the `to` topic, and the blocks for
- * native value. A block whose hash differs from `expectedHash` (when it knows one) is skipped: the
- * main scan is about to see that reorg and will rescan the new branch with the burner watched.
+ * Backfill for a batch of newly watched burners over `from..to`: one getLogs (filtered on the `to`
+ * topic for a few burners, in memory for many) and one pass over the blocks for native value, however
+ * many burners the batch holds. A block whose hash differs from `expectedHash` (when it knows one) is
+ * skipped: the main scan is about to see that reorg and will rescan the new branch with them watched.
  */
 export async function findTransfersTo(args: {
   client: PublicClient;
   chainId: number;
-  burner: Address;
+  burners: ReadonlySet<Address>;
   from: bigint;
   to: bigint;
   expectedHash: (number: bigint) => Hex | undefined;
 }): Promise<FoundTransfer[]> {
   const { client, chainId, from, to } = args;
-  if (to < from) return [];
-  const burner = lower(args.burner);
+  if (to < from || args.burners.size === 0) return [];
+  const burners = new Set([...args.burners].map(lower));
+  const byTopic = burners.size <= TOPIC_FILTER_MAX ? [...burners] : undefined;
   const matches = (ref: BlockRef): boolean => {
     const want = args.expectedHash(ref.number);
     return want === undefined || want === ref.hash;
   };
   const [logs, blocks] = await Promise.all([
-    transferLogs(client, from, to, burner),
+    transferLogs(client, from, to, byTopic),
     fetchBlocks(client, from, to),
   ]);
   const found: FoundTransfer[] = [];
   for (const log of logs) {
-    if (log.removed || log.args.value === 0n || !matches({ number: log.blockNumber, hash: log.blockHash }))
-      continue;
-    found.push(fromLog(chainId, log, burner));
+    const recipient = lower(log.args.to);
+    if (log.removed || log.args.value === 0n || !burners.has(recipient)) continue;
+    if (!matches({ number: log.blockNumber, hash: log.blockHash })) continue;
+    found.push(fromLog(chainId, log, recipient));
   }
   const current = blocks.filter(matches);
   const byNumber = new Map(current.map((b) => [b.number, b]));
   const sameBlock = (ref: BlockRef): boolean => byNumber.get(ref.number)?.hash === ref.hash;
-  for (const t of await nativeTransfers(client, chainId, current, (a) => a === burner, sameBlock))
+  for (const t of await nativeTransfers(client, chainId, current, (a) => burners.has(a), sameBlock))
     found.push(t);
   return sortTransfers(found);
 }
@@ -111,7 +117,7 @@ async function transferLogs(
   client: PublicClient,
   from: bigint,
   to: bigint,
-  burner?: Address,
+  burners?: Address[],
 ): Promise<TransferLog[]> {
   try {
     return await client.getLogs({
@@ -119,14 +125,14 @@ async function transferLogs(
       fromBlock: from,
       toBlock: to,
       strict: true,
-      ...(burner ? { args: { to: burner } } : {}),
+      ...(burners ? { args: { to: burners } } : {}),
     });
   } catch (err) {
     if (from >= to) throw err;
     const mid = from + (to - from) / 2n;
     const halves = await Promise.all([
-      transferLogs(client, from, mid, burner),
-      transferLogs(client, mid + 1n, to, burner),
+      transferLogs(client, from, mid, burners),
+      transferLogs(client, mid + 1n, to, burners),
     ]);
     return halves.flat();
   }

@@ -2,6 +2,7 @@ import cassandra from "cassandra-driver";
 import { z } from "zod";
 import type { Address } from "../../domain/types.ts";
 import type { CassandraClient } from "../../store/cassandra.ts";
+import { mapConcurrent } from "./block-source.ts";
 
 /**
  * The burners one chain's indexer watches, persisted in `watched_burners` and held in memory for
@@ -30,6 +31,10 @@ export interface Watchlist {
   load(): Promise<number>;
   /** Stores the burner, then backfills recent confirmed blocks for it; resolves when both are done. */
   add(burner: string, sessionId: string): Promise<{ outcome: AddOutcome; entry: WatchEntry }>;
+  /** The same for a batch, with ONE backfill scan for all of them (the burner feed's path). */
+  addMany(
+    pairs: ReadonlyArray<{ burner: string; sessionId: string }>,
+  ): Promise<Array<{ outcome: AddOutcome; entry: WatchEntry }>>;
   get(burner: Address): WatchEntry | undefined;
   size(): number;
 }
@@ -39,8 +44,8 @@ export interface WatchlistDeps {
   cassandra: CassandraClient;
   /** The indexer's checkpoint block, or null before its first one. */
   position: () => bigint | null;
-  /** Finds and publishes transfers to a newly watched burner in blocks already scanned. */
-  backfill: (entry: WatchEntry) => Promise<void>;
+  /** Finds and publishes transfers to newly watched burners in blocks already scanned. */
+  backfill: (entries: readonly WatchEntry[]) => Promise<void>;
 }
 
 const burnerSchema = z
@@ -62,6 +67,29 @@ export function createWatchlist(deps: WatchlistDeps): Watchlist {
     sinceBlock: BigInt(String(row.since_block)),
   });
 
+  const addMany: Watchlist["addMany"] = async (pairs) => {
+    const sinceBlock = deps.position() ?? 0n;
+    // Bounded: a feed catching up hands over thousands of burners at once; each insert is an LWT.
+    const results = await mapConcurrent(pairs, 16, async (pair) => {
+      const burner = burnerSchema.parse(pair.burner);
+      const sessionId = sessionIdSchema.parse(pair.sessionId).toLowerCase();
+      const rs = await client.execute(
+        "INSERT INTO watched_burners (chain_id, burner, session_id, since_block) VALUES (?, ?, ?, ?) IF NOT EXISTS",
+        [chainId, burner, Uuid.fromString(sessionId), sinceBlock],
+        Q,
+      );
+      const existing = rs.wasApplied() ? null : rs.first();
+      const entry = existing ? fromRow(existing) : { burner, sessionId, sinceBlock };
+      entries.set(burner, entry);
+      const outcome: AddOutcome =
+        entry.sessionId !== sessionId ? "conflict" : existing ? "already_watched" : "added";
+      return { outcome, entry };
+    });
+    // Re-adding from the same session backfills again (harmless), so a retry after a crash completes it.
+    await deps.backfill(results.filter((r) => r.outcome !== "conflict").map((r) => r.entry));
+    return results;
+  };
+
   return {
     async load() {
       const rs = await client.execute(
@@ -76,22 +104,13 @@ export function createWatchlist(deps: WatchlistDeps): Watchlist {
       return entries.size;
     },
 
-    async add(rawBurner, rawSessionId) {
-      const burner = burnerSchema.parse(rawBurner);
-      const sessionId = sessionIdSchema.parse(rawSessionId).toLowerCase();
-      const sinceBlock = deps.position() ?? 0n;
-      const rs = await client.execute(
-        "INSERT INTO watched_burners (chain_id, burner, session_id, since_block) VALUES (?, ?, ?, ?) IF NOT EXISTS",
-        [chainId, burner, Uuid.fromString(sessionId), sinceBlock],
-        Q,
-      );
-      const existing = rs.wasApplied() ? null : rs.first();
-      const entry = existing ? fromRow(existing) : { burner, sessionId, sinceBlock };
-      entries.set(burner, entry);
-      if (entry.sessionId !== sessionId) return { outcome: "conflict", entry };
-      await deps.backfill(entry);
-      return { outcome: existing ? "already_watched" : "added", entry };
+    async add(burner, sessionId) {
+      const [result] = await addMany([{ burner, sessionId }]);
+      if (!result) throw new Error("addMany returned nothing");
+      return result;
     },
+
+    addMany,
 
     get: (burner) => entries.get(burner),
     size: () => entries.size,

@@ -1,0 +1,50 @@
+import client from "prom-client";
+
+/**
+ * Prometheus metrics of this process, served by the gateway at GET /metrics. Roles that run in the
+ * process add their own series; a process without a gateway can serve them with METRICS_PORT later.
+ */
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry, prefix: "settlement_" });
+
+export const httpRequests = new client.Counter({
+  name: "settlement_http_requests_total",
+  help: "HTTP requests answered by the gateway, by method, route and status",
+  labelNames: ["method", "route", "status"] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new client.Histogram({
+  name: "settlement_http_request_duration_seconds",
+  help: "Time to answer an HTTP request",
+  labelNames: ["route"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+  registers: [registry],
+});
+
+export const projectedEvents = new client.Counter({
+  name: "settlement_projector_events_total",
+  help: "Session events folded into the read model",
+  registers: [registry],
+});
+
+/** A gauge whose value is read when Prometheus scrapes, from the role that owns the number. */
+export function gaugeFrom(
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: () => Array<{ labels: Record<string, string | number>; value: number }>,
+) {
+  // A role started again in the same process (tests) replaces its gauge rather than failing.
+  registry.removeSingleMetric(name);
+  return new client.Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, value } of read()) this.set(labels, value);
+    },
+  });
+}
