@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureStack } from "../../deploy/local/stack.ts";
+import { createSnapshotStore } from "../../src/actors/snapshots.ts";
+import type { Session } from "../../src/domain/types.ts";
+import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
+
+let cassandra: CassandraClient;
+// A partition number no actor host uses, so this file never touches a live partition's snapshots.
+const partition = 100_000 + Math.floor(Math.random() * 100_000);
+
+beforeAll(async () => {
+  const stack = await ensureStack({ root: ".local" });
+  cassandra = await connectCassandra({ ...stack.cassandra, keyspace: "settlement" }, { migrate: true });
+});
+afterAll(async () => {
+  await cassandra?.execute("DELETE FROM actor_snapshots WHERE partition = ?", [partition]);
+  await cassandra?.shutdown();
+});
+
+function state(i: number): Session {
+  return {
+    id: `00000000-0000-4000-8000-${i.toString().padStart(12, "0")}`,
+    version: 2,
+    createdAt: 1_800_000_000_000,
+    updatedAt: 1_800_000_001_000,
+    flow: "p2p_request",
+    merchantId: null,
+    burner: `0x${i.toString(16).padStart(40, "0")}`,
+    auth: {
+      address: `0x${"ab".repeat(20)}`,
+      chainId: 31337,
+      nonce: 0,
+      r: `0x${"11".repeat(32)}`,
+      s: `0x${"22".repeat(32)}`,
+      yParity: 1,
+    },
+    destAddress: `0x${"cd".repeat(20)}`,
+    destChainId: 31338,
+    appFeeBps: 0,
+    appFeeRecipient: `0x${"00".repeat(20)}`,
+    appFeeRecipientSol: null,
+    status: "detected",
+    outcome: null,
+    expiresAt: 1_800_003_600,
+    standingRefund: null,
+    stealth: null,
+    deposits: [
+      {
+        chainId: 31337,
+        token: `0x${"ee".repeat(20)}`,
+        amount: 10n ** 30n + BigInt(i),
+        txHash: `0x${i.toString(16).padStart(64, "0")}`,
+        logIndex: 0,
+        blockNumber: 123n,
+        blockHash: `0x${"99".repeat(32)}`,
+        from: `0x${"77".repeat(20)}`,
+      },
+    ],
+    sweepTx: null,
+    swapOutputAmount: null,
+    feeAmount: null,
+    bridgeAmount: null,
+    bridgeTx: null,
+    destTx: null,
+    retryCount: 0,
+    errorMessage: null,
+    recentCommandIds: [`cmd-${i}`],
+  };
+}
+
+describe("actor snapshots in Cassandra", () => {
+  it("a partition larger than one chunk comes back whole, bigints included", async () => {
+    const store = createSnapshotStore(cassandra);
+    const states = Array.from({ length: 4500 }, (_, i) => state(i));
+    await store.save(partition, { eventsOffset: 41n, states, count: states.length });
+    const loaded = await store.load(partition);
+    expect(loaded?.eventsOffset).toBe(41n);
+    expect(loaded?.states).toEqual(states);
+    const rows = await cassandra.execute("SELECT chunk FROM actor_snapshots WHERE partition = ?", [
+      partition,
+    ]);
+    expect(rows.rowLength).toBe(3);
+  });
+
+  it("a newer generation that a crash left incomplete is passed over for the last whole one", async () => {
+    const store = createSnapshotStore(cassandra);
+    const older = Array.from({ length: 2500 }, (_, i) => state(i));
+    await store.save(partition, { eventsOffset: 100n, states: older, count: older.length });
+    // What a crash after the first chunk of generation 200 leaves behind.
+    await cassandra.execute(
+      "INSERT INTO actor_snapshots (partition, generation, chunk, chunks, states, session_count) VALUES (?, ?, 0, 2, ?, 1)",
+      [partition, 200n, Buffer.from("not even gzip")],
+    );
+    const loaded = await store.load(partition);
+    expect(loaded?.eventsOffset).toBe(100n);
+    expect(loaded?.states).toHaveLength(2500);
+  });
+
+  it("saving a new generation removes the older ones", async () => {
+    const store = createSnapshotStore(cassandra);
+    await store.save(partition, { eventsOffset: 300n, states: [state(1)], count: 1 });
+    const rows = await cassandra.execute("SELECT generation FROM actor_snapshots WHERE partition = ?", [
+      partition,
+    ]);
+    expect(rows.rows.map((r) => BigInt(r.get("generation")))).toEqual([300n]);
+  });
+});
