@@ -62,7 +62,16 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
       // previous epoch's transaction after a re-initialisation.
       retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 5000 },
     });
-    await p.connect();
+    try {
+      await p.connect();
+      // connect() only initialises kafkajs's idempotent producer: the transactional id is registered
+      // (InitProducerId: new epoch, previous holder fenced, its open transaction settled) by the first
+      // transaction(). An empty one, begun and ended here, makes opening, and so fence(), really fence.
+      await (await p.transaction()).abort();
+    } catch (error) {
+      await p.disconnect().catch(() => {});
+      throw error;
+    }
     producer = p;
     return p;
   };
