@@ -120,6 +120,10 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
             if (n !== undefined && r.baseOffset !== undefined)
               appended.set(k, BigInt(r.baseOffset) + BigInt(n) - 1n);
           }
+          // kafkajs silently skips messages for a partition missing from the topic's metadata; the
+          // transaction must not commit the input offset without them.
+          const missing = [...counts.keys()].filter((k) => !appended.has(k));
+          if (missing.length > 0) throw new Error(`no partition leader acknowledged ${missing.join(", ")}`);
         }
         await txn.sendOffsets({
           consumerGroupId: work.offsets.groupId,
