@@ -91,7 +91,8 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
       let txn: Transaction | null = null;
       try {
         const p = await open();
-        txn = await p.transaction();
+        const t = await p.transaction();
+        txn = t;
         const appended: AppendedOffsets = new Map();
         const sends = work.sends.filter((s) => s.messages.length > 0);
         if (sends.length > 0) {
@@ -125,15 +126,18 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
           const missing = [...counts.keys()].filter((k) => !appended.has(k));
           if (missing.length > 0) throw new Error(`no partition leader acknowledged ${missing.join(", ")}`);
         }
-        await txn.sendOffsets({
-          consumerGroupId: work.offsets.groupId,
-          topics: [
-            {
-              topic: work.offsets.topic,
-              partitions: [{ partition: work.offsets.partition, offset: work.offsets.nextOffset.toString() }],
-            },
-          ],
-        });
+        const offsets = work.offsets;
+        await retryConcurrentTransactions(() =>
+          t.sendOffsets({
+            consumerGroupId: offsets.groupId,
+            topics: [
+              {
+                topic: offsets.topic,
+                partitions: [{ partition: offsets.partition, offset: offsets.nextOffset.toString() }],
+              },
+            ],
+          }),
+        );
         await txn.commit();
         return appended;
       } catch (error) {
@@ -145,6 +149,24 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
     },
     close: discard,
   };
+}
+
+/**
+ * The coordinator answers CONCURRENT_TRANSACTIONS while it still writes the markers of this
+ * producer's previous commit. kafkajs retries it for AddPartitionsToTxn (inside its send retries)
+ * but not for AddOffsetsToTxn, so a transaction with offsets and no records right after a commit
+ * would fail. Nothing was added when it is answered, so asking again is safe (Kafka's Java client
+ * does the same).
+ */
+async function retryConcurrentTransactions(fn: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if ((error as { type?: string })?.type !== "CONCURRENT_TRANSACTIONS" || attempt >= 20) throw error;
+      await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** attempt, 500)));
+    }
+  }
 }
 
 /** Errors after which the broker may or may not have applied the request. */
