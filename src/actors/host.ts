@@ -70,6 +70,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   const now = deps.now ?? Date.now;
   const owned = new Map<number, Owned>();
   let timer: NodeJS.Timeout | null = null;
+  let stopping = false;
   const timerProducer = createPlainProducer(kafka);
 
   const consumer = createPartitionedConsumer(kafka, {
@@ -225,13 +226,36 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
         { err: error, partition: actor.partition, topic: batch.topic },
         "transaction failed; re-reading the journal",
       );
-      // The journal says whether the transaction committed: fold in whatever it holds, then resume
-      // the input from the committed offset, which moved if and only if the events did.
-      await catchUp(actor);
-      const committed = await consumer.committedOffset(batch.topic, batch.partition);
-      const first = batch.records[0]?.offset ?? batch.nextOffset;
-      consumer.seek(batch.topic, batch.partition, committed ?? first);
+      await recover(o, actor, batch);
       return false;
+    }
+  }
+
+  /**
+   * After a failed transaction. Re-initialise first: until the epoch is bumped, a commit whose
+   * outcome is unknown may still land after the journal was read, and the batch would be applied
+   * twice. Then the journal says whether the transaction committed: fold in whatever it holds, and
+   * resume the input from the committed offset, which moved if and only if the events did. Retried
+   * until done: the next batch must not step from states that may lack a commit.
+   */
+  async function recover(o: Owned, actor: PartitionActor, batch: InputBatch) {
+    for (let attempt = 1; ; attempt++) {
+      // A partition taken away meanwhile is the new owner's: re-initialising would fence it.
+      if (stopping || owned.get(actor.partition) !== o) return;
+      try {
+        await o.transactor.fence();
+        await catchUp(actor);
+        const committed = await consumer.committedOffset(batch.topic, batch.partition);
+        const first = batch.records[0]?.offset ?? batch.nextOffset;
+        consumer.seek(batch.topic, batch.partition, committed ?? first);
+        return;
+      } catch (err) {
+        log.warn(
+          { err, partition: actor.partition, attempt },
+          "recovery after a failed transaction failed; retrying",
+        );
+        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
+      }
     }
   }
 
@@ -304,6 +328,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       }, deps.timerIntervalMs ?? 1000);
     },
     async stop() {
+      stopping = true;
       if (timer) clearInterval(timer);
       await consumer.stop();
       await Promise.all([...owned.values()].map((o) => o.transactor.close()));
