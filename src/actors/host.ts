@@ -300,6 +300,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   async function fireTimers() {
     const nowSeconds = Math.floor(now() / 1000);
     const messages: Array<{ key: string; value: Buffer }> = [];
+    const requested: Array<{ o: Owned; id: string }> = [];
     for (const o of owned.values()) {
       const actor = o.actor;
       if (!actor) continue;
@@ -308,6 +309,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       for (const id of actor.dueForExpiry(nowSeconds)) {
         if (o.expiryRequested.has(id)) continue;
         o.expiryRequested.add(id);
+        requested.push({ o, id });
         const command: SessionCommand = {
           type: "ExpireSession",
           data: { sessionId: id, now: nowSeconds },
@@ -316,7 +318,14 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
         messages.push({ key: id, value: sessionCommandCodec.encode(command) });
       }
     }
-    if (messages.length > 0) await timerProducer.send(TOPIC.sessionCommands, messages);
+    if (messages.length === 0) return;
+    try {
+      await timerProducer.send(TOPIC.sessionCommands, messages);
+    } catch (err) {
+      // Not sent: the next tick must ask again, not believe the commands are on their way.
+      for (const r of requested) r.o.expiryRequested.delete(r.id);
+      throw err;
+    }
   }
 
   return {
