@@ -1,6 +1,7 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
+import type { Session } from "../domain/types.ts";
 import { createPlainProducer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import {
@@ -57,6 +58,8 @@ export interface ActorHost {
   stop(): Promise<void>;
   /** Partition numbers owned and restored, for health and tests. */
   owned(): number[];
+  /** The session states of an owned, restored partition (read-only, for tests and diagnostics). */
+  statesOf(partition: number): ReadonlyMap<string, Session> | undefined;
 }
 
 /**
@@ -344,7 +347,12 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       owned.clear();
       await timerProducer.disconnect();
     },
-    owned: () => [...owned.keys()].sort((a, b) => a - b),
+    owned: () =>
+      [...owned]
+        .filter(([, o]) => o.actor !== null)
+        .map(([p]) => p)
+        .sort((a, b) => a - b),
+    statesOf: (partition) => owned.get(partition)?.actor?.states,
   };
 }
 
