@@ -78,6 +78,9 @@ export interface PlainProducer {
   disconnect(): Promise<void>;
 }
 
+/** Key and value bytes per produce request of a plain producer. */
+const MAX_REQUEST_BYTES = 512 * 1024;
+
 /** An idempotent (not transactional) producer: no duplicates from its own retries, acks from all replicas. */
 export function createPlainProducer(kafka: KafkaClient): PlainProducer {
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
@@ -85,8 +88,22 @@ export function createPlainProducer(kafka: KafkaClient): PlainProducer {
     connect: () => producer.connect(),
     disconnect: () => producer.disconnect(),
     async send(topic, messages) {
-      if (messages.length === 0) return;
-      await producer.send({ topic, messages, acks: -1 });
+      // kafkajs writes one partition's messages of a request as one record batch, and the broker
+      // refuses a batch over message.max.bytes (1 MiB by default) every time: a projector batch of
+      // thousands of changed sessions would fail on it for ever. Requests stay well below that.
+      let chunk: typeof messages = [];
+      let bytes = 0;
+      for (const m of messages) {
+        const size = m.value.length + Buffer.byteLength(m.key) + 64; // + record overhead
+        if (chunk.length > 0 && bytes + size > MAX_REQUEST_BYTES) {
+          await producer.send({ topic, messages: chunk, acks: -1 });
+          chunk = [];
+          bytes = 0;
+        }
+        chunk.push(m);
+        bytes += size;
+      }
+      if (chunk.length > 0) await producer.send({ topic, messages: chunk, acks: -1 });
     },
   };
 }
