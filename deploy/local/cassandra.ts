@@ -71,8 +71,9 @@ const JPMS_FLAGS = [
 // -Xss1m (the JVM default) instead of the stock scripts' smaller stacks: stacks are only
 // reserved, not committed, so the headroom costs nothing on a test machine.
 const JVM_OPTS = [
-  "-Xms512m",
-  "-Xmx1g",
+  "-Xms1g",
+  // 2 GiB: with 1 GiB a compaction of multi-megabyte snapshot chunks ran the heap out (seen here).
+  "-Xmx2g",
   "-Xss1m",
   "-XX:+UseG1GC",
   "-XX:+ParallelRefProcEnabled",

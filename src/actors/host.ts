@@ -50,6 +50,8 @@ interface Owned {
   /** Serialises every step of one partition: both input topics share its actor and transactor. */
   lock: Promise<unknown>;
   sinceSnapshot: number;
+  /** A snapshot of this partition is being written. */
+  snapshotting: boolean;
   expiryRequested: Set<string>;
 }
 
@@ -60,6 +62,12 @@ export interface ActorHost {
   owned(): number[];
   /** The session states of an owned, restored partition (read-only, for tests and diagnostics). */
   statesOf(partition: number): ReadonlyMap<string, Session> | undefined;
+  /**
+   * Resolves once this member has its first assignment and every partition of it is restored (or
+   * `timeoutMs` passed: false). The start-up line of the role waits for it, so a service that says
+   * it is up answers commands at once instead of timing out while it restores.
+   */
+  restored(timeoutMs: number): Promise<boolean>;
 }
 
 /**
@@ -76,6 +84,11 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   let stopping = false;
   const timerProducer = createPlainProducer(kafka);
 
+  let assigned: () => void = () => {};
+  const firstAssignment = new Promise<void>((resolve) => {
+    assigned = resolve;
+  });
+
   const consumer = createPartitionedConsumer(kafka, {
     groupId: ACTORS_GROUP,
     topics: [TOPIC.sessionCommands, TOPIC.chainTransfers],
@@ -89,6 +102,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
         log.info({ partition: p }, "partition revoked");
       }
       for (const p of partitions) if (!owned.has(p)) own(p);
+      assigned();
     },
     onBatch: (batch) => withPartition(batch.partition, (o) => processBatch(o, batch)),
     onCrash: (error) => log.error({ err: error }, "actor consumer crashed"),
@@ -103,6 +117,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       actor: null,
       lock: ready,
       sinceSnapshot: 0,
+      snapshotting: false,
       expiryRequested: new Set(),
     };
     ready.then(
@@ -221,7 +236,16 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       });
       actor.commit(step, appended.get(`${TOPIC.sessionEvents}:${actor.partition}`));
       o.sinceSnapshot += step.events.length;
-      if (o.sinceSnapshot >= deps.snapshotEvery) await snapshot(actor, o);
+      // A snapshot rewrites every state of the partition, so it waits for at least as many new events
+      // as the partition holds sessions: its cost stays proportional to the events it saves replaying.
+      if (o.sinceSnapshot >= Math.max(deps.snapshotEvery, actor.states.size) && !o.snapshotting) {
+        o.snapshotting = true;
+        // In the background: the states are immutable objects and save() copies the list at once,
+        // so the partition moves on while the chunks are written.
+        void snapshot(actor, o).finally(() => {
+          o.snapshotting = false;
+        });
+      }
       return true;
     } catch (error) {
       if (!(error instanceof TransactionFailedError)) throw error;
@@ -353,6 +377,20 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
         .map(([p]) => p)
         .sort((a, b) => a - b),
     statesOf: (partition) => owned.get(partition)?.actor?.states,
+    async restored(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const all = firstAssignment
+        .then(() => Promise.allSettled([...owned.values()].map((o) => o.ready)))
+        .then(() => true as const);
+      try {
+        return await Promise.race([all, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }
 

@@ -49,6 +49,7 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
         snapshotEvery: ctx.config.SNAPSHOT_EVERY_EVENTS,
       });
       await host.start();
+      const restored = await host.restored(120_000);
       gaugeFrom(
         "settlement_actor_partitions_owned",
         "Session partitions this process owns and has restored",
@@ -57,7 +58,9 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
       );
       return {
         role,
-        summary: `session actors in group "actors" over ${TOPIC.sessionCommands} + ${TOPIC.chainTransfers}`,
+        summary: `session actors in group "actors" over ${TOPIC.sessionCommands} + ${TOPIC.chainTransfers}: ${
+          restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
+        }`,
         stop: host.stop,
       };
     }
