@@ -9,7 +9,18 @@ import { readFileSync, writeFileSync } from "node:fs";
 const path = process.argv[2] ?? "package-lock.json";
 const lock = JSON.parse(readFileSync(path, "utf8"));
 const pkgs = lock.packages;
-const OS = ["android", "darwin", "freebsd", "linux", "win32", "aix", "netbsd", "openbsd", "sunos", "openharmony"];
+const OS = [
+  "android",
+  "darwin",
+  "freebsd",
+  "linux",
+  "win32",
+  "aix",
+  "netbsd",
+  "openbsd",
+  "sunos",
+  "openharmony",
+];
 const CPU = ["arm64", "x64", "arm", "ia32", "ppc64", "riscv64", "s390x", "loong64", "mips64el", "wasm32"];
 const added = [];
 for (const [key, meta] of Object.entries(pkgs)) {

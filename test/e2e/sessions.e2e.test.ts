@@ -147,7 +147,9 @@ describe("anonymous sessions, from creation to detected", () => {
     const res = await fetch(`${service.url}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toMatch(/settlement_http_requests_total\{method="POST",route="\/sessions",status="200"\} \d+/);
+    expect(text).toMatch(
+      /settlement_http_requests_total\{method="POST",route="\/sessions",status="200"\} \d+/,
+    );
     expect(text).toMatch(/settlement_actor_partitions_owned \d+/);
     expect(text).toMatch(new RegExp(`settlement_indexer_last_block\\{chain_id="${source.chainId}"\\} \\d+`));
     expect(text).toMatch(/settlement_projector_events_total \d+/);
