@@ -9,14 +9,19 @@ import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec, transferObservedCodec } from "../kafka/codecs.ts";
 import { createGatewayBus } from "../kafka/gateway-bus.ts";
+import { waitForGroupCaughtUp } from "../kafka/topics.ts";
 import type { Logger } from "../logging.ts";
 import { createHealth } from "../ops/health.ts";
 import { gaugeFrom, registry } from "../ops/metrics.ts";
-import { createProjector } from "../projections/projector.ts";
+import { createProjector, PROJECTOR_GROUP } from "../projections/projector.ts";
 import { createSessionReadModel } from "../projections/read-model.ts";
 import { createSessionReads } from "../projections/session-reads.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import type { Infra } from "./infra.ts";
+
+/** How long a role's start waits to catch up with the journal before it reports itself up anyway. */
+const CATCH_UP_TIMEOUT_MS = 120_000;
+const BURNER_FEED_GROUP = "indexer.burners";
 
 export const ROLES = ["gateway", "actors", "projector", "indexer", "executor", "webhooks"] as const;
 export type Role = (typeof ROLES)[number];
@@ -71,9 +76,15 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
         log,
       });
       await projector.start();
+      // Up means caught up: reads served right after start see everything journaled before it.
+      const caughtUp = await waitForGroupCaughtUp(ctx.kafka, {
+        groupId: PROJECTOR_GROUP,
+        topic: TOPIC.sessionEvents,
+        timeoutMs: CATCH_UP_TIMEOUT_MS,
+      });
       return {
         role,
-        summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}`,
+        summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}`,
         stop: projector.stop,
       };
     }
@@ -158,7 +169,7 @@ async function startIndexers(ctx: RoleContext, log: Logger): Promise<RunningRole
   );
   // Every chain watches every burner: the payer may deposit on any supported chain.
   const burners = createBatchConsumer(ctx.kafka, {
-    groupId: "indexer.burners",
+    groupId: BURNER_FEED_GROUP,
     topics: [TOPIC.sessionEvents],
     fromBeginning: true,
     onCrash: (err) => log.error({ err }, "burner feed crashed"),
@@ -184,11 +195,17 @@ async function startIndexers(ctx: RoleContext, log: Logger): Promise<RunningRole
     },
   });
   await burners.start();
+  // Watching every burner journaled before start, so a deposit to a session created then is seen.
+  const caughtUp = await waitForGroupCaughtUp(ctx.kafka, {
+    groupId: BURNER_FEED_GROUP,
+    topic: TOPIC.sessionEvents,
+    timeoutMs: CATCH_UP_TIMEOUT_MS,
+  });
   return {
     role: "indexer",
-    summary: ctx.infra.chains
+    summary: `${ctx.infra.chains
       .map((c) => `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`)
-      .join(", "),
+      .join(", ")}${caughtUp ? "" : " (burner feed still catching up)"}`,
     async stop() {
       abort.abort();
       await burners.stop();

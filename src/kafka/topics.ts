@@ -60,3 +60,32 @@ export async function stableEndOffsets(kafka: KafkaClient, topic: string): Promi
     await admin.disconnect();
   }
 }
+
+/**
+ * Waits until a consumer group has committed offsets at or past the topic's stable end as it was
+ * when the wait began: "caught up with everything that existed when I started". false on timeout.
+ */
+export async function waitForGroupCaughtUp(
+  kafka: KafkaClient,
+  opts: { groupId: string; topic: string; timeoutMs: number; pollMs?: number },
+): Promise<boolean> {
+  const ends = await stableEndOffsets(kafka, opts.topic);
+  const admin = kafka.admin();
+  await admin.connect();
+  const deadline = Date.now() + opts.timeoutMs;
+  try {
+    for (;;) {
+      const [committed] = await admin.fetchOffsets({ groupId: opts.groupId, topics: [opts.topic] });
+      const behind = [...ends].some(([partition, end]) => {
+        if (end === 0n) return false;
+        const c = committed?.partitions.find((p) => p.partition === partition);
+        return !c || BigInt(c.offset) < end;
+      });
+      if (!behind) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -52,19 +52,37 @@ describe("replay", () => {
       expect(b).not.toBeNull();
       expect(b).toEqual(a);
     }
-    // Every replayed session, not only this file's: the whole table must agree with the live one.
-    const rows = await service.cassandra.execute(`SELECT id, version, view_json FROM ${table}`);
-    let compared = 0;
-    for (const row of rows.rows) {
-      const liveRow = await live.get(row.get("id").toString());
-      expect({ id: row.get("id").toString(), version: liveRow?.version, view: liveRow?.view }).toEqual({
+    // Every replayed session, not only this file's. The live projection may have moved on after the
+    // replay read its end offsets (expiry timers keep running): a newer live version is fine, but at
+    // the same version the two must be identical.
+    const rs = await service.cassandra.execute(`SELECT id, version, view_json FROM ${table}`, [], {
+      fetchSize: 1000,
+    });
+    const replayedRows: Array<{ id: string; version: number; view: unknown }> = [];
+    for await (const row of rs) {
+      replayedRows.push({
         id: row.get("id").toString(),
         version: row.get("version"),
         view: JSON.parse(row.get("view_json")),
       });
-      compared++;
     }
-    expect(compared).toBe(result.sessions);
+    expect(replayedRows).toHaveLength(result.sessions);
+    let same = 0;
+    for (let i = 0; i < replayedRows.length; i += 64) {
+      const chunk = replayedRows.slice(i, i + 64);
+      const lives = await Promise.all(chunk.map((r) => live.get(r.id)));
+      chunk.forEach((r, j) => {
+        const l = lives[j];
+        expect(l, `session ${r.id} is missing from the live projection`).not.toBeNull();
+        if (!l) return;
+        expect(l.version).toBeGreaterThanOrEqual(r.version);
+        if (l.version === r.version) {
+          expect({ id: r.id, view: l.view }).toEqual({ id: r.id, view: r.view });
+          same++;
+        }
+      });
+    }
+    expect(same).toBeGreaterThan(0);
     await service.cassandra.execute(`DROP TABLE ${table}`);
   });
 
