@@ -217,6 +217,10 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
         nextOffset: endOfFirstHalf.offset + 1n,
       };
       const second = { ...batch, records: batch.records.slice(half) };
+      log.debug(
+        { partition: batch.partition, records: batch.records.length },
+        "batch split in two transactions",
+      );
       return (await processBatch(o, first)) && processBatch(o, second);
     }
     for (const d of step.dropped)
