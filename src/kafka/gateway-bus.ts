@@ -3,6 +3,7 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
 import type { Logger } from "../logging.ts";
+import { createLru } from "../support/lru.ts";
 import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
 import type { KafkaClient } from "./client.ts";
 import { gatewayReplyCodec, sessionCommandCodec, sessionStateCodec } from "./codecs.ts";
@@ -35,18 +36,11 @@ export function createGatewayBus(deps: {
   const producer = createPlainProducer(deps.kafka);
   const pending = new Map<string, { resolve: (r: GatewayReply) => void; timer: NodeJS.Timeout }>();
   const listeners = new Map<string, Set<(s: SessionStateRecord) => void>>();
-  const replied = new Map<string, SessionStateRecord>();
+  const replied = createLru<string, SessionStateRecord>(REMEMBERED_SESSIONS);
 
   const noteReplied = (record: SessionStateRecord) => {
-    const id = record.session.id;
-    const known = replied.get(id);
-    if (known && known.version >= record.version) return;
-    replied.delete(id);
-    replied.set(id, record);
-    if (replied.size > REMEMBERED_SESSIONS) {
-      const oldest = replied.keys().next().value;
-      if (oldest !== undefined) replied.delete(oldest);
-    }
+    const known = replied.get(record.session.id);
+    if (!known || known.version < record.version) replied.set(record.session.id, record);
   };
 
   let onReady: () => void = () => {};

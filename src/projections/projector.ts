@@ -8,6 +8,7 @@ import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec, sessionStateCodec } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
 import { projectedEvents } from "../ops/metrics.ts";
+import { createLru } from "../support/lru.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
 export const PROJECTOR_GROUP = "projector";
@@ -18,15 +19,7 @@ export const PROJECTOR_GROUP = "projector";
  * which makes re-delivery harmless.
  */
 export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_000) {
-  const cache = new Map<string, Session>();
-  const remember = (s: Session) => {
-    cache.delete(s.id);
-    cache.set(s.id, s);
-    if (cache.size > cacheSize) {
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
-  };
+  const cache = createLru<string, Session>(cacheSize);
   return {
     /**
      * The sessions whose state this batch changed, in their final state. The cache takes them only
@@ -46,7 +39,12 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
         if (after) changed.set(id, after);
       }
       const states = [...changed.values()];
-      return { states, commit: () => states.forEach(remember) };
+      return {
+        states,
+        commit: () => {
+          for (const s of states) cache.set(s.id, s);
+        },
+      };
     },
   };
 }
