@@ -4,7 +4,7 @@ import cliProgress from "cli-progress";
 import { ensureStack, readStack, stackFile, stopStack } from "../deploy/local/stack.ts";
 import { topicCatalogue } from "../topics/catalogue.ts";
 import { boot } from "./app/boot.ts";
-import { resolveInfra } from "./app/infra.ts";
+import { resolveInfra, stackRoot } from "./app/infra.ts";
 import { ROLES, type Role, type RunningRole, startRole } from "./app/roles.ts";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { createKafka } from "./kafka/client.ts";
@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
 async function serve(config: Config, roles: Role[], log: Logger, ensure: boolean): Promise<number> {
   if (ensure) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
   const { abort, ...ctx } = await boot(config, log, { ensure });
-  if (ensure) say(`stack ready: ${stackFile(config.STACK_FILE.replace(/\/stack\.json$/, ""))}`);
+  if (ensure) say(`stack ready: ${config.STACK_FILE}`);
   const running: RunningRole[] = [];
   // Consumers of the journal first, the gateway last: it answers only once everything behind it runs.
   const order: Role[] = ["actors", "projector", "indexer", "executor", "webhooks", "gateway"];
@@ -106,7 +106,7 @@ async function replayCommand(args: string[], config: Config, log: Logger): Promi
 }
 
 async function stackCommand(action: string, config: Config): Promise<number> {
-  const root = config.STACK_FILE.replace(/\/stack\.json$/, "");
+  const root = stackRoot(config);
   if (action === "start") {
     const info = await ensureStack({ root, log: say });
     say(JSON.stringify(info, null, 2));

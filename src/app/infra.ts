@@ -1,3 +1,4 @@
+import path from "node:path";
 import { ensureStack, readStack, type StackInfo } from "../../deploy/local/stack.ts";
 import type { Config, EvmChainConfig } from "../config.ts";
 
@@ -7,6 +8,9 @@ export interface Infra {
   cassandra: { contactPoints: string[]; localDataCenter: string; keyspace: string };
   chains: EvmChainConfig[];
 }
+
+/** The folder of the local stack: where STACK_FILE lives (its servers' data, logs and pid files too). */
+export const stackRoot = (config: Pick<Config, "STACK_FILE">): string => path.dirname(config.STACK_FILE);
 
 export class InfraError extends Error {
   override name = "InfraError";
@@ -23,7 +27,7 @@ export async function resolveInfra(
   const needStack = !config.KAFKA_BROKERS || !config.CASSANDRA_CONTACT_POINTS || !config.evmChains;
   let stack: StackInfo | null = null;
   if (needStack) {
-    const root = config.STACK_FILE.replace(/\/stack\.json$/, "");
+    const root = stackRoot(config);
     stack = opts.ensure
       ? await ensureStack({ root, ...(opts.log ? { log: opts.log } : {}) })
       : await readStack(root);
