@@ -16,10 +16,7 @@
  *
  *   npx tsx test/bench/ingest.bench.ts [transfers=50000] [sessions=5000] [rounds=3]
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { createActorHost } from "../../src/actors/host.ts";
@@ -32,6 +29,7 @@ import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createLogger } from "../../src/logging.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { TOPIC, topicCatalogue } from "../../topics/catalogue.ts";
+import { withFileLock } from "./flock.ts";
 import { createSession, fmtRate, median, newSessionId, perSecond, transferObserved } from "./workload.ts";
 
 const [transfers = 50_000, sessions = 5_000, rounds = 3] = process.argv.slice(2).map(Number);
@@ -39,7 +37,7 @@ const PLAIN_IN = "bench.ingest.transfers";
 const PLAIN_OUT = "bench.ingest.detected";
 /** Round 0 warms both paths up (JIT, connections, the host's restore) with a tenth of the load. */
 const WARM_UP = 10;
-const LOCK = path.resolve(".local/run/suite.lock");
+const SUITE_LOCK = ".local/run/suite.lock";
 /** A run fails when no output record arrives for this long. */
 const STALL_MS = 30_000;
 
@@ -74,7 +72,7 @@ const plainRates: number[] = [];
 const ourRates: number[] = [];
 const plain = await startPlain();
 try {
-  await withSuiteLock(async () => {
+  await withFileLock(SUITE_LOCK, async () => {
     const actors = await startActors();
     try {
       for (let round = 0; round <= rounds; round++) {
@@ -314,29 +312,4 @@ async function startCounter(topic: string, keys: Set<string>): Promise<Counter> 
       await consumer.disconnect();
     },
   };
-}
-
-/**
- * Holds `flock .local/run/suite.lock` while `fn` runs: the integration suites take the same lock
- * around their use of the shared topics. flock keeps the lock while its child reads our pipe; the
- * pipe closes when we are done (or die), which ends the child and frees the lock.
- */
-async function withSuiteLock<T>(fn: () => Promise<T>): Promise<T> {
-  mkdirSync(path.dirname(LOCK), { recursive: true });
-  const child: ChildProcess = spawn("flock", [LOCK, "sh", "-c", "echo locked; cat >/dev/null"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const t0 = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.once("data", () => resolve());
-    child.once("exit", (code) => reject(new Error(`flock ${LOCK} exited with ${code}`)));
-    child.once("error", reject);
-  });
-  const waited = performance.now() - t0;
-  if (waited > 1000) console.log(`  (waited ${(waited / 1000).toFixed(1)} s for ${LOCK})`);
-  try {
-    return await fn();
-  } finally {
-    child.stdin?.end();
-  }
 }
