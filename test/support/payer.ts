@@ -6,7 +6,7 @@ import { toViemChain } from "../../deploy/local/chains.ts";
 import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
 
 /** What a payer's client does: make a burner, sign its 7702 authorization, and fund it on a local chain. */
-export async function newBurner(chain: LocalChain) {
+export async function newBurner(chain: Pick<LocalChain, "chainId" | "delegate">) {
   const key = generatePrivateKey();
   const account = privateKeyToAccount(key);
   const auth = await account.signAuthorization({
@@ -29,7 +29,10 @@ export async function newBurner(chain: LocalChain) {
   };
 }
 
-export function sessionBody(burner: Awaited<ReturnType<typeof newBurner>>, dest: LocalChain) {
+export function sessionBody(
+  burner: Awaited<ReturnType<typeof newBurner>>,
+  dest: Pick<LocalChain, "chainId">,
+) {
   return {
     burner_address: burner.address,
     eip7702_auth: burner.eip7702Auth,

@@ -1,0 +1,474 @@
+/**
+ * Gateway throughput: GET /sessions/:id and POST /sessions of the real service under autocannon,
+ * against a bare fastify app (bare-fastify.ts) on the same machine, run by run alternately. Prints
+ * figures; asserts nothing.
+ *
+ * Ours is the service as deployed, one process per role (`src/cli.ts actors`, `projector`,
+ * `gateway`) on the local stack, with LOG_LEVEL=warn and the per-IP rate limit raised through
+ * RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST: all of autocannon's requests come from 127.0.0.1,
+ * which the default (5/s, burst 60) would answer with 429s. GET spreads over `sessions` sessions
+ * created first through POST /sessions and projected; POST sends distinct bodies, each with its own
+ * burner and a signed EIP-7702 authorization, all made before anything is timed. The baseline gets
+ * the same autocannon load: same connections, same pipelining, same rotation of ids and bodies.
+ * RSS and CPU time of every process are read from /proc throughout.
+ *
+ * The whole run holds .local/run/bench.lock (benchmarks must not measure each other on a small
+ * machine) and .local/run/suite.lock (the roles join the shared "actors" and "projector" groups,
+ * like the integration suites). Do not wrap it in `flock .local/run/bench.lock`: it would wait for
+ * itself. Each run adds sessions + posts sessions to the shared journal.
+ *
+ *   npx tsx test/bench/gateway.bench.ts [seconds=10] [rounds=3] [connections=50] [sessions=1000] [posts=20000]
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import { resolveInfra, stackRoot } from "../../src/app/infra.ts";
+import { parseConfig } from "../../src/config.ts";
+import { createKafka } from "../../src/kafka/client.ts";
+import { stableEndOffsets, waitForGroupCaughtUp } from "../../src/kafka/topics.ts";
+import { PROJECTOR_GROUP } from "../../src/projections/projector.ts";
+import { TOPIC } from "../../topics/catalogue.ts";
+import { newBurner, sessionBody } from "../support/payer.ts";
+import { withFileLock } from "./flock.ts";
+import { fmtRate, median } from "./workload.ts";
+
+const [seconds = 10, rounds = 3, connections = 50, sessionCount = 1_000, postCount = 20_000] = process.argv
+  .slice(2)
+  .map(Number);
+const WARM_UP_SECONDS = 3;
+const BENCH_LOCK = ".local/run/bench.lock";
+const SUITE_LOCK = ".local/run/suite.lock";
+/** High enough that no bucket ever empties during a run. */
+const RATE_LIMIT_RAISED = "1000000000";
+const ROLE_ENV = {
+  LOG_LEVEL: "warn",
+  PORT: "0",
+  RATE_LIMIT_PER_SECOND: RATE_LIMIT_RAISED,
+  RATE_LIMIT_BURST: RATE_LIMIT_RAISED,
+};
+/** A role that is not up after this long (the actors restore the whole journal) fails the run. */
+const START_TIMEOUT_MS = 300_000;
+const SAMPLE_EVERY_MS = 200;
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+const config = parseConfig({ ...process.env, LOG_LEVEL: "warn" });
+const infra = await resolveInfra(config, { ensure: true });
+const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.gateway" });
+const sourceChain = infra.chains[0];
+if (!sourceChain) throw new Error("no EVM chain configured: POST /sessions needs one");
+// Burners delegate on the first chain and settle to the second, like a cross-chain payer.
+const burnerChain = { chainId: sourceChain.chainId, delegate: sourceChain.delegate };
+const destinationChain = { chainId: (infra.chains[1] ?? sourceChain).chainId };
+
+type Target = "ours" | "bare";
+type Kind = "GET" | "POST";
+
+interface Child {
+  name: string;
+  pid: number;
+  /** What the ready line captured: the listen URL of a server, the summary of a role. */
+  ready: string;
+  stop(): Promise<void>;
+}
+
+interface Run {
+  rate: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  statusCodes: string;
+  /** Cores used during the run, per process. */
+  cpu: Map<string, number>;
+}
+
+const children: Child[] = [];
+const stopChildren = () => Promise.all(children.splice(0).map((c) => c.stop()));
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    stopChildren().finally(() => process.exit(130));
+  });
+}
+
+console.log(
+  `node ${process.version}, ${cpus().length} cores; autocannon with ${connections} connections, pipelining 1, ${seconds} s per run, ${rounds} rounds after a ${WARM_UP_SECONDS} s warm-up`,
+);
+console.log(
+  `rate limit raised for the gateway: RATE_LIMIT_PER_SECOND=${RATE_LIMIT_RAISED} RATE_LIMIT_BURST=${RATE_LIMIT_RAISED} (defaults 5 and 60); roles log at warn`,
+);
+
+try {
+  await withFileLock(BENCH_LOCK, () => withFileLock(SUITE_LOCK, run));
+} finally {
+  await stopChildren();
+}
+
+async function run(): Promise<void> {
+  const journal = [...(await stableEndOffsets(kafka, TOPIC.sessionEvents)).values()].reduce(
+    (n, o) => n + Number(o),
+    0,
+  );
+  console.log(`session.events holds ${journal.toLocaleString("en")} records before this run`);
+
+  let t0 = performance.now();
+  const seedBodies = await makeBodies(sessionCount);
+  const postBodies = await makeBodies(postCount);
+  console.log(
+    `signed ${(sessionCount + postCount).toLocaleString("en")} burner authorizations in ${since(t0)} s`,
+  );
+
+  t0 = performance.now();
+  const [actors, projector] = await Promise.all([
+    startChild("actors", ["src/cli.ts", "actors"], ROLE_ENV, /^actors\s+(.*)$/),
+    startChild("projector", ["src/cli.ts", "projector"], ROLE_ENV, /^projector\s+(.*)$/),
+  ]);
+  // e.g. GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.local/profiles" to profile the gateway.
+  const gatewayNodeArgs = process.env.GATEWAY_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const gateway = await startChild(
+    "gateway",
+    [...gatewayNodeArgs, "src/cli.ts", "gateway"],
+    ROLE_ENV,
+    /^gateway\s+listening on (http:\/\/\S+)/,
+  );
+  console.log(`roles up in ${since(t0)} s:`);
+  for (const c of [actors, projector, gateway])
+    console.log(`  ${c.name.padEnd(10)} pid ${c.pid}  ${c.ready}`);
+
+  t0 = performance.now();
+  const ourIds = await createSessions(gateway.ready, seedBodies);
+  const caughtUp = await waitForGroupCaughtUp(kafka, {
+    groupId: PROJECTOR_GROUP,
+    topic: TOPIC.sessionEvents,
+    timeoutMs: 120_000,
+  });
+  const unreadable = await untilReadable(gateway.ready, ourIds);
+  console.log(
+    `created ${ourIds.length.toLocaleString("en")} sessions through the gateway, projected${caughtUp ? "" : " (projector NOT caught up)"} and readable${unreadable ? ` (${unreadable} NOT readable)` : ""} in ${since(t0)} s`,
+  );
+
+  // The baseline serves a real GET response of ours, so both send bodies of the same size.
+  const template = await (await fetch(`${gateway.ready}/sessions/${ourIds[0]}`)).text();
+  const bare = await startChild(
+    "bare",
+    ["test/bench/bare-fastify.ts"],
+    { BARE_SESSION: template },
+    /^bare listening on (http:\/\/\S+)/,
+  );
+  const bareIds = await createSessions(bare.ready, seedBodies);
+  console.log(`bare fastify pid ${bare.pid} at ${bare.ready}; Session body ${template.length} bytes`);
+
+  const stack = stackPids();
+  const sampler = startSampler([actors, projector, gateway, bare]);
+  const urls: Record<Target, string> = { ours: gateway.ready, bare: bare.ready };
+  const ids: Record<Target, string[]> = { ours: ourIds, bare: bareIds };
+  // Where each target is in its ids (GET) or the bodies (POST). Ours must never send a body twice
+  // (a burner per session); the baseline may cycle the pool.
+  const cursor: Record<Target, number> = { ours: 0, bare: 0 };
+  const measure = async (target: Target, kind: Kind, duration: number): Promise<Run> => {
+    const watched = [...children, ...stack];
+    const cpu0 = cpuSnapshot(watched);
+    sampler.phase(`${kind} ${target}`);
+    const result = await autocannon({
+      url: urls[target],
+      connections,
+      pipelining: 1,
+      duration,
+      requests: [
+        kind === "GET"
+          ? {
+              method: "GET",
+              setupRequest: (req) => {
+                const list = ids[target];
+                const id = list[cursor[target]++ % list.length];
+                return { ...req, path: `/sessions/${id}` };
+              },
+            }
+          : {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              setupRequest: (req) => ({
+                ...req,
+                path: "/sessions",
+                body: postBodies[cursor[target]++ % postBodies.length],
+              }),
+            },
+      ],
+    });
+    sampler.phase(null);
+    const cpu1 = cpuSnapshot(watched);
+    const cores = new Map<string, number>();
+    for (const [name, used] of cpu1) cores.set(name, (used - (cpu0.get(name) ?? 0)) / result.duration);
+    return {
+      rate: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      requests: result.requests.total,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      statusCodes: Object.entries(result.statusCodeStats ?? {})
+        .map(([code, s]) => `${code}: ${s.count ?? 0}`)
+        .join(", "),
+      cpu: cores,
+    };
+  };
+
+  sampler.phase("before load");
+  await sleep(3_000);
+  sampler.phase(null);
+
+  const results: Record<`${Kind} ${Target}`, Run[]> = {
+    "GET ours": [],
+    "GET bare": [],
+    "POST ours": [],
+    "POST bare": [],
+  };
+  for (const kind of ["GET", "POST"] as const) {
+    if (kind === "POST") cursor.ours = cursor.bare = 0;
+    console.log(`\n${kind} ${kind === "GET" ? "/sessions/:id" : "/sessions"}`);
+    for (let round = 0; round <= rounds; round++) {
+      // Alternate which goes first, so a drift of the machine does not always favour one.
+      const order: Target[] = round % 2 === 0 ? ["bare", "ours"] : ["ours", "bare"];
+      for (const target of order) {
+        const r = await measure(target, kind, round === 0 ? WARM_UP_SECONDS : seconds);
+        console.log(`${(round === 0 ? "warm-up" : `round ${round}`).padEnd(8)} ${target}  ${describe(r)}`);
+        if (round > 0) results[`${kind} ${target}`].push(r);
+      }
+    }
+    if (kind === "POST" && cursor.ours > postBodies.length)
+      console.log(`  (ours sent ${cursor.ours} POSTs: bodies were reused, burners repeat)`);
+  }
+  sampler.stop();
+
+  console.log("\nsummary (median of the rounds)");
+  for (const kind of ["GET", "POST"] as const) {
+    const [ours, bareRuns] = [results[`${kind} ours`], results[`${kind} bare`]];
+    const m = (runs: Run[], f: (r: Run) => number) => median(runs.map(f));
+    for (const [label, runs] of [
+      ["ours", ours],
+      ["bare", bareRuns],
+    ] as const) {
+      const non2xx = runs.reduce((n, r) => n + r.non2xx, 0);
+      const errors = runs.reduce((n, r) => n + r.errors, 0);
+      console.log(
+        `${kind.padEnd(4)} ${label}  ${fmtRate(m(runs, (r) => r.rate)).padStart(7)} req/s  p50 ${ms(m(runs, (r) => r.p50))}  p99 ${ms(m(runs, (r) => r.p99))}  non-2xx ${non2xx}  errors ${errors}`,
+      );
+    }
+    const ratio = m(ours, (r) => r.rate) / m(bareRuns, (r) => r.rate);
+    console.log(`${kind.padEnd(4)} ratio ${ratio.toFixed(2)}${kind === "GET" ? " (goal >= 0.50)" : ""}`);
+  }
+
+  console.log("\nRSS (MiB): before load | under GET median, peak | under POST median, peak");
+  for (const c of [gateway, actors, projector, bare]) {
+    const target: Target = c === bare ? "bare" : "ours";
+    const cell = (phase: string) => {
+      const xs = sampler.rss(phase, c.name);
+      return xs.length === 0 ? "-" : `${mib(median(xs))}, ${mib(Math.max(...xs))}`;
+    };
+    const before = sampler.rss("before load", c.name);
+    console.log(
+      `  ${c.name.padEnd(10)} ${(before.length ? mib(median(before)) : "-").padStart(5)} | ${cell(`GET ${target}`).padStart(11)} | ${cell(`POST ${target}`).padStart(11)}`,
+    );
+  }
+}
+
+function describe(r: Run): string {
+  const cpu = [...r.cpu]
+    .filter(([, c]) => c >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, c]) => `${name} ${c.toFixed(2)}`)
+    .join(", ");
+  const bad = r.non2xx + r.errors > 0 ? `  non-2xx ${r.non2xx} errors ${r.errors} (${r.statusCodes})` : "";
+  return `${fmtRate(r.rate).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  cores: ${cpu}${bad}`;
+}
+
+function ms(x: number): string {
+  return `${x.toFixed(1).padStart(6)} ms`;
+}
+function mib(kb: number): string {
+  return (kb / 1024).toFixed(0);
+}
+function since(t0: number): string {
+  return ((performance.now() - t0) / 1000).toFixed(1);
+}
+
+async function makeBodies(n: number): Promise<string[]> {
+  const bodies: string[] = [];
+  for (let i = 0; i < n; i++)
+    bodies.push(JSON.stringify(sessionBody(await newBurner(burnerChain), destinationChain)));
+  return bodies;
+}
+
+/** POSTs every body (a few at a time) and returns the ids of the sessions created. */
+async function createSessions(base: string, bodies: string[]): Promise<string[]> {
+  const created: string[] = [];
+  // One iterator shared by the workers: each body is taken once.
+  const queue = bodies.values();
+  const worker = async () => {
+    for (const body of queue) {
+      const res = await fetch(`${base}/sessions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`POST ${base}/sessions: ${res.status} ${text}`);
+      created.push((JSON.parse(text) as { id: string }).id);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return created;
+}
+
+/** GETs every id until all answer 200 (at most a minute); returns how many never did. */
+async function untilReadable(base: string, ids: string[]): Promise<number> {
+  let pending = ids;
+  const deadline = Date.now() + 60_000;
+  while (pending.length > 0 && Date.now() < deadline) {
+    const missing: string[] = [];
+    const queue = pending.values();
+    const worker = async () => {
+      for (const id of queue) {
+        const res = await fetch(`${base}/sessions/${id}`);
+        await res.arrayBuffer();
+        if (res.status !== 200) missing.push(id);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    pending = missing;
+    if (pending.length > 0) await sleep(500);
+  }
+  return pending.length;
+}
+
+/** `node --import tsx <args>` (node options first) as a child; resolves once a stdout line matches `ready`. */
+async function startChild(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<Child> {
+  const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  const child: Child = {
+    name,
+    pid: proc.pid ?? -1,
+    ready: "",
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  children.push(child);
+  // Kept to explain a failed start; the pipes are read to the end so a chatty child never blocks.
+  const tail: string[] = [];
+  const keep = (line: string) => {
+    tail.push(line);
+    if (tail.length > 30) tail.shift();
+  };
+  createInterface({ input: proc.stderr as NodeJS.ReadableStream }).on("line", keep);
+  child.ready = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${name} not up after ${START_TIMEOUT_MS / 1000} s:\n${tail.join("\n")}`)),
+      START_TIMEOUT_MS,
+    );
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      keep(line);
+      const m = ready.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] ?? "");
+      }
+    });
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `${name} exited (${proc.exitCode ?? proc.signalCode}) before it was up:\n${tail.join("\n")}`,
+        ),
+      );
+    });
+  });
+  return child;
+}
+
+/** The stack's own servers, when this machine runs them: their CPU share explains ours. */
+function stackPids(): Array<{ name: string; pid: number }> {
+  const found: Array<{ name: string; pid: number }> = [];
+  for (const name of ["cassandra", "kafka"]) {
+    try {
+      const pid = Number(readFileSync(path.join(stackRoot(config), "run", `${name}.pid`), "utf8").trim());
+      if (pid > 0 && procCpuTicks(pid) !== null) found.push({ name, pid });
+    } catch {
+      // Servers named in the environment run elsewhere.
+    }
+  }
+  return found;
+}
+
+/** utime + stime of a process in clock ticks, or null when it is gone. */
+function procCpuTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+function procRssKb(pid: number): number | null {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds so far of each process, and of this one (autocannon) as "bench". */
+function cpuSnapshot(procs: Array<{ name: string; pid: number }>): Map<string, number> {
+  const snapshot = new Map<string, number>();
+  for (const p of procs) {
+    const ticks = procCpuTicks(p.pid);
+    if (ticks !== null) snapshot.set(p.name, ticks / TICKS_PER_SECOND);
+  }
+  const own = process.cpuUsage();
+  snapshot.set("bench", (own.user + own.system) / 1e6);
+  return snapshot;
+}
+
+/** RSS of each process every SAMPLE_EVERY_MS while a phase is set, kept per phase. */
+function startSampler(procs: Child[]) {
+  const samples = new Map<string, number[]>();
+  let current: string | null = null;
+  const timer = setInterval(() => {
+    if (current === null) return;
+    for (const p of procs) {
+      const kb = procRssKb(p.pid);
+      if (kb === null) continue;
+      const key = `${current}\n${p.name}`;
+      const list = samples.get(key);
+      if (list) list.push(kb);
+      else samples.set(key, [kb]);
+    }
+  }, SAMPLE_EVERY_MS);
+  return {
+    phase(name: string | null) {
+      current = name;
+    },
+    rss: (phase: string, name: string): number[] => samples.get(`${phase}\n${name}`) ?? [],
+    stop: () => clearInterval(timer),
+  };
+}
