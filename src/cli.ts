@@ -10,7 +10,6 @@ import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { createKafka } from "./kafka/client.ts";
 import { ensureTopics } from "./kafka/topics.ts";
 import { createLogger, type Logger } from "./logging.ts";
-import { createSessionReadModel } from "./projections/read-model.ts";
 import { rebuildReadModel } from "./projections/replay.ts";
 
 const USAGE = `usage: settlement <command>
@@ -81,14 +80,19 @@ async function serve(config: Config, roles: Role[], log: Logger, ensure: boolean
 
 async function replayCommand(args: string[], config: Config, log: Logger): Promise<number> {
   const { values } = parseArgs({ args, options: { table: { type: "string", default: "sessions" } } });
-  const { kafka, cassandra } = await boot(config, log, { ensure: false });
+  const { infra, cassandra } = await boot(config, log, { ensure: false });
   const bar = new cliProgress.SingleBar(
     { format: "replay |{bar}| {percentage}% {value}/{total} events {rate}/s eta {eta}s", hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
   const started = Date.now();
   let barStarted = false;
-  const result = await rebuildReadModel(kafka, createSessionReadModel(cassandra, values.table), {
+  const settings = {
+    kafka: { brokers: infra.brokers, clientId: `${config.KAFKA_CLIENT_ID}.replay` },
+    cassandra: infra.cassandra,
+    table: values.table,
+  };
+  const result = await rebuildReadModel(settings, {
     onProgress: ({ read, total }) => {
       if (!barStarted) {
         bar.start(total, 0, { rate: 0 });

@@ -13,6 +13,8 @@ export interface StoredSession {
 export interface SessionReadModel {
   readonly table: string;
   get(id: string): Promise<StoredSession | null>;
+  /** The Session object alone, for the gateway's reads: no state to fetch and parse. */
+  getView(id: string): Promise<Omit<StoredSession, "state"> | null>;
   /** Writes each state with its version as the cell timestamp: an older version never overwrites a newer. */
   write(states: Session[]): Promise<void>;
   ensureTable(): Promise<void>;
@@ -41,6 +43,12 @@ export function createSessionReadModel(cassandra: CassandraClient, table = "sess
         view: JSON.parse(row.get("view_json")),
         state: stateFromJson(row.get("state_json")),
       };
+    },
+    async getView(id) {
+      const rs = await cassandra.execute(`SELECT version, view_json FROM ${table} WHERE id = ?`, [id]);
+      const row = rs.first();
+      if (!row || row.get("version") === null) return null;
+      return { version: row.get("version"), view: JSON.parse(row.get("view_json")) };
     },
     async write(states) {
       // Bounded parallelism: enough to keep the driver's pipeline full, not enough to flood one node.

@@ -1,12 +1,14 @@
+import { availableParallelism } from "node:os";
+import type { Worker } from "node:worker_threads";
 import { TOPIC } from "../../topics/catalogue.ts";
-import type { SessionEvent } from "../domain/events.ts";
-import { evolve } from "../domain/evolve.ts";
 import type { Session } from "../domain/types.ts";
-import type { KafkaClient } from "../kafka/client.ts";
-import { sessionEventCodec } from "../kafka/codecs.ts";
-import { readTopic } from "../kafka/topic-reader.ts";
+import { createKafka, type KafkaClient, type KafkaSettings } from "../kafka/client.ts";
 import { stableEndOffsets } from "../kafka/topics.ts";
-import type { SessionReadModel } from "./read-model.ts";
+import { type CassandraSettings, connectCassandra } from "../store/cassandra.ts";
+import { startWorker } from "../support/worker.ts";
+import { addSummaries, foldJournal, type StatesSummary } from "./journal-fold.ts";
+import { createSessionReadModel } from "./read-model.ts";
+import type { ReplayJob, ReplayWorkerMessage } from "./replay-worker.ts";
 
 export interface ReplayProgress {
   /** Records read so far, and in all (the stable end offsets when the replay began). */
@@ -14,52 +16,133 @@ export interface ReplayProgress {
   total: number;
 }
 
+export interface ReplayOptions {
+  /** Another journal of SessionEvent records (a copy, or the replay benchmark's scratch topic). */
+  topic?: string;
+  /** Worker threads; partitions are dealt out among them. Default: one per core, at most one per partition. */
+  workers?: number;
+  onProgress?: (p: ReplayProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface ReplayResult {
+  summary: StatesSummary;
+  workers: number;
+  /** Time the workers spent handing the states to the sink after folding (the slowest worker's). */
+  writeMs: number;
+}
+
 /**
- * Rebuilds session states from offset zero of session.events, in memory, at full speed. The
- * journal is the only input, so the result equals what the live projector wrote. `topic` names
- * another journal of SessionEvent records (a copy, or the replay benchmark's scratch topic).
+ * Rebuilds every session's state from offset zero of session.events. The journal is the only input,
+ * so the states equal what the live actors hold. A session's events all live in one partition, so
+ * partitions fold independently: each worker thread reads its share of the partitions with its own
+ * consumer, folds them, and hands its states to the sink itself; only progress and a summary cross
+ * threads. On a small machine that spreads Kafka's record decoding, the Avro decoding and the fold
+ * (and their garbage collection) over every core.
+ */
+export async function replayJournal(
+  kafka: Omit<KafkaSettings, "log">,
+  sink: ReplayJob["sink"],
+  opts: ReplayOptions = {},
+): Promise<ReplayResult> {
+  const topic = opts.topic ?? TOPIC.sessionEvents;
+  const client = createKafka({ ...kafka });
+  const ends = await stableEndOffsets(client, topic);
+  const partitions = [...ends.keys()].sort((a, b) => a - b);
+  const total = [...ends.values()].reduce((a, b) => a + Number(b), 0);
+  const count = Math.max(1, Math.min(opts.workers ?? availableParallelism(), partitions.length));
+  const shares = Array.from({ length: count }, (_, i) => partitions.filter((_, j) => j % count === i));
+
+  let read = 0;
+  const workers: Worker[] = [];
+  const stopAll = () => {
+    for (const w of workers) void w.terminate();
+  };
+  const onAbort = () => stopAll();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    opts.onProgress?.({ read, total });
+    const results = await Promise.all(
+      shares.map(
+        (share) =>
+          new Promise<{ summary: StatesSummary; writeMs: number }>((resolve, reject) => {
+            const job: ReplayJob = { kafka, topic, partitions: share, sink };
+            const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job);
+            workers.push(worker);
+            worker.on("message", (m: ReplayWorkerMessage) => {
+              if (m.type === "read") {
+                read += m.records;
+                opts.onProgress?.({ read: Math.min(read, total), total });
+              } else {
+                resolve({ summary: m.summary, writeMs: m.writeMs });
+                void worker.terminate();
+              }
+            });
+            worker.once("error", (err) => {
+              stopAll();
+              reject(err);
+            });
+            worker.once("exit", (code) => {
+              if (opts.signal?.aborted) reject(opts.signal.reason ?? new Error("aborted"));
+              // After "done" the exit is ours (terminate); before it, the worker died.
+              else reject(new Error(`replay worker for partitions ${share.join(",")} exited (${code})`));
+            });
+          }),
+      ),
+    );
+    opts.onProgress?.({ read: total, total });
+    const [first, ...rest] = results.map((r) => r.summary);
+    return {
+      summary: rest.reduce(addSummaries, first as StatesSummary),
+      workers: count,
+      writeMs: Math.max(...results.map((r) => r.writeMs)),
+    };
+  } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
+    stopAll();
+  }
+}
+
+/**
+ * The same fold on the calling thread, returning the states themselves: for callers that need the
+ * states in hand (tests, tools) and journals small enough that threads do not pay.
  */
 export async function replayStates(
   kafka: KafkaClient,
-  opts: { onProgress?: (p: ReplayProgress) => void; signal?: AbortSignal; topic?: string } = {},
+  opts: Omit<ReplayOptions, "workers"> = {},
 ): Promise<{ states: Map<string, Session>; events: number }> {
   const topic = opts.topic ?? TOPIC.sessionEvents;
   const ends = await stableEndOffsets(kafka, topic);
   const total = [...ends.values()].reduce((a, b) => a + Number(b), 0);
-  const states = new Map<string, Session>();
   let read = 0;
-  let events = 0;
-  await readTopic(kafka, {
+  const folded = await foldJournal(kafka, {
     topic,
-    from: new Map([...ends.keys()].map((p) => [p, 0n])),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    onBatch: (records) => {
-      for (const r of records) {
-        if (!r.value) continue;
-        const event: SessionEvent = sessionEventCodec.decode(r.value);
-        const id = event.metadata.sessionId;
-        const before = states.get(id) ?? null;
-        if (before && event.metadata.version <= before.version) continue;
-        const after = evolve(before, event);
-        if (after) states.set(id, after);
-        events++;
-      }
-      read += records.length;
+    partitions: [...ends.keys()],
+    onRead: (records) => {
+      read += records;
       opts.onProgress?.({ read, total });
     },
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   opts.onProgress?.({ read: total, total });
-  return { states, events };
+  return folded;
 }
 
-/** Replays the journal and writes every session's final state into the given read model table. */
+/** Replays the journal and writes every session's final state into a read model table. */
 export async function rebuildReadModel(
-  kafka: KafkaClient,
-  readModel: SessionReadModel,
-  opts: { onProgress?: (p: ReplayProgress) => void; signal?: AbortSignal } = {},
+  settings: { kafka: Omit<KafkaSettings, "log">; cassandra: CassandraSettings; table: string },
+  opts: Omit<ReplayOptions, "topic"> = {},
 ): Promise<{ sessions: number; events: number }> {
-  await readModel.ensureTable();
-  const { states, events } = await replayStates(kafka, opts);
-  await readModel.write([...states.values()]);
-  return { sessions: states.size, events };
+  const cassandra = await connectCassandra(settings.cassandra, { migrate: false });
+  try {
+    await createSessionReadModel(cassandra, settings.table).ensureTable();
+  } finally {
+    await cassandra.shutdown();
+  }
+  const { summary } = await replayJournal(
+    settings.kafka,
+    { kind: "read-model", cassandra: settings.cassandra, table: settings.table },
+    opts,
+  );
+  return { sessions: summary.sessions, events: summary.events };
 }

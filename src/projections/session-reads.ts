@@ -1,4 +1,4 @@
-import type { SessionReadPort } from "../gateway/ports.ts";
+import type { LiveUpdatesPort, SessionReadPort } from "../gateway/ports.ts";
 import type { SessionStateRecord } from "../kafka/records.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
@@ -6,25 +6,116 @@ import type { SessionReadModel } from "./read-model.ts";
  * Reads with read-your-writes: a session this gateway has seen at version v (in an actor's reply)
  * is never answered older than v. It waits briefly for the projector, then answers with the owner's
  * reply itself, which is the same state the projector will write.
+ *
+ * With a `cache`, the sessions read lately stay in memory, each subscribed to its new states on
+ * session.state (which the projector publishes right after writing the read model), so a session
+ * that is polled is not read from Cassandra for every request. A cached state is served while it
+ * was confirmed (read from Cassandra, or received from session.state) less than `ttlMs` ago: new
+ * states arrive within milliseconds, and the TTL bounds how long a state whose successor the
+ * gateway missed (its consumer restarted from the end of the topic) can be served.
  */
 export function createSessionReads(deps: {
   readModel: SessionReadModel;
   lastReplied: (id: string) => SessionStateRecord | undefined;
+  cache?: { live: LiveUpdatesPort; ttlMs: number; maxSessions: number };
   waitMs?: number;
+  /** Unix ms, for the cache's ages; Date.now by default. */
+  now?: () => number;
 }): SessionReadPort {
   const waitMs = deps.waitMs ?? 2000;
+  const now = deps.now ?? Date.now;
+  const cache = deps.cache && deps.cache.ttlMs > 0 ? createStateCache({ ...deps.cache, now }) : null;
   return {
     async get(sessionId) {
       const floor = deps.lastReplied(sessionId);
+      const hit = cache?.fresh(sessionId);
+      if (hit && (!floor || hit.version >= floor.version)) return hit;
+      // Watching before reading: a state published while the read is under way is not missed.
+      const watched = cache?.watch(sessionId);
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const row = await deps.readModel.get(sessionId);
-        if (row && (!floor || row.version >= floor.version))
-          return { version: row.version, session: row.view };
-        if (!floor) return null;
+        const readAt = now();
+        const row = await deps.readModel.getView(sessionId);
+        let newest: SessionStateRecord | null = row ? { version: row.version, session: row.view } : null;
+        if (watched) newest = watched.confirm(newest, readAt);
+        if (newest && (!floor || newest.version >= floor.version)) return newest;
+        if (!floor) {
+          watched?.forgetIfUnknown();
+          return null;
+        }
         if (Date.now() >= deadline) return floor;
         await new Promise((r) => setTimeout(r, 25));
       }
+    },
+  };
+}
+
+interface CachedSession {
+  record: SessionStateRecord | null;
+  /** When the record was last known to be the newest: read, or received. */
+  confirmedAt: number;
+  unsubscribe: () => void;
+}
+
+/** The newest known state of the sessions read lately, least recently read first. */
+function createStateCache(opts: {
+  live: LiveUpdatesPort;
+  ttlMs: number;
+  maxSessions: number;
+  now: () => number;
+}) {
+  const sessions = new Map<string, CachedSession>();
+
+  const note = (entry: CachedSession, record: SessionStateRecord, at: number) => {
+    if (entry.record === null || record.version > entry.record.version) {
+      entry.record = record;
+      entry.confirmedAt = at;
+    } else if (record.version === entry.record.version) {
+      entry.confirmedAt = Math.max(entry.confirmedAt, at);
+    }
+  };
+
+  const drop = (sessionId: string, entry: CachedSession) => {
+    if (sessions.get(sessionId) !== entry) return;
+    sessions.delete(sessionId);
+    entry.unsubscribe();
+  };
+
+  return {
+    /** The cached state if it is fresh; either way the session counts as just read. */
+    fresh(sessionId: string): SessionStateRecord | null {
+      const entry = sessions.get(sessionId);
+      if (entry === undefined) return null;
+      sessions.delete(sessionId);
+      sessions.set(sessionId, entry);
+      return entry.record !== null && opts.now() - entry.confirmedAt < opts.ttlMs ? entry.record : null;
+    },
+
+    /** Follows a session's new states from now on, for a read that is about to start. */
+    watch(sessionId: string) {
+      let entry = sessions.get(sessionId);
+      if (entry === undefined) {
+        const created: CachedSession = { record: null, confirmedAt: 0, unsubscribe: () => {} };
+        created.unsubscribe = opts.live.subscribe(sessionId, (state) => note(created, state, opts.now()));
+        sessions.set(sessionId, created);
+        if (sessions.size > opts.maxSessions) {
+          const [oldestId, oldest] = sessions.entries().next().value as [string, CachedSession];
+          drop(oldestId, oldest);
+        }
+        entry = created;
+      }
+      const watched = entry;
+      return {
+        /** Takes a read's result (null: not found); returns the newest state known. */
+        confirm(read: SessionStateRecord | null, readAt: number): SessionStateRecord | null {
+          if (read) note(watched, read, readAt);
+          return watched.record;
+        },
+        /** Unknown ids are not kept: probing random ids must not push real sessions out. */
+        forgetIfUnknown() {
+          if (watched.record === null) drop(sessionId, watched);
+        },
+      };
     },
   };
 }

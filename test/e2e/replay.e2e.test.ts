@@ -44,7 +44,11 @@ describe("replay", () => {
   it("rebuilding the read model from offset zero gives exactly the live projection", async () => {
     const table = `sessions_replay_${Date.now()}`;
     const replayed = createSessionReadModel(service.cassandra, table);
-    const result = await rebuildReadModel(service.kafka, replayed);
+    const result = await rebuildReadModel({
+      kafka: { brokers: service.infra.brokers, clientId: "e2e.replay" },
+      cassandra: service.infra.cassandra,
+      table,
+    });
     expect(result.sessions).toBeGreaterThanOrEqual(ids.length);
     const live = createSessionReadModel(service.cassandra);
     for (const id of ids) {

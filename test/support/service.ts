@@ -1,5 +1,6 @@
 import { ensureStack, type StackInfo } from "../../deploy/local/stack.ts";
 import { boot } from "../../src/app/boot.ts";
+import type { Infra } from "../../src/app/infra.ts";
 import { ROLES, type Role, type RunningRole, startRole } from "../../src/app/roles.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
@@ -15,6 +16,8 @@ export interface TestService {
   url: string;
   config: Config;
   stack: StackInfo;
+  /** Where the servers are, for code that makes its own clients (replay workers). */
+  infra: Infra;
   kafka: KafkaClient;
   cassandra: CassandraClient;
   stop(): Promise<void>;
@@ -37,6 +40,7 @@ export async function startTestService(
     url,
     config: ctx.config,
     stack,
+    infra: ctx.infra,
     kafka: ctx.kafka,
     cassandra: ctx.cassandra,
     async stop() {
