@@ -1,5 +1,5 @@
 import type { SessionEvent } from "../domain/events.ts";
-import { evolve } from "../domain/evolve.ts";
+import { evolveInPlace } from "../domain/evolve.ts";
 import { type Session, type SessionStatus, STATUSES } from "../domain/types.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec } from "../kafka/codecs.ts";
@@ -40,7 +40,8 @@ export async function foldJournal(
         const id = event.metadata.sessionId;
         const before = states.get(id) ?? null;
         if (before && event.metadata.version <= before.version) continue;
-        const after = evolve(before, event);
+        // The fold holds the only reference to its states, so the event may change them in place.
+        const after = evolveInPlace(before, event);
         if (after) states.set(id, after);
         events++;
       }

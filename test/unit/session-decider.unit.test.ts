@@ -9,6 +9,7 @@ import {
   type EventMetadata,
   type ExpireSession,
   evolve,
+  evolveInPlace,
   type Hex,
   NATIVE_TOKEN,
   REMEMBERED_COMMANDS,
@@ -757,6 +758,15 @@ describe("any stream of transfers, duplicates, retractions and expiries", () => 
       // Versions run 1..n without gaps, and the events alone rebuild the state.
       expect(first.events.map((e) => e.metadata.version)).toEqual(first.events.map((_, i) => i + 1));
       expect(first.events.reduce(evolve, null as SessionState)).toEqual(first.state);
+      // The replay's in-place fold gives the same state, and evolve leaves the state it is given alone.
+      expect(first.events.reduce(evolveInPlace, null as SessionState)).toEqual(first.state);
+      let state: SessionState = null;
+      for (const event of first.events) {
+        const kept = structuredClone(state);
+        const next = evolve(state, event);
+        expect(state, `seed ${seed}: evolve changed its input`).toEqual(kept);
+        state = next;
+      }
       expect(() => JSON.stringify(view(first.state))).not.toThrow();
     }
     // The streams reach every state, and every rejection decide() can produce.
