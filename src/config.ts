@@ -92,6 +92,11 @@ const envSchema = z.object({
     .default(64 * 1024),
   /** How long the gateway waits for the owning actor's reply before answering 503. */
   REPLY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * How long the gateway may answer GET /sessions/:id from memory with no news of the session (new
+   * states reach it from session.state within milliseconds); 0 reads Cassandra for every request.
+   */
+  SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
   /** Interval between SSE keep-alive comments. */
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).default(15_000),
   /** The indexer is stale (health 503) when its last processed block is older than this. */

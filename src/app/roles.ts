@@ -22,6 +22,8 @@ import type { Infra } from "./infra.ts";
 /** How long a role's start waits to catch up with the journal before it reports itself up anyway. */
 const CATCH_UP_TIMEOUT_MS = 120_000;
 const BURNER_FEED_GROUP = "indexer.burners";
+/** Sessions whose newest state a gateway keeps in memory for GET /sessions/:id. */
+const CACHED_SESSIONS = 50_000;
 
 export const ROLES = ["gateway", "actors", "projector", "indexer", "executor", "webhooks"] as const;
 export type Role = (typeof ROLES)[number];
@@ -98,6 +100,7 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
         sessions: createSessionReads({
           readModel: createSessionReadModel(ctx.cassandra),
           lastReplied: bus.lastReplied,
+          cache: { live: bus.live, ttlMs: ctx.config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
         }),
         health: createHealth({
           cassandra: ctx.cassandra,

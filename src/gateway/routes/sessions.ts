@@ -90,12 +90,25 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
     async (request, reply) => {
       const record = await sessions.get(request.params.id);
       if (record === null) throw gatewayError("session_not_found");
-      // Polling clients must see the newest state, never a cached one.
+      // Polling clients must see the newest state: no HTTP cache may keep it.
       reply.header("cache-control", "no-store");
-      return record.session;
+      return reply.type("application/json; charset=utf-8").serializer(serializeSession).send(record.session);
     },
   );
 };
+
+// A polled session is answered with the same cached object request after request (see
+// src/projections/session-reads.ts): its body is serialised once, as the route's schema would.
+const sessionBodies = new WeakMap<object, string>();
+
+function serializeSession(session: object): string {
+  let body = sessionBodies.get(session);
+  if (body === undefined) {
+    body = JSON.stringify(sessionSchema.parse(session));
+    sessionBodies.set(session, body);
+  }
+  return body;
+}
 
 async function verifySignatures(
   body: CreateSessionBody,

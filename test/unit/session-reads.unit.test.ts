@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import type { SessionView } from "../../src/domain/view.ts";
+import type { LiveUpdatesPort } from "../../src/gateway/ports.ts";
+import type { SessionStateRecord } from "../../src/kafka/records.ts";
+import type { SessionReadModel } from "../../src/projections/read-model.ts";
+import { createSessionReads } from "../../src/projections/session-reads.ts";
+
+const ID = "6f1c1d9e-8f2a-4b7c-9d1e-2a3b4c5d6e7f";
+const OTHER = "0b7e5a4c-1d2e-4f30-8a1b-2c3d4e5f6a7b";
+const TTL_MS = 5000;
+
+// The cache never looks inside a view; a stand-in with the version in it is enough to tell them apart.
+const state = (id: string, version: number): SessionStateRecord => ({
+  version,
+  session: { id, status: "pending", version } as unknown as SessionView,
+});
+
+/** A read model of rows that tests change, counting reads; a read may be held until `release`. */
+function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
+  const rows = new Map<string, SessionStateRecord>();
+  const replied = new Map<string, SessionStateRecord>();
+  const listeners = new Map<string, Set<(s: SessionStateRecord) => void>>();
+  let reads = 0;
+  let hold: Promise<void> | null = null;
+  let clock = 1_000_000;
+  const readModel = {
+    async getView(id: string) {
+      reads++;
+      const row = rows.get(id);
+      if (hold) await hold;
+      return row ? { version: row.version, view: row.session } : null;
+    },
+  } as unknown as SessionReadModel;
+  const live: LiveUpdatesPort = {
+    subscribe(id, listener) {
+      const set = listeners.get(id) ?? new Set();
+      set.add(listener);
+      listeners.set(id, set);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(id);
+      };
+    },
+  };
+  const sessionReads = createSessionReads({
+    readModel,
+    lastReplied: (id) => replied.get(id),
+    cache: { live, ttlMs: opts.ttlMs ?? TTL_MS, maxSessions: opts.maxSessions ?? 100 },
+    waitMs: 100,
+    now: () => clock,
+  });
+  return {
+    get: (id: string) => sessionReads.get(id),
+    reads: () => reads,
+    /** The projector: a row in Cassandra, then the record on session.state. */
+    project(record: SessionStateRecord, publish = true) {
+      rows.set(record.session.id, record);
+      if (publish) for (const l of listeners.get(record.session.id) ?? []) l(record);
+    },
+    publishOnly(record: SessionStateRecord) {
+      for (const l of listeners.get(record.session.id) ?? []) l(record);
+    },
+    reply: (record: SessionStateRecord) => replied.set(record.session.id, record),
+    advance: (ms: number) => {
+      clock += ms;
+    },
+    watched: () => [...listeners.keys()],
+    holdReads() {
+      let release = () => {};
+      hold = new Promise<void>((r) => {
+        release = r;
+      });
+      return () => {
+        hold = null;
+        release();
+      };
+    },
+  };
+}
+
+describe("session reads with the in-memory cache", () => {
+  it("answers a session read once from memory until the TTL has passed", async () => {
+    const svc = fakeService();
+    svc.project(state(ID, 1));
+    expect(await svc.get(ID)).toEqual(state(ID, 1));
+    svc.advance(TTL_MS - 1);
+    expect(await svc.get(ID)).toEqual(state(ID, 1));
+    expect(svc.reads()).toBe(1);
+    svc.advance(1);
+    expect(await svc.get(ID)).toEqual(state(ID, 1));
+    expect(svc.reads()).toBe(2);
+  });
+
+  it("takes a new state from session.state at once, without reading Cassandra", async () => {
+    const svc = fakeService();
+    svc.project(state(ID, 1));
+    await svc.get(ID);
+    svc.advance(TTL_MS - 1);
+    svc.project(state(ID, 2));
+    expect(await svc.get(ID)).toEqual(state(ID, 2));
+    // Received just now: fresh for another TTL.
+    svc.advance(TTL_MS - 1);
+    expect(await svc.get(ID)).toEqual(state(ID, 2));
+    expect(svc.reads()).toBe(1);
+  });
+
+  it("ignores an older state delivered again", async () => {
+    const svc = fakeService();
+    svc.project(state(ID, 3));
+    await svc.get(ID);
+    svc.publishOnly(state(ID, 2));
+    expect(await svc.get(ID)).toEqual(state(ID, 3));
+  });
+
+  it("keeps a state published while the read of an older one is under way", async () => {
+    const svc = fakeService();
+    svc.project(state(ID, 1));
+    const release = svc.holdReads();
+    const reading = svc.get(ID);
+    svc.project(state(ID, 2));
+    release();
+    expect(await reading).toEqual(state(ID, 2));
+    expect(await svc.get(ID)).toEqual(state(ID, 2));
+    expect(svc.reads()).toBe(1);
+  });
+
+  it("never answers older than a version this gateway replied, cached or not", async () => {
+    const svc = fakeService();
+    svc.project(state(ID, 1));
+    await svc.get(ID);
+    // The owner replied v2; the projector wrote it but its session.state record is not here yet.
+    svc.reply(state(ID, 2));
+    svc.project(state(ID, 2), false);
+    expect(await svc.get(ID)).toEqual(state(ID, 2));
+    expect(svc.reads()).toBe(2);
+  });
+
+  it("answers the replied state when the projector is slower than the wait", async () => {
+    const svc = fakeService();
+    svc.project(state(ID, 1));
+    await svc.get(ID);
+    svc.reply(state(ID, 2));
+    expect(await svc.get(ID)).toEqual(state(ID, 2));
+  });
+
+  it("keeps nothing for an unknown session", async () => {
+    const svc = fakeService();
+    expect(await svc.get(OTHER)).toBeNull();
+    expect(svc.watched()).toEqual([]);
+    // Created later, it is found: nothing negative was cached.
+    svc.project(state(OTHER, 1));
+    expect(await svc.get(OTHER)).toEqual(state(OTHER, 1));
+  });
+
+  it("holds at most maxSessions, dropping (and unsubscribing) the least recently read", async () => {
+    const svc = fakeService({ maxSessions: 2 });
+    const ids = [ID, OTHER, "11111111-2222-4333-8444-555555555555"];
+    for (const id of ids) svc.project(state(id, 1));
+    await svc.get(ids[0] as string);
+    await svc.get(ids[1] as string);
+    await svc.get(ids[0] as string);
+    await svc.get(ids[2] as string);
+    expect(svc.watched().sort()).toEqual([ids[0], ids[2]].sort());
+    expect(svc.reads()).toBe(3);
+    await svc.get(ids[1] as string);
+    expect(svc.reads()).toBe(4);
+  });
+
+  it("reads Cassandra every time when the TTL is 0", async () => {
+    const svc = fakeService({ ttlMs: 0 });
+    svc.project(state(ID, 1));
+    await svc.get(ID);
+    await svc.get(ID);
+    expect(svc.reads()).toBe(2);
+    expect(svc.watched()).toEqual([]);
+  });
+});
