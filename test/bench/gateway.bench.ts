@@ -13,15 +13,18 @@
  * RSS and CPU time of every process are read from /proc throughout.
  *
  * The whole run holds .local/run/bench.lock (benchmarks must not measure each other on a small
- * machine) and .local/run/suite.lock (the roles join the shared "actors" and "projector" groups,
- * like the integration suites). Do not wrap it in `flock .local/run/bench.lock`: it would wait for
- * itself. Each run adds sessions + posts sessions to the shared journal.
+ * machine; under `flock .local/run/bench.lock ...` it uses that one) and .local/run/suite.lock (the
+ * roles join the shared "actors" and "projector" groups, like the integration suites). Each run adds
+ * `sessions` plus the POSTs it sends as new sessions to the shared journal. The roles inherit the
+ * environment: SESSION_CACHE_TTL_MS=0 measures GET without the gateway's cache.
  *
  *   npx tsx test/bench/gateway.bench.ts [seconds=10] [rounds=3] [connections=50] [sessions=1000] [posts=20000]
+ *   GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.local/profiles" npx tsx test/bench/gateway.bench.ts
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -127,7 +130,7 @@ async function run(): Promise<void> {
     startChild("actors", ["src/cli.ts", "actors"], ROLE_ENV, /^actors\s+(.*)$/),
     startChild("projector", ["src/cli.ts", "projector"], ROLE_ENV, /^projector\s+(.*)$/),
   ]);
-  // e.g. GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.local/profiles" to profile the gateway.
+  // Node options for the gateway alone, e.g. to profile it (see the top of the file).
   const gatewayNodeArgs = process.env.GATEWAY_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const gateway = await startChild(
     "gateway",
@@ -153,13 +156,16 @@ async function run(): Promise<void> {
 
   // The baseline serves a real GET response of ours, so both send bodies of the same size.
   const template = await (await fetch(`${gateway.ready}/sessions/${ourIds[0]}`)).text();
+  const bareIds = ourIds.map(() => randomUUID());
+  const bareSessions = path.join(mkdtempSync(path.join(tmpdir(), "bench-gateway-")), "sessions.json");
+  writeFileSync(bareSessions, JSON.stringify({ template: JSON.parse(template), ids: bareIds }));
   const bare = await startChild(
     "bare",
-    ["test/bench/bare-fastify.ts"],
-    { BARE_SESSION: template },
+    ["test/bench/bare-fastify.ts", bareSessions],
+    {},
     /^bare listening on (http:\/\/\S+)/,
   );
-  const bareIds = await createSessions(bare.ready, seedBodies);
+  rmSync(path.dirname(bareSessions), { recursive: true });
   console.log(`bare fastify pid ${bare.pid} at ${bare.ready}; Session body ${template.length} bytes`);
 
   const stack = stackPids();
