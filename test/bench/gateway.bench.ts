@@ -91,9 +91,12 @@ interface Run {
 }
 
 const children: Child[] = [];
-const stopChildren = () => Promise.all(children.splice(0).map((c) => c.stop()));
+let interrupted = false;
+const stopChildren = () => Promise.all(children.map((c) => c.stop()));
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
+    interrupted = true;
+    console.log(`\n${signal}: stopping the roles`);
     stopChildren().finally(() => process.exit(130));
   });
 }
@@ -107,6 +110,9 @@ console.log(
 
 try {
   await withFileLock(BENCH_LOCK, () => withFileLock(SUITE_LOCK, run));
+} catch (err) {
+  // Stopped roles fail the run's requests: that is the interruption, not an error to report.
+  if (!interrupted) throw err;
 } finally {
   await stopChildren();
 }
