@@ -1,35 +1,23 @@
 // A backlog whose events would not fit one producer request: the host splits the batch into
 // several transactions instead of retrying a request the broker always refuses (a livelock seen in
 // the ingest benchmark). Real broker, real Cassandra, the host in this process.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createActorHost } from "../../src/actors/host.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
-import type { Address, Hex } from "../../src/domain/types.ts";
-import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { drivenService, randomAddress, randomHex } from "../support/driven-service.ts";
 
-const hex = (bytes: number): Hex => `0x${randomBytes(bytes).toString("hex")}`;
-const address = (): Address => hex(20);
+const hex = randomHex;
+const address = randomAddress;
 
-let service: TestService;
-let producer: PlainProducer;
-beforeAll(async () => {
-  service = await startTestService({ roles: [] });
-  producer = createPlainProducer(service.kafka);
-  await producer.connect();
-});
-afterAll(async () => {
-  await producer?.disconnect();
-  await service?.stop();
-});
+const fx = drivenService();
 
 describe("a batch too large for one transaction", () => {
   it("is split, and every transfer of a 4,000-deposit backlog is applied exactly once", {
@@ -54,8 +42,8 @@ describe("a batch too large for one transaction", () => {
       },
       metadata: { commandId: `create:${id}`, issuedAt: Date.now(), replyTo: null },
     };
-    const before = await stableEndOffsets(service.kafka, TOPIC.sessionEvents);
-    await producer.send(TOPIC.sessionCommands, [{ key: id, value: sessionCommandCodec.encode(create) }]);
+    const before = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
+    await fx.producer.send(TOPIC.sessionCommands, [{ key: id, value: sessionCommandCodec.encode(create) }]);
     // Written while no host runs, so the host's first fetch of the partition holds ~1 MiB of them.
     const transfers = Array.from({ length: 4000 }, () => ({
       sessionId: id,
@@ -73,7 +61,7 @@ describe("a batch too large for one transaction", () => {
       retracted: false,
     }));
     for (let i = 0; i < transfers.length; i += 500) {
-      await producer.send(
+      await fx.producer.send(
         TOPIC.chainTransfers,
         transfers.slice(i, i + 500).map((t) => ({ key: id, value: transferObservedCodec.encode(t) })),
       );
@@ -81,8 +69,8 @@ describe("a batch too large for one transaction", () => {
 
     const lines: Array<{ msg?: string }> = [];
     const host = createActorHost({
-      kafka: service.kafka,
-      snapshots: createSnapshotStore(service.cassandra),
+      kafka: fx.service.kafka,
+      snapshots: createSnapshotStore(fx.service.cassandra),
       log: pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line)) }),
       snapshotEvery: 1_000_000,
     });
@@ -104,7 +92,7 @@ describe("a batch too large for one transaction", () => {
     }
 
     const seen = new Map<string, number>();
-    await readTopic(service.kafka, {
+    await readTopic(fx.service.kafka, {
       topic: TOPIC.sessionEvents,
       from: before,
       onBatch: (records) => {

@@ -1,42 +1,29 @@
 // Restore of the actor host on the real servers: states rebuilt from the latest snapshots plus the
 // journal tail equal those rebuilt from the journal alone (and those the live host held), and an
 // expiry timer that came due while no host ran still fires, once. Hosts run in this process.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type ActorHost, createActorHost } from "../../src/actors/host.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import { stateToJson } from "../../src/actors/state-serde.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
-import type { Address, Hex, Session } from "../../src/domain/types.ts";
-import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
+import type { Session } from "../../src/domain/types.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { drivenService, randomAddress, randomHex } from "../support/driven-service.ts";
 
 const HOUR = 3_600_000;
-const hex = (bytes: number): Hex => `0x${randomBytes(bytes).toString("hex")}`;
-const address = (): Address => hex(20);
+const hex = randomHex;
+const address = randomAddress;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-let service: TestService;
-let producer: PlainProducer;
-
-beforeAll(async () => {
-  service = await startTestService({ roles: [] });
-  producer = createPlainProducer(service.kafka);
-  await producer.connect();
-});
-
-afterAll(async () => {
-  await producer?.disconnect();
-  await service?.stop();
-});
+const fx = drivenService();
 
 async function waitFor<T>(
   what: string,
@@ -67,13 +54,13 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const host = createActorHost({
-    kafka: service.kafka,
-    snapshots: createSnapshotStore(service.cassandra),
+    kafka: fx.service.kafka,
+    snapshots: createSnapshotStore(fx.service.cassandra),
     log,
     ...opts,
   });
   await host.start();
-  const partitions = service.config.SESSION_PARTITIONS;
+  const partitions = fx.service.config.SESSION_PARTITIONS;
   await waitFor("the host to restore every partition", () =>
     host.owned().length === partitions ? true : undefined,
   );
@@ -106,7 +93,7 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
 
 /** Input records of the actors group not yet committed. */
 async function actorsLag(): Promise<bigint> {
-  const admin = service.kafka.admin();
+  const admin = fx.service.kafka.admin();
   await admin.connect();
   try {
     let lag = 0n;
@@ -166,12 +153,12 @@ function transfer(sessionId: string, amount: bigint): TransferObserved {
 }
 
 const sendCommands = (commands: SessionCommand[]) =>
-  producer.send(
+  fx.producer.send(
     TOPIC.sessionCommands,
     commands.map((c) => ({ key: c.data.sessionId, value: sessionCommandCodec.encode(c) })),
   );
 const sendTransfers = (transfers: TransferObserved[]) =>
-  producer.send(
+  fx.producer.send(
     TOPIC.chainTransfers,
     transfers.map((t) => ({ key: t.sessionId, value: transferObservedCodec.encode(t) })),
   );
@@ -215,7 +202,7 @@ describe("restore", () => {
     const quiet = { snapshotEvery: 1_000_000_000, timerIntervalMs: HOUR };
     const first = await startHost(quiet);
     mark("first host restored");
-    const partitions = Array.from({ length: service.config.SESSION_PARTITIONS }, (_, p) => p);
+    const partitions = Array.from({ length: fx.service.config.SESSION_PARTITIONS }, (_, p) => p);
 
     const ids = Array.from({ length: 300 }, () => randomUUID());
     await sendCommands(ids.map((id) => createCommand(id, nowSeconds() + 24 * 3600)));
@@ -226,8 +213,8 @@ describe("restore", () => {
     }
     // A snapshot of every partition through the host's snapshot store: the live states, as of the
     // end of the journal (all input is committed, nothing else writes to it meanwhile).
-    const ends = await stableEndOffsets(service.kafka, TOPIC.sessionEvents);
-    const snapshots = createSnapshotStore(service.cassandra);
+    const ends = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
+    const snapshots = createSnapshotStore(fx.service.cassandra);
     for (const [partition, states] of first.states()) {
       const eventsOffset = (ends.get(partition) ?? 0n) - 1n;
       await snapshots.save(partition, { eventsOffset, states: states.values(), count: states.size });
@@ -251,13 +238,13 @@ describe("restore", () => {
     mark(`restored from snapshots + tail: ${replayedOf(restoresA)} events replayed`);
 
     // Every snapshot row of the actors' partitions (other partition numbers belong to other tests).
-    await service.cassandra.execute("DELETE FROM actor_snapshots WHERE partition IN ?", [partitions]);
-    const left = await service.cassandra.execute(
+    await fx.service.cassandra.execute("DELETE FROM actor_snapshots WHERE partition IN ?", [partitions]);
+    const left = await fx.service.cassandra.execute(
       "SELECT partition FROM actor_snapshots WHERE partition IN ?",
       [partitions],
     );
     expect(left.rows.length).toBe(0);
-    const journalEnds = await stableEndOffsets(service.kafka, TOPIC.sessionEvents);
+    const journalEnds = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
     const fromJournal = await startHost(quiet);
     const b = fromJournal.states();
     const restoresB = fromJournal.restores();
@@ -283,7 +270,7 @@ describe("restore", () => {
   }, 600_000);
 
   it("fires an expiry timer that came due while no host ran, and the session expires exactly once", async () => {
-    const from = await stableEndOffsets(service.kafka, TOPIC.sessionEvents);
+    const from = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
     const first = await startHost({ snapshotEvery: 5000, timerIntervalMs: 200 });
     const expiresAt = nowSeconds() + 4;
     // `timer`: only the new host's timer can expire it. `requested`: the old host's command is also on
@@ -316,7 +303,7 @@ describe("restore", () => {
     await second.stop();
 
     const journal: SessionEvent[] = [];
-    await readTopic(service.kafka, {
+    await readTopic(fx.service.kafka, {
       topic: TOPIC.sessionEvents,
       from,
       onBatch: (records) => {
