@@ -32,9 +32,18 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
         let before: Session | null = changed.get(id) ?? cache.get(id) ?? null;
         // A gap means another projector instance moved the session on: the read model knows better.
         const stale = before !== null && event.metadata.version > before.version + 1;
-        if ((!before || stale) && event.type !== "SessionCreated")
+        let stored = false;
+        if ((!before || stale) && event.type !== "SessionCreated") {
           before = (await readModel.get(id))?.state ?? null;
-        if (before && event.metadata.version <= before.version) continue;
+          stored = true;
+        }
+        if (before && event.metadata.version <= before.version) {
+          // Written already, but perhaps never published: a projector that stopped between its write
+          // and its publish gets this batch again. The stored state goes out (again) on session.state,
+          // or SSE listeners and gateway caches would miss it until the session's next change.
+          if (stored && !changed.has(id)) changed.set(id, before);
+          continue;
+        }
         const after = evolve(before, event);
         if (after) changed.set(id, after);
       }
