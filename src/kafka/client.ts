@@ -13,6 +13,10 @@ export interface KafkaSettings {
 
 export type KafkaClient = Kafka;
 
+/** kafkajs's message for the broker's CONCURRENT_TRANSACTIONS (51) response. */
+const CONCURRENT_TRANSACTIONS_MESSAGE =
+  "The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing";
+
 export function createKafka(settings: KafkaSettings): KafkaClient {
   const config: KafkaConfig = {
     brokers: settings.brokers,
@@ -29,7 +33,11 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
       // purpose (a send must fail rather than hang); duplicates are prevented by transactions and
       // the session core's idempotence, not by retrying forever.
       if (message.startsWith("Limiting retries for the idempotent producer")) return;
-      settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
+      // The broker answers CONCURRENT_TRANSACTIONS while it finishes the previous transaction of the
+      // same id, and expects a retry; kafkajs retries it, but logs every such response as an error.
+      // If the retries run out, the transaction fails and its caller logs that.
+      const retried = fields.error === CONCURRENT_TRANSACTIONS_MESSAGE;
+      settings.log?.(retried ? "debug" : level, `kafka ${entry.namespace}: ${message}`, fields);
     },
   };
   return new Kafka(config);

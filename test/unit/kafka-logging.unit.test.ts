@@ -1,0 +1,34 @@
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import { createKafka } from "../../src/kafka/client.ts";
+
+const require = createRequire(import.meta.url);
+const { createErrorFromCode } = require("kafkajs/src/protocol/error") as {
+  createErrorFromCode: (code: number) => Error;
+};
+
+function logged() {
+  const lines: Array<{ level: string; message: string }> = [];
+  const kafka = createKafka({
+    brokers: ["127.0.0.1:1"], // never connected: only the logger is used
+    clientId: "unit",
+    log: (level, message) => lines.push({ level, message }),
+  });
+  return { logger: kafka.logger(), lines };
+}
+
+describe("kafkajs log lines", () => {
+  it("a CONCURRENT_TRANSACTIONS response, which is retried, is logged at debug, not error", () => {
+    const { logger, lines } = logged();
+    const error = createErrorFromCode(51).message;
+    logger.error("Response AddOffsetsToTxn(key: 25, version: 1)", { error, correlationId: 7 });
+    expect(lines).toEqual([{ level: "debug", message: expect.stringContaining("AddOffsetsToTxn") }]);
+  });
+
+  it("any other error response stays an error", () => {
+    const { logger, lines } = logged();
+    const error = createErrorFromCode(47).message; // INVALID_PRODUCER_EPOCH
+    logger.error("Response EndTxn(key: 26, version: 1)", { error, correlationId: 8 });
+    expect(lines).toEqual([{ level: "error", message: expect.stringContaining("EndTxn") }]);
+  });
+});
