@@ -45,7 +45,6 @@ export const evmChainSchema = z.object({
 export type EvmChainConfig = z.infer<typeof evmChainSchema>;
 
 const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   HOST: z.string().default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Public URL of the gateway, printed on start and used in links. */

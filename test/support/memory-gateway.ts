@@ -30,7 +30,6 @@ export const START_MS = 1_800_000_000_000;
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return parseConfig({
-    NODE_ENV: "test",
     EVM_CHAINS: JSON.stringify([
       { name: "local", chainId: CHAIN_ID, rpcUrl: "http://127.0.0.1:8545", delegate: DELEGATE },
     ]),
