@@ -102,7 +102,7 @@ const envSchema = z.object({
   INDEXER_STALE_SECONDS: z.coerce.number().int().min(1).default(60),
   INDEXER_POLL_MS: z.coerce.number().int().min(50).default(1000),
   /** Events between two actor snapshots of a partition. */
-  SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(5000),
+  SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(50_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

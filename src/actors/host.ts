@@ -170,7 +170,9 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       from: new Map([[actor.partition, actor.eventsOffset + 1n]]),
       onBatch: (records) => {
         const events: SessionEvent[] = [];
-        for (const r of records) if (r.value) events.push(sessionEventCodec.decode(r.value));
+        // Only actor hosts write session.events, and their encoder checked every event before
+        // writing it: the checks are not repeated on the way back (as in replay).
+        for (const r of records) if (r.value) events.push(sessionEventCodec.decodeTrusted(r.value));
         const last = records[records.length - 1];
         if (last) actor.replay(events, last.offset);
         count += events.length;
