@@ -2,7 +2,7 @@
 // actors process (a child, `tsx src/cli.ts actors`) that is killed with SIGKILL twice while it works,
 // and a projector in this process. The journal and the read model must hold every effect once.
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { writeFile } from "node:fs/promises";
 import net from "node:net";
@@ -16,7 +16,7 @@ import { ACTORS_GROUP, createActorHost } from "../../src/actors/host.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
-import { type Address, type Hex, transferKey } from "../../src/domain/types.ts";
+import { type Address, transferKey } from "../../src/domain/types.ts";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
@@ -24,6 +24,7 @@ import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
+import { createSessionCommand, observedTransfer, randomAddress } from "../support/driven-service.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -33,8 +34,7 @@ const CHAIN_ID = 31_337;
 /** Transfers re-published byte for byte (an indexer that crashed after publishing, before its checkpoint). */
 const REPUBLISHED = 100;
 
-const hex = (bytes: number): Hex => `0x${randomBytes(bytes).toString("hex")}`;
-const address = (): Address => hex(20);
+const address = randomAddress;
 
 interface TestSession {
   id: string;
@@ -50,47 +50,25 @@ function makeSessions(): TestSession[] {
     const token = address();
     const transfers = Array.from(
       { length: PER_SESSION },
-      (_, i): TransferObserved => ({
-        sessionId: id,
-        burner,
-        chainId: CHAIN_ID,
-        token,
-        // distinct per transfer, so a doubled or missing one changes the sum
-        amount: BigInt(s * PER_SESSION + i + 1) * 1_000_003n,
-        txHash: hex(32),
-        logIndex: i % 3,
-        blockNumber: BigInt(1_000 + i),
-        blockHash: hex(32),
-        from: address(),
-        confirmations: 2,
-        observedAt: Date.now(),
-        retracted: false,
-      }),
+      (_, i): TransferObserved =>
+        observedTransfer(id, {
+          burner,
+          chainId: CHAIN_ID,
+          token,
+          // distinct per transfer, so a doubled or missing one changes the sum
+          amount: BigInt(s * PER_SESSION + i + 1) * 1_000_003n,
+          logIndex: i % 3,
+          blockNumber: BigInt(1_000 + i),
+        }),
     );
     return { id, burner, token, transfers };
   });
 }
 
 function createCommand(s: TestSession): SessionCommand {
-  return {
-    type: "CreateSession",
-    data: {
-      sessionId: s.id,
-      flow: "checkout",
-      merchantId: null,
-      burner: s.burner,
-      auth: { address: address(), chainId: CHAIN_ID, nonce: 0, r: hex(32), s: hex(32), yParity: 0 },
-      destAddress: address(),
-      destChainId: 31_338,
-      appFeeBps: 0,
-      appFeeRecipient: address(),
-      standingRefund: null,
-      stealth: null,
-      // far ahead: no expiry timer may interfere
-      expiresAt: Math.floor(Date.now() / 1000) + 24 * 3600,
-    },
-    metadata: { commandId: `create:${s.id}`, issuedAt: Date.now(), replyTo: null },
-  };
+  // far ahead: no expiry timer may interfere
+  const expiresAt = Math.floor(Date.now() / 1000) + 24 * 3600;
+  return createSessionCommand(s.id, { flow: "checkout", burner: s.burner, expiresAt });
 }
 
 /** `tsx src/cli.ts actors` as a child; node --import tsx, so the pid we kill is the service itself. */

@@ -7,15 +7,11 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ACTORS_GROUP, createActorHost } from "../../src/actors/host.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
-import type { SessionCommand } from "../../src/domain/commands.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
-import { drivenService, randomAddress, randomHex } from "../support/driven-service.ts";
-
-const hex = randomHex;
-const address = randomAddress;
+import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
 
 const fx = drivenService();
 
@@ -24,24 +20,7 @@ describe("a batch too large for one transaction", () => {
     timeout: 240_000,
   }, async () => {
     const id = randomUUID();
-    const create: SessionCommand = {
-      type: "CreateSession",
-      data: {
-        sessionId: id,
-        flow: "p2p_request",
-        merchantId: null,
-        burner: address(),
-        auth: { address: address(), chainId: 31_337, nonce: 0, r: hex(32), s: hex(32), yParity: 1 },
-        destAddress: address(),
-        destChainId: 31_338,
-        appFeeBps: 0,
-        appFeeRecipient: address(),
-        standingRefund: null,
-        stealth: null,
-        expiresAt: Math.floor(Date.now() / 1000) + 3600,
-      },
-      metadata: { commandId: `create:${id}`, issuedAt: Date.now(), replyTo: null },
-    };
+    const create = createSessionCommand(id);
     const before = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
     // The session exists before its transfers arrive, as in the service (the indexer watches only
     // burners of created sessions). A host holding both a CreateSession and transfers for it in its
@@ -65,21 +44,9 @@ describe("a batch too large for one transaction", () => {
       await creator.stop();
     }
     // Written while no host runs, so the host's first fetch of the partition holds ~1 MiB of them.
-    const transfers = Array.from({ length: 4000 }, () => ({
-      sessionId: id,
-      burner: create.data.burner,
-      chainId: 31_337,
-      token: address(),
-      amount: 1n,
-      txHash: hex(32),
-      logIndex: 0,
-      blockNumber: 9n,
-      blockHash: hex(32),
-      from: address(),
-      confirmations: 2,
-      observedAt: Date.now(),
-      retracted: false,
-    }));
+    const transfers = Array.from({ length: 4000 }, () =>
+      observedTransfer(id, { burner: create.data.burner, blockNumber: 9n }),
+    );
     for (let i = 0; i < transfers.length; i += 500) {
       await fx.producer.send(
         TOPIC.chainTransfers,

@@ -16,11 +16,9 @@ import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
-import { drivenService, randomAddress, randomHex } from "../support/driven-service.ts";
+import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
 
 const HOUR = 3_600_000;
-const hex = randomHex;
-const address = randomAddress;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 const fx = drivenService();
@@ -113,44 +111,10 @@ async function actorsLag(): Promise<bigint> {
 const settled = () =>
   waitFor("the actors to commit all input", async () => ((await actorsLag()) === 0n ? true : undefined));
 
-function createCommand(id: string, expiresAt: number): SessionCommand {
-  return {
-    type: "CreateSession",
-    data: {
-      sessionId: id,
-      flow: "p2p_request",
-      merchantId: null,
-      burner: address(),
-      auth: { address: address(), chainId: 31_337, nonce: 0, r: hex(32), s: hex(32), yParity: 1 },
-      destAddress: address(),
-      destChainId: 31_338,
-      appFeeBps: 25,
-      appFeeRecipient: address(),
-      standingRefund: null,
-      stealth: null,
-      expiresAt,
-    },
-    metadata: { commandId: `create:${id}`, issuedAt: Date.now(), replyTo: null },
-  };
-}
-
-function transfer(sessionId: string, amount: bigint): TransferObserved {
-  return {
-    sessionId,
-    burner: address(),
-    chainId: 31_337,
-    token: address(),
-    amount,
-    txHash: hex(32),
-    logIndex: 0,
-    blockNumber: 7n,
-    blockHash: hex(32),
-    from: address(),
-    confirmations: 2,
-    observedAt: Date.now(),
-    retracted: false,
-  };
-}
+const createCommand = (id: string, expiresAt: number): SessionCommand =>
+  createSessionCommand(id, { appFeeBps: 25, expiresAt });
+const transfer = (sessionId: string, amount: bigint): TransferObserved =>
+  observedTransfer(sessionId, { amount });
 
 const sendCommands = (commands: SessionCommand[]) =>
   fx.producer.send(

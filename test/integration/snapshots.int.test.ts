@@ -3,6 +3,7 @@ import { ensureStack } from "../../deploy/local/stack.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import type { Session } from "../../src/domain/types.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
+import { generator } from "../support/generate.ts";
 
 let cassandra: CassandraClient;
 // A partition number no actor host uses, so this file never touches a live partition's snapshots.
@@ -17,56 +18,8 @@ afterAll(async () => {
   await cassandra?.shutdown();
 });
 
-function state(i: number): Session {
-  return {
-    id: `00000000-0000-4000-8000-${i.toString().padStart(12, "0")}`,
-    version: 2,
-    createdAt: 1_800_000_000_000,
-    updatedAt: 1_800_000_001_000,
-    flow: "p2p_request",
-    merchantId: null,
-    burner: `0x${i.toString(16).padStart(40, "0")}`,
-    auth: {
-      address: `0x${"ab".repeat(20)}`,
-      chainId: 31337,
-      nonce: 0,
-      r: `0x${"11".repeat(32)}`,
-      s: `0x${"22".repeat(32)}`,
-      yParity: 1,
-    },
-    destAddress: `0x${"cd".repeat(20)}`,
-    destChainId: 31338,
-    appFeeBps: 0,
-    appFeeRecipient: `0x${"00".repeat(20)}`,
-    appFeeRecipientSol: null,
-    status: "detected",
-    outcome: null,
-    expiresAt: 1_800_003_600,
-    standingRefund: null,
-    stealth: null,
-    deposits: [
-      {
-        chainId: 31337,
-        token: `0x${"ee".repeat(20)}`,
-        amount: 10n ** 30n + BigInt(i),
-        txHash: `0x${i.toString(16).padStart(64, "0")}`,
-        logIndex: 0,
-        blockNumber: 123n,
-        blockHash: `0x${"99".repeat(32)}`,
-        from: `0x${"77".repeat(20)}`,
-      },
-    ],
-    sweepTx: null,
-    swapOutputAmount: null,
-    feeAmount: null,
-    bridgeAmount: null,
-    bridgeTx: null,
-    destTx: null,
-    retryCount: 0,
-    errorMessage: null,
-    recentCommandIds: [`cmd-${i}`],
-  };
-}
+/** Varied states (nulls, unicode, 256-bit amounts), a different one per index. */
+const state = (i: number): Session => generator(i + 1).session();
 
 describe("actor snapshots in Cassandra", () => {
   it("a partition larger than one chunk comes back whole, bigints included", async () => {
