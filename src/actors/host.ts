@@ -17,19 +17,12 @@ import {
   createPartitionTransactor,
   type PartitionTransactor,
   TransactionFailedError,
-  type TransactionWork,
 } from "../kafka/transactions.ts";
 import type { Logger } from "../logging.ts";
 import { createPartitionActor, type PartitionActor } from "./partition-actor.ts";
 import type { SnapshotStore } from "./snapshots.ts";
 
 export const ACTORS_GROUP = "actors";
-
-/**
- * The most one transaction appends: under the broker's default message.max.bytes (1 MiB), the
- * largest record batch it accepts, with room for record and batch headers.
- */
-const MAX_TRANSACTION_BYTES = 900 * 1024;
 
 export interface ActorHostDeps {
   kafka: KafkaClient;
@@ -193,38 +186,6 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     const actor = await o.ready;
     const commands = decodeInput(batch);
     const step = actor.step(commands);
-    const sends: TransactionWork["sends"] = [
-      {
-        topic: TOPIC.sessionEvents,
-        messages: step.events.map((e) => ({
-          key: e.metadata.sessionId,
-          value: sessionEventCodec.encode(e),
-          partition: actor.partition,
-        })),
-      },
-      {
-        topic: TOPIC.gatewayReplies,
-        messages: step.replies.map((r) => ({ key: r.gatewayId, value: gatewayReplyCodec.encode(r) })),
-      },
-    ];
-    const half = Math.ceil(batch.records.length / 2);
-    const endOfFirstHalf = batch.records[half - 1];
-    if (endOfFirstHalf && half < batch.records.length && outputBytes(sends) > MAX_TRANSACTION_BYTES) {
-      // kafkajs writes one partition's messages as one record batch, and the broker refuses a batch
-      // over its message.max.bytes every time: the partition would retry the same batch for ever.
-      // The halves go in turn, each its own transaction; the second steps from the first's states.
-      const first = {
-        ...batch,
-        records: batch.records.slice(0, half),
-        nextOffset: endOfFirstHalf.offset + 1n,
-      };
-      const second = { ...batch, records: batch.records.slice(half) };
-      log.debug(
-        { partition: batch.partition, records: batch.records.length },
-        "batch split in two transactions",
-      );
-      return (await processBatch(o, first)) && processBatch(o, second);
-    }
     for (const d of step.dropped)
       log.warn(
         { type: d.command.type, code: d.code, sessionId: d.command.data.sessionId },
@@ -232,7 +193,20 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       );
     try {
       const appended = await o.transactor.run({
-        sends,
+        sends: [
+          {
+            topic: TOPIC.sessionEvents,
+            messages: step.events.map((e) => ({
+              key: e.metadata.sessionId,
+              value: sessionEventCodec.encode(e),
+              partition: actor.partition,
+            })),
+          },
+          {
+            topic: TOPIC.gatewayReplies,
+            messages: step.replies.map((r) => ({ key: r.gatewayId, value: gatewayReplyCodec.encode(r) })),
+          },
+        ],
         offsets: {
           groupId: ACTORS_GROUP,
           topic: batch.topic,
@@ -401,12 +375,6 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
 }
 
 /** What the messages take in record batches: key, value and ~20 bytes of record framing each. */
-function outputBytes(sends: TransactionWork["sends"]): number {
-  let bytes = 0;
-  for (const s of sends) for (const m of s.messages) bytes += m.key.length + m.value.length + 20;
-  return bytes;
-}
-
 /** An indexer record as a command; its id names the observation, so a re-published one is a retry. */
 export function transferCommand(t: TransferObserved): SessionCommand {
   const metadata = {

@@ -1,5 +1,6 @@
 import type { Consumer, Producer } from "kafkajs";
 import type { KafkaClient } from "./client.ts";
+import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
 export interface BatchConsumerOptions {
@@ -78,9 +79,6 @@ export interface PlainProducer {
   disconnect(): Promise<void>;
 }
 
-/** Key and value bytes per produce request of a plain producer. */
-const MAX_REQUEST_BYTES = 512 * 1024;
-
 /** An idempotent (not transactional) producer: no duplicates from its own retries, acks from all replicas. */
 export function createPlainProducer(kafka: KafkaClient): PlainProducer {
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
@@ -88,22 +86,10 @@ export function createPlainProducer(kafka: KafkaClient): PlainProducer {
     connect: () => producer.connect(),
     disconnect: () => producer.disconnect(),
     async send(topic, messages) {
-      // kafkajs writes one partition's messages of a request as one record batch, and the broker
-      // refuses a batch over message.max.bytes (1 MiB by default) every time: a projector batch of
-      // thousands of changed sessions would fail on it for ever. Requests stay well below that.
-      let chunk: typeof messages = [];
-      let bytes = 0;
-      for (const m of messages) {
-        const size = m.value.length + Buffer.byteLength(m.key) + 64; // + record overhead
-        if (chunk.length > 0 && bytes + size > MAX_REQUEST_BYTES) {
-          await producer.send({ topic, messages: chunk, acks: -1 });
-          chunk = [];
-          bytes = 0;
-        }
-        chunk.push(m);
-        bytes += size;
+      // A projector batch of thousands of changed sessions is more than the broker takes at once.
+      for (const chunk of requestChunks(messages, messageBytes)) {
+        await producer.send({ topic, messages: chunk, acks: -1 });
       }
-      if (chunk.length > 0) await producer.send({ topic, messages: chunk, acks: -1 });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Producer, Transaction } from "kafkajs";
 import type { KafkaClient } from "./client.ts";
+import { messageBytes, requestChunks } from "./request-size.ts";
 
 export interface OutgoingMessage {
   key: string;
@@ -94,36 +95,43 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
         const t = await p.transaction();
         txn = t;
         const appended: AppendedOffsets = new Map();
-        const sends = work.sends.filter((s) => s.messages.length > 0);
-        if (sends.length > 0) {
-          const results = await txn.sendBatch({
+        // One transaction, as many produce requests as its records need: a batch's output may be
+        // larger than the broker takes in one request, and splitting it here keeps it atomic.
+        const records = work.sends.flatMap((s) => s.messages.map((message) => ({ topic: s.topic, message })));
+        for (const chunk of requestChunks(records, (r) => messageBytes(r.message))) {
+          const byTopic = new Map<string, OutgoingMessage[]>();
+          const counts = new Map<string, number>();
+          for (const { topic, message } of chunk) {
+            let messages = byTopic.get(topic);
+            if (!messages) byTopic.set(topic, (messages = []));
+            messages.push(message);
+            if (message.partition === undefined) continue;
+            const k = `${topic}:${message.partition}`;
+            counts.set(k, (counts.get(k) ?? 0) + 1);
+          }
+          const results = await t.sendBatch({
             acks: -1,
-            topicMessages: sends.map((s) => ({
-              topic: s.topic,
-              messages: s.messages.map((m) => ({
+            topicMessages: [...byTopic].map(([topic, messages]) => ({
+              topic,
+              messages: messages.map((m) => ({
                 key: m.key,
                 value: m.value,
                 ...(m.partition === undefined ? {} : { partition: m.partition }),
               })),
             })),
           });
-          const counts = new Map<string, number>();
-          for (const s of sends) {
-            for (const m of s.messages) {
-              if (m.partition === undefined) continue;
-              const k = `${s.topic}:${m.partition}`;
-              counts.set(k, (counts.get(k) ?? 0) + 1);
-            }
-          }
+          // Later requests append after earlier ones: the last one to name a partition has its end.
+          const acknowledged = new Set<string>();
           for (const r of results) {
             const k = `${r.topicName}:${r.partition}`;
             const n = counts.get(k);
-            if (n !== undefined && r.baseOffset !== undefined)
-              appended.set(k, BigInt(r.baseOffset) + BigInt(n) - 1n);
+            if (n === undefined || r.baseOffset === undefined) continue;
+            appended.set(k, BigInt(r.baseOffset) + BigInt(n) - 1n);
+            acknowledged.add(k);
           }
           // kafkajs silently skips messages for a partition missing from the topic's metadata; the
           // transaction must not commit the input offset without them.
-          const missing = [...counts.keys()].filter((k) => !appended.has(k));
+          const missing = [...counts.keys()].filter((k) => !acknowledged.has(k));
           if (missing.length > 0) throw new Error(`no partition leader acknowledged ${missing.join(", ")}`);
         }
         const offsets = work.offsets;
