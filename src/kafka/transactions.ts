@@ -102,8 +102,8 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
           const byTopic = new Map<string, OutgoingMessage[]>();
           const counts = new Map<string, number>();
           for (const { topic, message } of chunk) {
-            let messages = byTopic.get(topic);
-            if (!messages) byTopic.set(topic, (messages = []));
+            const messages = byTopic.get(topic) ?? [];
+            if (messages.length === 0) byTopic.set(topic, messages);
             messages.push(message);
             if (message.partition === undefined) continue;
             const k = `${topic}:${message.partition}`;
