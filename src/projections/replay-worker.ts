@@ -1,8 +1,7 @@
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createKafka, type KafkaSettings } from "../kafka/client.ts";
-import { type CassandraSettings, connectCassandra } from "../store/cassandra.ts";
+import type { CassandraSettings } from "../store/cassandra.ts";
 import { foldJournal, type StatesSummary, summarize } from "./journal-fold.ts";
-import { createSessionReadModel } from "./read-model.ts";
 
 /** What a replay worker is asked to do: fold some partitions, then hand the states to a sink. */
 export interface ReplayJob {
@@ -40,6 +39,11 @@ async function run(job: ReplayJob, post: (m: ReplayWorkerMessage) => void): Prom
   if (unsent > 0) post({ type: "read", records: unsent });
   const started = Date.now();
   if (job.sink.kind === "read-model") {
+    // Loaded only for this sink: the driver's import is a tenth of a second of every worker's start.
+    const [{ connectCassandra }, { createSessionReadModel }] = await Promise.all([
+      import("../store/cassandra.ts"),
+      import("./read-model.ts"),
+    ]);
     const cassandra = await connectCassandra(job.sink.cassandra, { migrate: false });
     try {
       await createSessionReadModel(cassandra, job.sink.table).write([...folded.states.values()]);
