@@ -3,7 +3,7 @@ import { evolveInPlace } from "../domain/evolve.ts";
 import { type Session, type SessionStatus, STATUSES } from "../domain/types.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec } from "../kafka/codecs.ts";
-import { readTopic } from "../kafka/topic-reader.ts";
+import { collectJournal, type SessionJournal } from "./journal-collect.ts";
 
 export interface FoldedJournal {
   states: Map<string, Session>;
@@ -12,42 +12,45 @@ export interface FoldedJournal {
 }
 
 /**
- * Folds the given partitions of a SessionEvent journal, from offset zero up to their last stable
- * offsets, into session states. The journal is written only by the actor host, whose encoder ran
- * every check before writing, so records are decoded without repeating them (decodeTrusted): on a
- * replay those checks cost more than the Avro decoding itself.
+ * Decodes and folds one session's records. The journal is written only by the actor host, whose
+ * encoder ran every check before writing, so records are decoded without repeating them
+ * (decodeTrusted): on a replay those checks cost more than the Avro decoding itself.
  */
+export function foldSession(
+  journal: SessionJournal,
+  id: string,
+  refs: number[],
+): { state: Session | null; events: number } {
+  let state: Session | null = null;
+  let events = 0;
+  for (let i = 0; i < refs.length; i += 2) {
+    const event: SessionEvent = sessionEventCodec.decodeTrusted(
+      journal.arena.view(refs[i] as number, refs[i + 1] as number),
+    );
+    if (event.metadata.sessionId !== id) {
+      throw new Error(`journal record keyed ${id} holds an event of session ${event.metadata.sessionId}`);
+    }
+    if (state && event.metadata.version <= state.version) continue;
+    // The fold holds the only reference to its state, so the event may change it in place.
+    state = evolveInPlace(state, event);
+    events++;
+  }
+  return { state, events };
+}
+
+/** Every session's state, folded from offset zero: both phases, the states kept in hand. */
 export async function foldJournal(
   kafka: KafkaClient,
-  opts: {
-    topic: string;
-    partitions: number[];
-    /** Records read since the previous call (after every fetched batch). */
-    onRead?: (records: number) => void;
-    signal?: AbortSignal;
-  },
+  opts: Parameters<typeof collectJournal>[1],
 ): Promise<FoldedJournal> {
+  const journal = await collectJournal(kafka, opts);
   const states = new Map<string, Session>();
   let events = 0;
-  await readTopic(kafka, {
-    topic: opts.topic,
-    from: new Map(opts.partitions.map((p) => [p, 0n])),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    onBatch: (records) => {
-      for (const r of records) {
-        if (!r.value) continue;
-        const event: SessionEvent = sessionEventCodec.decodeTrusted(r.value);
-        const id = event.metadata.sessionId;
-        const before = states.get(id) ?? null;
-        if (before && event.metadata.version <= before.version) continue;
-        // The fold holds the only reference to its states, so the event may change them in place.
-        const after = evolveInPlace(before, event);
-        if (after) states.set(id, after);
-        events++;
-      }
-      opts.onRead?.(records.length);
-    },
-  });
+  for (const [id, refs] of journal.sessions) {
+    const folded = foldSession(journal, id, refs);
+    if (folded.state) states.set(id, folded.state);
+    events += folded.events;
+  }
   return { states, events };
 }
 
@@ -67,25 +70,46 @@ export interface StatesSummary {
   byStatus: Record<SessionStatus, number>;
 }
 
-export function summarize(folded: FoldedJournal): StatesSummary {
-  const byStatus = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<SessionStatus, number>;
-  let deposits = 0;
-  let amount = 0n;
-  let versions = 0;
-  for (const s of folded.states.values()) {
-    byStatus[s.status]++;
-    deposits += s.deposits.length;
-    versions += s.version;
-    for (const d of s.deposits) amount += d.amount;
+/** Adds states up one at a time, so a replay can summarize states it does not keep. */
+export class StatesTally {
+  private readonly byStatus = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<
+    SessionStatus,
+    number
+  >;
+  private sessions = 0;
+  private events = 0;
+  private deposits = 0;
+  private amount = 0n;
+  private versions = 0;
+
+  /** A session's folded state (null when its events formed none) and the events applied to it. */
+  add(state: Session | null, events: number): void {
+    this.events += events;
+    if (!state) return;
+    this.sessions++;
+    this.byStatus[state.status]++;
+    this.deposits += state.deposits.length;
+    this.versions += state.version;
+    for (const d of state.deposits) this.amount += d.amount;
   }
-  return {
-    sessions: folded.states.size,
-    events: folded.events,
-    deposits,
-    depositedAmount: amount.toString(),
-    versions,
-    byStatus,
-  };
+
+  summary(): StatesSummary {
+    return {
+      sessions: this.sessions,
+      events: this.events,
+      deposits: this.deposits,
+      depositedAmount: this.amount.toString(),
+      versions: this.versions,
+      byStatus: { ...this.byStatus },
+    };
+  }
+}
+
+export function summarize(folded: FoldedJournal): StatesSummary {
+  const tally = new StatesTally();
+  for (const s of folded.states.values()) tally.add(s, 0);
+  tally.add(null, folded.events);
+  return tally.summary();
 }
 
 export function addSummaries(a: StatesSummary, b: StatesSummary): StatesSummary {

@@ -1,9 +1,11 @@
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import type { Session } from "../domain/types.ts";
 import { createKafka, type KafkaSettings } from "../kafka/client.ts";
 import type { CassandraSettings } from "../store/cassandra.ts";
-import { foldJournal, type StatesSummary, summarize } from "./journal-fold.ts";
+import { collectJournal } from "./journal-collect.ts";
+import type { StatesSummary } from "./journal-fold.ts";
 
-/** What a replay worker is asked to do: fold some partitions, then hand the states to a sink. */
+/** What a replay worker is asked to do: read some partitions, fold their sessions, hand the states to a sink. */
 export interface ReplayJob {
   kafka: Omit<KafkaSettings, "log">;
   topic: string;
@@ -14,31 +16,49 @@ export interface ReplayJob {
 
 export type ReplayWorkerMessage =
   | { type: "read"; records: number }
-  | { type: "done"; summary: StatesSummary; writeMs: number };
+  /** foldMs: the time after the read, folding the sessions and handing them to the sink. */
+  | { type: "done"; summary: StatesSummary; foldMs: number };
 
 /** Progress is sent at most this often: a fetch of many small batches must not flood the channel. */
 const PROGRESS_EVERY_MS = 100;
 
-async function run(job: ReplayJob, post: (m: ReplayWorkerMessage) => void): Promise<void> {
+/** States are written to a read model this many at a time, so a worker never holds them all. */
+const WRITE_CHUNK = 2000;
+
+/**
+ * Reads one share of the partitions, folds its sessions and hands the states to the sink: in a
+ * worker thread, or on the thread that started the replay (whose modules are already loaded).
+ */
+export async function replayShare(
+  job: ReplayJob,
+  onRead: (records: number) => void,
+  signal?: AbortSignal,
+): Promise<{ summary: StatesSummary; foldMs: number }> {
   const kafka = createKafka({ ...job.kafka });
-  let unsent = 0;
-  let sentAt = 0;
-  const folded = await foldJournal(kafka, {
+  // The codecs and the fold load while the first fetches are in flight (journal-collect.ts).
+  const folding = import("./journal-fold.ts");
+  const journal = await collectJournal(kafka, {
     topic: job.topic,
     partitions: job.partitions,
-    onRead: (records) => {
-      unsent += records;
-      const now = Date.now();
-      if (now - sentAt >= PROGRESS_EVERY_MS) {
-        post({ type: "read", records: unsent });
-        unsent = 0;
-        sentAt = now;
-      }
-    },
+    onRead,
+    ...(signal ? { signal } : {}),
   });
-  if (unsent > 0) post({ type: "read", records: unsent });
+
   const started = Date.now();
-  if (job.sink.kind === "read-model") {
+  const { foldSession, StatesTally } = await folding;
+  const tally = new StatesTally();
+  const foldAll = async (each: (state: Session) => Promise<void> | undefined) => {
+    for (const [id, refs] of journal.sessions) {
+      const { state, events } = foldSession(journal, id, refs);
+      tally.add(state, events);
+      const pending = state && each(state);
+      if (pending) await pending;
+    }
+  };
+  if (job.sink.kind === "summary") {
+    // Nothing kept: a state held past the next young collection is copied, and that was the cost.
+    await foldAll(() => undefined);
+  } else {
     // Loaded only for this sink: the driver's import is a tenth of a second of every worker's start.
     const [{ connectCassandra }, { createSessionReadModel }] = await Promise.all([
       import("../store/cassandra.ts"),
@@ -46,16 +66,41 @@ async function run(job: ReplayJob, post: (m: ReplayWorkerMessage) => void): Prom
     ]);
     const cassandra = await connectCassandra(job.sink.cassandra, { migrate: false });
     try {
-      await createSessionReadModel(cassandra, job.sink.table).write([...folded.states.values()]);
+      const model = createSessionReadModel(cassandra, job.sink.table);
+      let chunk: Session[] = [];
+      await foldAll((state) => {
+        chunk.push(state);
+        if (chunk.length < WRITE_CHUNK) return undefined;
+        const full = chunk;
+        chunk = [];
+        return model.write(full);
+      });
+      if (chunk.length > 0) await model.write(chunk);
     } finally {
       await cassandra.shutdown();
     }
   }
-  post({ type: "done", summary: summarize(folded), writeMs: Date.now() - started });
+  return { summary: tally.summary(), foldMs: Date.now() - started };
+}
+
+async function runInWorker(job: ReplayJob, post: (m: ReplayWorkerMessage) => void): Promise<void> {
+  let unsent = 0;
+  let sentAt = 0;
+  const result = await replayShare(job, (records) => {
+    unsent += records;
+    const now = Date.now();
+    if (now - sentAt >= PROGRESS_EVERY_MS) {
+      post({ type: "read", records: unsent });
+      unsent = 0;
+      sentAt = now;
+    }
+  });
+  if (unsent > 0) post({ type: "read", records: unsent });
+  post({ type: "done", ...result });
 }
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
   // A failure rejects here and reaches the parent as the worker's "error" event.
-  await run(workerData as ReplayJob, (m) => port.postMessage(m));
+  await runInWorker(workerData as ReplayJob, (m) => port.postMessage(m));
 }

@@ -8,7 +8,7 @@ import { type CassandraSettings, connectCassandra } from "../store/cassandra.ts"
 import { startWorker } from "../support/worker.ts";
 import { addSummaries, foldJournal, type StatesSummary } from "./journal-fold.ts";
 import { createSessionReadModel } from "./read-model.ts";
-import type { ReplayJob, ReplayWorkerMessage } from "./replay-worker.ts";
+import { type ReplayJob, type ReplayWorkerMessage, replayShare } from "./replay-worker.ts";
 
 export interface ReplayProgress {
   /** Records read so far, and in all (the stable end offsets when the replay began). */
@@ -19,7 +19,10 @@ export interface ReplayProgress {
 export interface ReplayOptions {
   /** Another journal of SessionEvent records (a copy, or the replay benchmark's scratch topic). */
   topic?: string;
-  /** Worker threads; partitions are dealt out among them. Default: one per core, at most one per partition. */
+  /**
+   * Threads, the calling one included; partitions are dealt out among them. Default: one per core,
+   * at most one per partition.
+   */
   workers?: number;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
@@ -27,18 +30,21 @@ export interface ReplayOptions {
 
 export interface ReplayResult {
   summary: StatesSummary;
-  workers: number;
-  /** Time the workers spent handing the states to the sink after folding (the slowest worker's). */
-  writeMs: number;
+  /** Threads that read and folded, the calling one included. */
+  threads: number;
+  /** Time spent after the read, folding the sessions and handing them to the sink (the slowest thread's). */
+  foldMs: number;
 }
 
 /**
  * Rebuilds every session's state from offset zero of session.events. The journal is the only input,
  * so the states equal what the live actors hold. A session's events all live in one partition, so
- * partitions fold independently: each worker thread reads its share of the partitions with its own
- * consumer, folds them, and hands its states to the sink itself; only progress and a summary cross
- * threads. On a small machine that spreads Kafka's record decoding, the Avro decoding and the fold
- * (and their garbage collection) over every core.
+ * partitions fold independently: each thread reads its share of the partitions with its own
+ * consumer, then folds their sessions one at a time (journal-collect.ts says why in two phases) and
+ * hands the states to the sink itself; only progress and a summary cross threads. On a small
+ * machine that spreads Kafka's record decoding, the Avro decoding and the fold over every core.
+ * The calling thread takes the first share itself: its modules are loaded, so it reads at once,
+ * and a worker fewer is a worker start fewer (about 0.4 s of module loading on this machine).
  */
 export async function replayJournal(
   kafka: Omit<KafkaSettings, "log">,
@@ -54,52 +60,57 @@ export async function replayJournal(
   const shares = Array.from({ length: count }, (_, i) => partitions.filter((_, j) => j % count === i));
 
   let read = 0;
+  const onRead = (records: number) => {
+    read += records;
+    opts.onProgress?.({ read: Math.min(read, total), total });
+  };
   const workers: Worker[] = [];
-  const stopAll = () => {
+  // Also stops this thread's own share: when a worker fails, or when the caller aborts.
+  const stop = new AbortController();
+  const stopAll = (reason?: unknown) => {
+    if (!stop.signal.aborted) stop.abort(reason);
     for (const w of workers) void w.terminate();
   };
-  const onAbort = () => stopAll();
+  const onAbort = () => stopAll(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     opts.onProgress?.({ read, total });
-    const results = await Promise.all(
-      shares.map(
-        (share) =>
-          new Promise<{ summary: StatesSummary; writeMs: number }>((resolve, reject) => {
-            const job: ReplayJob = { kafka, topic, partitions: share, sink };
-            const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job);
-            workers.push(worker);
-            worker.on("message", (m: ReplayWorkerMessage) => {
-              if (m.type === "read") {
-                read += m.records;
-                opts.onProgress?.({ read: Math.min(read, total), total });
-              } else {
-                resolve({ summary: m.summary, writeMs: m.writeMs });
-                void worker.terminate();
-              }
-            });
-            worker.once("error", (err) => {
-              stopAll();
-              reject(err);
-            });
-            worker.once("exit", (code) => {
-              if (opts.signal?.aborted) reject(opts.signal.reason ?? new Error("aborted"));
-              // After "done" the exit is ours (terminate); before it, the worker died.
-              else reject(new Error(`replay worker for partitions ${share.join(",")} exited (${code})`));
-            });
-          }),
-      ),
+    const [own, ...others] = shares.map((share): ReplayJob => ({ kafka, topic, partitions: share, sink }));
+    const inWorkers = others.map(
+      (job) =>
+        new Promise<{ summary: StatesSummary; foldMs: number }>((resolve, reject) => {
+          const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job);
+          workers.push(worker);
+          worker.on("message", (m: ReplayWorkerMessage) => {
+            if (m.type === "read") onRead(m.records);
+            else {
+              resolve({ summary: m.summary, foldMs: m.foldMs });
+              void worker.terminate();
+            }
+          });
+          worker.once("error", (err) => {
+            stopAll(err);
+            reject(err);
+          });
+          worker.once("exit", (code) => {
+            if (opts.signal?.aborted) reject(opts.signal.reason ?? new Error("aborted"));
+            // After "done" the exit is ours (terminate); before it, the worker died.
+            else
+              reject(new Error(`replay worker for partitions ${job.partitions.join(",")} exited (${code})`));
+          });
+        }),
     );
+    const results = await Promise.all([replayShare(own as ReplayJob, onRead, stop.signal), ...inWorkers]);
     opts.onProgress?.({ read: total, total });
     const [first, ...rest] = results.map((r) => r.summary);
     return {
       summary: rest.reduce(addSummaries, first as StatesSummary),
-      workers: count,
-      writeMs: Math.max(...results.map((r) => r.writeMs)),
+      threads: count,
+      foldMs: Math.max(...results.map((r) => r.foldMs)),
     };
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
-    stopAll();
+    for (const w of workers) void w.terminate();
   }
 }
 

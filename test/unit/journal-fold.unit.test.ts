@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { SessionEvent } from "../../src/domain/events.ts";
+import { evolve } from "../../src/domain/evolve.ts";
+import type { Session, SessionState } from "../../src/domain/types.ts";
+import { sessionEventCodec } from "../../src/kafka/codecs.ts";
+import type { SessionJournal } from "../../src/projections/journal-collect.ts";
+import { foldSession, StatesTally, summarize } from "../../src/projections/journal-fold.ts";
+import { ByteArena } from "../../src/support/byte-arena.ts";
+import { generator } from "../support/generate.ts";
+
+/** One session's events as the actor host writes them: created, then deposits, some retracted. */
+function sessionEvents(seed: number, id: string): SessionEvent[] {
+  const g = generator(seed);
+  let version = 0;
+  const meta = () => ({
+    sessionId: id,
+    version: ++version,
+    occurredAt: 1_750_000_000_000 + version,
+    commandId: g.uuid(),
+  });
+  const events: SessionEvent[] = [
+    {
+      type: "SessionCreated",
+      data: {
+        flow: "p2p_request",
+        merchantId: null,
+        burner: g.address(),
+        auth: g.authorization(),
+        destAddress: g.address(),
+        destChainId: 42161,
+        appFeeBps: g.int(0, 100),
+        appFeeRecipient: g.address(),
+        standingRefund: null,
+        stealth: null,
+        expiresAt: 1_750_003_600,
+      },
+      metadata: meta(),
+    },
+  ];
+  for (let i = g.int(0, 6); i > 0; i--) {
+    const transfer = g.transfer();
+    events.push({ type: "DepositObserved", data: { transfer }, metadata: meta() });
+    if (g.int(0, 3) === 0) {
+      const { chainId, txHash, logIndex } = transfer;
+      events.push({ type: "DepositRetracted", data: { chainId, txHash, logIndex }, metadata: meta() });
+    }
+  }
+  return events;
+}
+
+/** A journal of `count` sessions, their records interleaved, with some records delivered twice. */
+function journalOf(count: number, chunkBytes: number) {
+  const g = generator(count);
+  const sessions = new Map<string, SessionEvent[]>();
+  for (let i = 0; i < count; i++) {
+    const id = g.uuid();
+    sessions.set(id, sessionEvents(1000 + i, id));
+  }
+  const journal: SessionJournal = { sessions: new Map(), arena: new ByteArena(chunkBytes), records: 0 };
+  const cursors = [...sessions].map(([id, events]) => ({ id, events, next: 0 }));
+  let duplicates = 0;
+  while (cursors.some((c) => c.next < c.events.length)) {
+    const c = g.pick(cursors.filter((x) => x.next < x.events.length));
+    const event = c.events[c.next++] as SessionEvent;
+    const copies = g.int(0, 9) === 0 ? 2 : 1; // a redelivered record sits right after the first
+    duplicates += copies - 1;
+    for (let k = 0; k < copies; k++) {
+      const bytes = sessionEventCodec.encode(event);
+      const refs = journal.sessions.get(c.id) ?? [];
+      refs.push(journal.arena.append(bytes), bytes.length);
+      journal.sessions.set(c.id, refs);
+      journal.records++;
+    }
+  }
+  return { journal, sessions, duplicates };
+}
+
+describe("a replay's fold of a collected journal", () => {
+  it("gives each session the state its events give through evolve, counting a redelivered record once", () => {
+    // 256-byte chunks: most records straddle no chunk, and a SessionCreated (larger) gets one of its own.
+    for (const chunkBytes of [256, 16 * 1024 * 1024]) {
+      const { journal, sessions, duplicates } = journalOf(40, chunkBytes);
+      expect(duplicates).toBeGreaterThan(0);
+      const tally = new StatesTally();
+      let applied = 0;
+      const states = new Map<string, Session>();
+      for (const [id, refs] of journal.sessions) {
+        const { state, events } = foldSession(journal, id, refs);
+        const expected = (sessions.get(id) as SessionEvent[]).reduce(evolve, null as SessionState);
+        expect(state, `session ${id}, chunks of ${chunkBytes} bytes`).toEqual(expected);
+        expect(events).toBe(sessions.get(id)?.length);
+        tally.add(state, events);
+        applied += events;
+        if (state) states.set(id, state);
+      }
+      expect(applied).toBe(journal.records - duplicates);
+      expect(tally.summary()).toEqual(summarize({ states, events: applied }));
+    }
+  });
+
+  it("refuses a record filed under another session's key", () => {
+    const { journal } = journalOf(3, 1024);
+    const [first, second] = [...journal.sessions.keys()] as [string, string];
+    const refs = journal.sessions.get(first) as number[];
+    expect(first).not.toBe(second);
+    expect(() => foldSession(journal, second, refs)).toThrow(/holds an event of session/);
+  });
+});
