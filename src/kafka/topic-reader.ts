@@ -16,19 +16,31 @@ export interface ReadTopicOptions {
   from: Map<number, bigint>;
   /** Called once per fetched batch of one partition, in offset order. */
   onBatch: (records: ReadRecord[]) => Promise<void> | void;
+  /**
+   * Smaller fetches for a reader holding much in memory (a replay), default DEFAULT_FETCH. Any size
+   * makes progress: the broker always sends the first partition's next batch whole, and a
+   * partition that reached its end is paused, so every partition comes first in its turn.
+   */
+  fetch?: FetchSizes;
   /** Called with the offset reached in a partition after each batch (also for batches of control records). */
   onProgress?: (partition: number, nextOffset: bigint) => void;
   signal?: AbortSignal;
 }
 
+/** How much one fetch may bring back: per partition, and in all. */
+export interface FetchSizes {
+  maxBytesPerPartition: number;
+  maxBytes: number;
+}
+
 /**
- * Fetch sizes of a reader. Small on purpose: kafkajs joins each response into one buffer, and with a
- * large heap (a replay holds every session) allocating and copying a 64 MiB response cost more than
- * the records in it (15% of a replay's CPU in a profile); 512 KiB per partition and 2 MiB per fetch
- * took a replay from 8.6 to 6.3 µs of CPU per record (docs/PERFORMANCE.md). Much below the journal's
- * producer batches they stop helping: the broker still sends one whole batch per partition.
+ * What a reader fetches unless told otherwise: more than any record batch (the broker's default
+ * limit is 1 MiB), so every partition's next batch fits whatever its place in the request.
  */
-export const READ_FETCH = { maxBytesPerPartition: 512 * 1024, maxBytes: 2 * 1024 * 1024 } as const;
+export const DEFAULT_FETCH: FetchSizes = {
+  maxBytesPerPartition: 16 * 1024 * 1024,
+  maxBytes: 64 * 1024 * 1024,
+};
 
 /**
  * Reads committed records of the given partitions from their start offsets up to the last stable
@@ -53,7 +65,7 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
   const consumer = kafka.consumer({
     groupId: `reader.${opts.topic}.${randomUUID()}`,
     partitionAssigners: [onlyPartitions(opts.topic, wanted)],
-    ...READ_FETCH,
+    ...(opts.fetch ?? DEFAULT_FETCH),
     maxWaitTimeInMs: 100,
     sessionTimeout: 30_000,
     heartbeatInterval: 3000,
@@ -68,6 +80,10 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
     opts.onProgress?.(partition, next);
     if (next >= (ends.get(partition) ?? 0n)) {
       pending.delete(partition);
+      // kafkajs lists a request's partitions in one fixed order; a batch larger than the
+      // per-partition size is only sent to the first one with data, so a finished partition
+      // must leave the requests for the others to reach that place.
+      consumer.pause([{ topic: opts.topic, partitions: [partition] }]);
       if (pending.size === 0) finish();
     }
   };

@@ -1,9 +1,18 @@
 import type { KafkaClient } from "../kafka/client.ts";
-import { readTopic } from "../kafka/topic-reader.ts";
+import { type FetchSizes, readTopic } from "../kafka/topic-reader.ts";
 import { ByteArena } from "../support/byte-arena.ts";
 
 // Nothing here decodes a record: a replay worker reads with only Kafka's client loaded and loads the
 // codecs and the fold (a fifth of a second of module loading) while its first fetches are in flight.
+
+/**
+ * A replay's fetch sizes: 2 MiB, and one partition per response (the first with data fills it).
+ * Small on purpose: kafkajs joins each response into one new buffer, and with 64 MiB responses that
+ * allocation and copy cost more than the records in them (15% of a replay's CPU in a profile);
+ * 2 MiB blocks are reused as they are freed. Twice the broker's default batch limit, so a batch is
+ * never cut for want of room (measured against other sizes in docs/PERFORMANCE.md).
+ */
+export const REPLAY_FETCH: FetchSizes = { maxBytesPerPartition: 2 * 1024 * 1024, maxBytes: 2 * 1024 * 1024 };
 
 /**
  * A SessionEvent journal's records grouped by session, still encoded: the first of a replay's two
@@ -38,6 +47,7 @@ export async function collectJournal(
   await readTopic(kafka, {
     topic: opts.topic,
     from: new Map(opts.partitions.map((p) => [p, 0n])),
+    fetch: REPLAY_FETCH,
     ...(opts.signal ? { signal: opts.signal } : {}),
     onBatch: (records) => {
       for (const r of records) {

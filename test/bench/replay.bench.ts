@@ -1,9 +1,10 @@
 /**
  * Replay throughput against its honest baseline, side by side in one run: (a) a bare kafkajs consumer
- * that only counts the records of the journal, (b) our replay (readTopic + Avro/zod decode + evolve
- * into in-memory states). Both read the same scratch journal of SessionEvent records from offset zero
- * with the same fetch sizes, so the ratio is what our decode and fold cost on top of the transport.
- * Prints figures; asserts nothing.
+ * that only counts the records of the journal, with whichever of two fetch sizes is faster, (b) our
+ * replay (replayJournal: each thread collects its partitions' records by session, then decodes and
+ * folds each session). Both read the same scratch journal of SessionEvent records from offset zero,
+ * so the ratio is what our decode and fold cost on top of the transport. Prints figures; asserts
+ * nothing.
  *
  *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3]
  *
@@ -19,6 +20,7 @@ import { parseConfig } from "../../src/config.ts";
 import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
 import { sessionEventCodec } from "../../src/kafka/codecs.ts";
 import { ensureTopics } from "../../src/kafka/topics.ts";
+import { REPLAY_FETCH } from "../../src/projections/journal-collect.ts";
 import { type StatesSummary, summarize } from "../../src/projections/journal-fold.ts";
 import { replayJournal, replayStates } from "../../src/projections/replay.ts";
 import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
@@ -30,8 +32,15 @@ const [records = 1_000_000, rounds = 3] = process.argv.slice(2).map(Number);
 const MAX_DEPOSITS = 17;
 /** Sessions are interleaved within groups of this many, as concurrent sessions are in the live journal. */
 const INTERLEAVE = 1000;
-/** Fetch sizes of src/kafka/topic-reader.ts, given to the baseline too so it is not handicapped. */
-const FETCH = { maxBytesPerPartition: 16 * 1024 * 1024, maxBytes: 64 * 1024 * 1024, maxWaitTimeInMs: 100 };
+/**
+ * The baseline runs with two fetch sizes each round and counts as fast as the faster: the readers'
+ * small fetches (REPLAY_FETCH, src/projections/journal-collect.ts), which suit a replay holding many records, and large
+ * ones, which suit a consumer that keeps nothing (fewer round trips).
+ */
+const FETCHES = {
+  "16 MiB": { maxBytesPerPartition: 16 * 1024 * 1024, maxBytes: 64 * 1024 * 1024, maxWaitTimeInMs: 100 },
+  replay: { ...REPLAY_FETCH, maxWaitTimeInMs: 100 },
+};
 
 // A full GC before each measurement, so neither pays for the 100,000 states the previous replay dropped.
 setFlagsFromString("--expose-gc");
@@ -63,24 +72,28 @@ let oneThreadSummary: StatesSummary | undefined;
 const bare: Measured[] = [];
 const ours: Measured[] = [];
 for (let round = 1; round <= rounds; round++) {
-  gc();
-  const a = await measure(() => bareConsume(kafka));
+  const tried: Array<[string, Measured]> = [];
+  for (const [name, fetch] of Object.entries(FETCHES)) {
+    gc();
+    tried.push([name, await measure(() => bareConsume(kafka, fetch))]);
+  }
   gc();
   const b = await measure(() => replay());
+  const [, a] = tried.reduce((x, y) => (y[1].rate > x[1].rate ? y : x));
   bare.push(a);
   ours.push(b);
-  console.log(
-    `round ${round}: bare kafkajs ${show(a)}   replay ${show(b)}   ratio ${(b.rate / a.rate).toFixed(2)}`,
-  );
+  const bares = tried.map(([name, m]) => `${name}: ${show(m)}`).join(", ");
+  console.log(`round ${round}: bare kafkajs (${bares})`);
+  console.log(`         replay ${show(b)}   ratio to the faster bare ${(b.rate / a.rate).toFixed(2)}`);
 }
 const a = median(bare.map((m) => m.rate));
 const b = median(ours.map((m) => m.rate));
 const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuUs)).toFixed(2);
 console.log(
-  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record`,
+  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record (the faster fetch size of each round)`,
 );
 console.log(
-  `median   replay (decode + evolve)   ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record`,
+  `median   replay (collect + fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record`,
 );
 console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.80)`);
 
@@ -185,8 +198,8 @@ async function fill(k: KafkaClient): Promise<number> {
 }
 
 /** The baseline: a fresh group from offset zero, eachBatch, counting messages and nothing else. */
-async function bareConsume(k: KafkaClient): Promise<number> {
-  const consumer = k.consumer({ groupId: `bench.replay.bare.${randomUUID()}`, ...FETCH });
+async function bareConsume(k: KafkaClient, fetch: (typeof FETCHES)[keyof typeof FETCHES]): Promise<number> {
+  const consumer = k.consumer({ groupId: `bench.replay.bare.${randomUUID()}`, ...fetch });
   let count = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
@@ -207,7 +220,7 @@ async function bareConsume(k: KafkaClient): Promise<number> {
   return count;
 }
 
-/** Ours: the replay's worker threads fold their partitions and report what the states add up to. */
+/** Ours: the replay's threads (this one and a worker per further core) fold their partitions and report what the states add up to. */
 async function replay(): Promise<number> {
   const { summary } = await replayJournal(
     { brokers: infra.brokers, clientId: "bench.replay" },
