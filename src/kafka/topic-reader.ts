@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { AssignerProtocol, type PartitionAssigner } from "kafkajs";
+import { AssignerProtocol, type KafkaMessage, type PartitionAssigner } from "kafkajs";
 import type { KafkaClient } from "./client.ts";
 import { stableEndOffsets } from "./topics.ts";
 
 export interface ReadRecord {
-  partition: number;
-  offset: bigint;
-  key: Buffer | null;
-  value: Buffer | null;
+  readonly partition: number;
+  readonly offset: bigint;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
 }
 
 export interface ReadTopicOptions {
@@ -106,14 +106,15 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
       eachBatch: async ({ batch }) => {
         if (!pending.has(batch.partition)) return;
         const end = ends.get(batch.partition) ?? 0n;
+        const last = BigInt(batch.lastOffset()) + 1n;
         const records: ReadRecord[] = [];
         for (const m of batch.messages) {
-          const offset = BigInt(m.offset);
-          if (offset >= end) break; // written after the read began: not ours to report
-          records.push({ partition: batch.partition, offset, key: m.key, value: m.value });
+          // Only a batch reaching past the end needs each offset: records written after the read
+          // began are not ours to report.
+          if (last > end && BigInt(m.offset) >= end) break;
+          records.push(new FetchedRecord(batch.partition, m));
         }
         if (records.length > 0) await opts.onBatch(records);
-        const last = BigInt(batch.lastOffset()) + 1n;
         advance(batch.partition, last < end ? last : end);
       },
     });
@@ -126,6 +127,23 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     await consumer.disconnect().catch(() => {});
+  }
+}
+
+/** A record as kafkajs hands it over; its offset is parsed only when asked for (a replay never asks). */
+class FetchedRecord implements ReadRecord {
+  constructor(
+    readonly partition: number,
+    private readonly message: KafkaMessage,
+  ) {}
+  get offset(): bigint {
+    return BigInt(this.message.offset);
+  }
+  get key(): Buffer | null {
+    return this.message.key;
+  }
+  get value(): Buffer | null {
+    return this.message.value;
   }
 }
 
