@@ -143,17 +143,17 @@ export async function replayStates(
 export async function rebuildReadModel(
   settings: { kafka: Omit<KafkaSettings, "log">; cassandra: CassandraSettings; table: string },
   opts: Omit<ReplayOptions, "topic"> = {},
-): Promise<{ sessions: number; events: number }> {
+): Promise<{ sessions: number; events: number; foldMs: number }> {
   const cassandra = await connectCassandra(settings.cassandra, { migrate: false });
   try {
     await createSessionReadModel(cassandra, settings.table).ensureTable();
   } finally {
     await cassandra.shutdown();
   }
-  const { summary } = await replayJournal(
+  const { summary, foldMs } = await replayJournal(
     settings.kafka,
     { kind: "read-model", cassandra: settings.cassandra, table: settings.table },
     opts,
   );
-  return { sessions: summary.sessions, events: summary.events };
+  return { sessions: summary.sessions, events: summary.events, foldMs };
 }
