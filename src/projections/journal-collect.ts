@@ -6,7 +6,8 @@ import { ByteArena } from "../support/byte-arena.ts";
 // codecs and the fold (a fifth of a second of module loading) while its first fetches are in flight.
 
 /**
- * A replay's fetch sizes: 2 MiB, and one partition per response (the first with data fills it).
+ * A replay's fetch sizes: 2 MiB per response, which then carries about one partition's records
+ * (the broker varies which: the partitions of a read still finish together).
  * Small on purpose: kafkajs joins each response into one new buffer, and with 64 MiB responses that
  * allocation and copy cost more than the records in them (15% of a replay's CPU in a profile);
  * 2 MiB blocks are reused as they are freed. Twice the broker's default batch limit, so a batch is
