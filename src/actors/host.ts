@@ -374,7 +374,6 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   };
 }
 
-/** What the messages take in record batches: key, value and ~20 bytes of record framing each. */
 /** An indexer record as a command; its id names the observation, so a re-published one is a retry. */
 export function transferCommand(t: TransferObserved): SessionCommand {
   const metadata = {

@@ -10,7 +10,7 @@ export interface ReplayJob {
   kafka: Omit<KafkaSettings, "log">;
   topic: string;
   partitions: number[];
-  /** "summary": keep the states and report what they add up to; "read-model": write them to a table. */
+  /** "summary": report what the states add up to, keeping none; "read-model": write them to a table. */
   sink: { kind: "summary" } | { kind: "read-model"; cassandra: CassandraSettings; table: string };
 }
 
