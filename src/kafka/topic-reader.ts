@@ -14,6 +14,11 @@ export interface ReadTopicOptions {
   topic: string;
   /** Partitions to read and the offset to start each at; partitions not listed are not read. */
   from: Map<number, bigint>;
+  /**
+   * Where to stop in each partition (exclusive), for a caller that has read the last stable offsets
+   * already (a replay reads them once for all its threads and its progress). Default: read them now.
+   */
+  until?: Map<number, bigint>;
   /** Called once per fetched batch of one partition, in offset order. */
   onBatch: (records: ReadRecord[]) => Promise<void> | void;
   /**
@@ -51,7 +56,7 @@ export const DEFAULT_FETCH: FetchSizes = {
  * building block of actor restore and of replay.
  */
 export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Promise<Map<number, bigint>> {
-  const ends = await stableEndOffsets(kafka, opts.topic);
+  const ends = opts.until ?? (await stableEndOffsets(kafka, opts.topic));
   const position = new Map<number, bigint>();
   const pending = new Set<number>();
   for (const [partition, start] of opts.from) {

@@ -30,15 +30,16 @@ export interface SessionJournal {
 }
 
 /**
- * Reads the given partitions of a SessionEvent journal, from offset zero up to their last stable
- * offsets, grouping the records by session by their key: the journal is keyed by session id
+ * Reads the given partitions of a SessionEvent journal, from offset zero up to the given ends,
+ * grouping the records by session by their key: the journal is keyed by session id
  * (topics/), and a record without one is refused as a broken journal rather than skipped.
  */
 export async function collectJournal(
   kafka: KafkaClient,
   opts: {
     topic: string;
-    partitions: number[];
+    /** The partitions to read and where each ends (exclusive): the last stable offsets when the replay began. */
+    until: Map<number, bigint>;
     /** Records read since the previous call (after every fetched batch). */
     onRead?: (records: number) => void;
     signal?: AbortSignal;
@@ -47,7 +48,8 @@ export async function collectJournal(
   const journal: SessionJournal = { sessions: new Map(), arena: new ByteArena(), records: 0 };
   await readTopic(kafka, {
     topic: opts.topic,
-    from: new Map(opts.partitions.map((p) => [p, 0n])),
+    from: new Map([...opts.until.keys()].map((p) => [p, 0n])),
+    until: opts.until,
     fetch: REPLAY_FETCH,
     ...(opts.signal ? { signal: opts.signal } : {}),
     onBatch: (records) => {

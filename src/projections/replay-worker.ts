@@ -9,7 +9,8 @@ import type { StatesSummary } from "./journal-fold.ts";
 export interface ReplayJob {
   kafka: Omit<KafkaSettings, "log">;
   topic: string;
-  partitions: number[];
+  /** The partitions of this share and where each ends: the last stable offsets when the replay began. */
+  until: Map<number, bigint>;
   /** "summary": report what the states add up to, keeping none; "read-model": write them to a table. */
   sink: { kind: "summary" } | { kind: "read-model"; cassandra: CassandraSettings; table: string };
 }
@@ -39,7 +40,7 @@ export async function replayShare(
   const folding = import("./journal-fold.ts");
   const journal = await collectJournal(kafka, {
     topic: job.topic,
-    partitions: job.partitions,
+    until: job.until,
     onRead,
     ...(signal ? { signal } : {}),
   });

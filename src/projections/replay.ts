@@ -52,8 +52,7 @@ export async function replayJournal(
   opts: ReplayOptions = {},
 ): Promise<ReplayResult> {
   const topic = opts.topic ?? TOPIC.sessionEvents;
-  const client = createKafka({ ...kafka });
-  const ends = await stableEndOffsets(client, topic);
+  const ends = await stableEndOffsets(createKafka({ ...kafka }), topic);
   const partitions = [...ends.keys()].sort((a, b) => a - b);
   const total = [...ends.values()].reduce((a, b) => a + Number(b), 0);
   const count = Math.max(1, Math.min(opts.workers ?? availableParallelism(), partitions.length));
@@ -75,7 +74,14 @@ export async function replayJournal(
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     opts.onProgress?.({ read, total });
-    const [own, ...others] = shares.map((share): ReplayJob => ({ kafka, topic, partitions: share, sink }));
+    const [own, ...others] = shares.map(
+      (share): ReplayJob => ({
+        kafka,
+        topic,
+        until: new Map(share.map((p) => [p, ends.get(p) ?? 0n])),
+        sink,
+      }),
+    );
     const inWorkers = others.map(
       (job) =>
         new Promise<{ summary: StatesSummary; foldMs: number }>((resolve, reject) => {
@@ -96,7 +102,9 @@ export async function replayJournal(
             if (opts.signal?.aborted) reject(opts.signal.reason ?? new Error("aborted"));
             // After "done" the exit is ours (terminate); before it, the worker died.
             else
-              reject(new Error(`replay worker for partitions ${job.partitions.join(",")} exited (${code})`));
+              reject(
+                new Error(`replay worker for partitions ${[...job.until.keys()].join(",")} exited (${code})`),
+              );
           });
         }),
     );
@@ -128,7 +136,7 @@ export async function replayStates(
   let read = 0;
   const folded = await foldJournal(kafka, {
     topic,
-    partitions: [...ends.keys()],
+    until: ends,
     onRead: (records) => {
       read += records;
       opts.onProgress?.({ read, total });
