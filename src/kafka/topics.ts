@@ -49,6 +49,10 @@ export async function ensureTopics(kafka: KafkaClient, topics: TopicDefinition[]
   }
 }
 
+/** Records up to the given end offsets, counted from offset zero (transaction markers included). */
+export const recordsBefore = (ends: Map<number, bigint>): number =>
+  [...ends.values()].reduce((n, end) => n + Number(end), 0);
+
 /** The offset after the last committed record of each partition (read_committed: the last stable offset). */
 export async function stableEndOffsets(kafka: KafkaClient, topic: string): Promise<Map<number, bigint>> {
   const admin = kafka.admin();

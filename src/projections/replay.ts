@@ -3,7 +3,7 @@ import type { Worker } from "node:worker_threads";
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { Session } from "../domain/types.ts";
 import { createKafka, type KafkaClient, type KafkaSettings } from "../kafka/client.ts";
-import { stableEndOffsets } from "../kafka/topics.ts";
+import { recordsBefore, stableEndOffsets } from "../kafka/topics.ts";
 import { type CassandraSettings, connectCassandra } from "../store/cassandra.ts";
 import { startWorker } from "../support/worker.ts";
 import { addSummaries, foldJournal, type StatesSummary } from "./journal-fold.ts";
@@ -54,7 +54,7 @@ export async function replayJournal(
   const topic = opts.topic ?? TOPIC.sessionEvents;
   const ends = await stableEndOffsets(createKafka({ ...kafka }), topic);
   const partitions = [...ends.keys()].sort((a, b) => a - b);
-  const total = [...ends.values()].reduce((a, b) => a + Number(b), 0);
+  const total = recordsBefore(ends);
   const count = Math.max(1, Math.min(opts.workers ?? availableParallelism(), partitions.length));
   const shares = Array.from({ length: count }, (_, i) => partitions.filter((_, j) => j % count === i));
 
@@ -132,7 +132,7 @@ export async function replayStates(
 ): Promise<{ states: Map<string, Session>; events: number }> {
   const topic = opts.topic ?? TOPIC.sessionEvents;
   const ends = await stableEndOffsets(kafka, topic);
-  const total = [...ends.values()].reduce((a, b) => a + Number(b), 0);
+  const total = recordsBefore(ends);
   let read = 0;
   const folded = await foldJournal(kafka, {
     topic,

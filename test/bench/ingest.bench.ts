@@ -25,7 +25,7 @@ import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createKafka } from "../../src/kafka/client.ts";
 import { sessionCommandCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
-import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
+import { ensureTopics, recordsBefore, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createLogger } from "../../src/logging.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { TOPIC, topicCatalogue } from "../../topics/catalogue.ts";
@@ -62,10 +62,7 @@ console.log(
   `node ${process.version}, ${transfers.toLocaleString("en")} transfers over ${sessions.toLocaleString("en")} sessions, ${rounds} rounds after a warm-up round`,
 );
 // Ours depends on the journal's size: the host holds, and snapshots, every session ever created.
-const journal = [...(await stableEndOffsets(kafka, TOPIC.sessionEvents)).values()].reduce(
-  (n, o) => n + Number(o),
-  0,
-);
+const journal = recordsBefore(await stableEndOffsets(kafka, TOPIC.sessionEvents));
 console.log(`session.events holds ${journal.toLocaleString("en")} records before this run`);
 const input = await startInputProducer();
 const plainRates: number[] = [];
@@ -232,8 +229,7 @@ async function startActors() {
   const keys = new Set<string>();
   const counter = await startCounter(TOPIC.sessionEvents, keys);
   await host.start();
-  const journalEnd = async () =>
-    [...(await stableEndOffsets(kafka, TOPIC.sessionEvents)).values()].reduce((n, o) => n + Number(o), 0);
+  const journalEnd = async () => recordsBefore(await stableEndOffsets(kafka, TOPIC.sessionEvents));
   return {
     /** New sessions, created through the host and visible in the journal; not timed. */
     async create(sessionCount: number): Promise<string[]> {
