@@ -42,6 +42,9 @@ function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
       };
     },
   };
+  const notify = (record: SessionStateRecord) => {
+    for (const l of listeners.get(record.session.id) ?? []) l(record);
+  };
   const sessionReads = createSessionReads({
     readModel,
     lastReplied: (id) => replied.get(id),
@@ -55,11 +58,9 @@ function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
     /** The projector: a row in Cassandra, then the record on session.state. */
     project(record: SessionStateRecord, publish = true) {
       rows.set(record.session.id, record);
-      if (publish) for (const l of listeners.get(record.session.id) ?? []) l(record);
+      if (publish) notify(record);
     },
-    publishOnly(record: SessionStateRecord) {
-      for (const l of listeners.get(record.session.id) ?? []) l(record);
-    },
+    publishOnly: notify,
     reply: (record: SessionStateRecord) => replied.set(record.session.id, record),
     advance: (ms: number) => {
       clock += ms;
@@ -78,6 +79,14 @@ function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
   };
 }
 
+/** A service whose cache holds ID at `version`, read once from the read model. */
+async function cachedAfterOneRead(version = 1, opts: Parameters<typeof fakeService>[0] = {}) {
+  const svc = fakeService(opts);
+  svc.project(state(ID, version));
+  await svc.get(ID);
+  return svc;
+}
+
 describe("session reads with the in-memory cache", () => {
   it("answers a session read once from memory until the TTL has passed", async () => {
     const svc = fakeService();
@@ -92,9 +101,7 @@ describe("session reads with the in-memory cache", () => {
   });
 
   it("takes a new state from session.state at once, without reading Cassandra", async () => {
-    const svc = fakeService();
-    svc.project(state(ID, 1));
-    await svc.get(ID);
+    const svc = await cachedAfterOneRead();
     svc.advance(TTL_MS - 1);
     svc.project(state(ID, 2));
     expect(await svc.get(ID)).toEqual(state(ID, 2));
@@ -105,9 +112,7 @@ describe("session reads with the in-memory cache", () => {
   });
 
   it("ignores an older state delivered again", async () => {
-    const svc = fakeService();
-    svc.project(state(ID, 3));
-    await svc.get(ID);
+    const svc = await cachedAfterOneRead(3);
     svc.publishOnly(state(ID, 2));
     expect(await svc.get(ID)).toEqual(state(ID, 3));
   });
@@ -125,9 +130,7 @@ describe("session reads with the in-memory cache", () => {
   });
 
   it("never answers older than a version this gateway replied, cached or not", async () => {
-    const svc = fakeService();
-    svc.project(state(ID, 1));
-    await svc.get(ID);
+    const svc = await cachedAfterOneRead();
     // The owner replied v2; the projector wrote it but its session.state record is not here yet.
     svc.reply(state(ID, 2));
     svc.project(state(ID, 2), false);
@@ -136,9 +139,7 @@ describe("session reads with the in-memory cache", () => {
   });
 
   it("answers the replied state when the projector is slower than the wait", async () => {
-    const svc = fakeService();
-    svc.project(state(ID, 1));
-    await svc.get(ID);
+    const svc = await cachedAfterOneRead();
     svc.reply(state(ID, 2));
     expect(await svc.get(ID)).toEqual(state(ID, 2));
   });
@@ -167,9 +168,7 @@ describe("session reads with the in-memory cache", () => {
   });
 
   it("reads Cassandra every time when the TTL is 0", async () => {
-    const svc = fakeService({ ttlMs: 0 });
-    svc.project(state(ID, 1));
-    await svc.get(ID);
+    const svc = await cachedAfterOneRead(1, { ttlMs: 0 });
     await svc.get(ID);
     expect(svc.reads()).toBe(2);
     expect(svc.watched()).toEqual([]);
