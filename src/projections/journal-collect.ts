@@ -45,7 +45,7 @@ export async function collectJournal(
     signal?: AbortSignal;
   },
 ): Promise<SessionJournal> {
-  const journal: SessionJournal = { sessions: new Map(), arena: new ByteArena(), records: 0 };
+  const journal = emptyJournal();
   await readTopic(kafka, {
     topic: opts.topic,
     from: new Map([...opts.until.keys()].map((p) => [p, 0n])),
@@ -60,15 +60,25 @@ export async function collectJournal(
             `${opts.topic} record ${r.partition}:${r.offset} has no key (the journal is keyed by session id)`,
           );
         }
-        const id = r.key.toString();
-        const position = journal.arena.append(r.value);
-        const refs = journal.sessions.get(id);
-        if (refs) refs.push(position, r.value.length);
-        else journal.sessions.set(id, [position, r.value.length]);
-        journal.records++;
+        fileRecord(journal, r.key.toString(), r.value);
       }
       opts.onRead?.(records.length);
     },
   });
   return journal;
+}
+
+export const emptyJournal = (chunkBytes?: number): SessionJournal => ({
+  sessions: new Map(),
+  arena: new ByteArena(chunkBytes),
+  records: 0,
+});
+
+/** Files one record of a session, after the session's earlier ones. */
+export function fileRecord(journal: SessionJournal, sessionId: string, bytes: Uint8Array): void {
+  const position = journal.arena.append(bytes);
+  const refs = journal.sessions.get(sessionId);
+  if (refs) refs.push(position, bytes.length);
+  else journal.sessions.set(sessionId, [position, bytes.length]);
+  journal.records++;
 }

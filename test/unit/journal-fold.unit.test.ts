@@ -3,9 +3,8 @@ import type { SessionEvent } from "../../src/domain/events.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import type { Session, SessionState } from "../../src/domain/types.ts";
 import { sessionEventCodec } from "../../src/kafka/codecs.ts";
-import type { SessionJournal } from "../../src/projections/journal-collect.ts";
+import { emptyJournal, fileRecord } from "../../src/projections/journal-collect.ts";
 import { foldSession, StatesTally, summarize } from "../../src/projections/journal-fold.ts";
-import { ByteArena } from "../../src/support/byte-arena.ts";
 import { generator } from "../support/generate.ts";
 
 /** One session's events as the actor host writes them: created, then deposits, some retracted. */
@@ -56,7 +55,7 @@ function journalOf(count: number, chunkBytes: number) {
     const id = g.uuid();
     sessions.set(id, sessionEvents(1000 + i, id));
   }
-  const journal: SessionJournal = { sessions: new Map(), arena: new ByteArena(chunkBytes), records: 0 };
+  const journal = emptyJournal(chunkBytes);
   const cursors = [...sessions].map(([id, events]) => ({ id, events, next: 0 }));
   let duplicates = 0;
   while (cursors.some((c) => c.next < c.events.length)) {
@@ -64,13 +63,7 @@ function journalOf(count: number, chunkBytes: number) {
     const event = c.events[c.next++] as SessionEvent;
     const copies = g.int(0, 9) === 0 ? 2 : 1; // a redelivered record sits right after the first
     duplicates += copies - 1;
-    for (let k = 0; k < copies; k++) {
-      const bytes = sessionEventCodec.encode(event);
-      const refs = journal.sessions.get(c.id) ?? [];
-      refs.push(journal.arena.append(bytes), bytes.length);
-      journal.sessions.set(c.id, refs);
-      journal.records++;
-    }
+    for (let k = 0; k < copies; k++) fileRecord(journal, c.id, sessionEventCodec.encode(event));
   }
   return { journal, sessions, duplicates };
 }
