@@ -11,21 +11,24 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel } from "kafkajs";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ACTORS_GROUP, createActorHost } from "../../src/actors/host.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { type Address, transferKey } from "../../src/domain/types.ts";
-import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
-import { createSessionCommand, observedTransfer, randomAddress } from "../support/driven-service.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import {
+  createSessionCommand,
+  drivenService,
+  observedTransfer,
+  randomAddress,
+} from "../support/driven-service.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SESSIONS = 1000;
@@ -116,26 +119,18 @@ function startActors(name: string) {
 }
 type Actors = ReturnType<typeof startActors>;
 
-let service: TestService;
-let producer: PlainProducer;
+// The projector runs here; the actors run as child processes started by the test.
+const fx = drivenService({ roles: ["projector"] });
 const children: Actors[] = [];
 
-beforeAll(async () => {
-  // The projector runs here; the actors run as child processes started by the test.
-  service = await startTestService({ roles: ["projector"] });
-  producer = createPlainProducer(service.kafka);
-  await producer.connect();
-});
-
+// Registered after drivenService's: after-hooks run in reverse, so the children stop first.
 afterAll(async () => {
   for (const c of children) await c.stop();
-  await producer?.disconnect();
-  await service?.stop();
 });
 
 /** Records of the actors' input topics not yet committed by the group (its lag). */
 async function actorsLag(): Promise<{ lag: bigint; committed: bigint }> {
-  const admin = service.kafka.admin();
+  const admin = fx.service.kafka.admin();
   await admin.connect();
   try {
     let lag = 0n;
@@ -175,7 +170,7 @@ async function waitFor<T>(
 async function stream(values: Buffer[], keys: string[], chunk = 200, pauseMs = 40) {
   for (let i = 0; i < values.length; i += chunk) {
     const messages = values.slice(i, i + chunk).map((value, j) => ({ key: keys[i + j] as string, value }));
-    await producer.send(TOPIC.chainTransfers, messages);
+    await fx.producer.send(TOPIC.chainTransfers, messages);
     await sleep(pauseMs);
   }
 }
@@ -186,7 +181,7 @@ async function stream(values: Buffer[], keys: string[], chunk = 200, pauseMs = 4
  * can SIGKILL an actors process the moment that process has appended records: inside a transaction.
  */
 async function tailJournal(from: Map<number, bigint>, mine: (e: SessionEvent) => boolean) {
-  const consumer = service.kafka.consumer({
+  const consumer = fx.service.kafka.consumer({
     groupId: `test.eo.uncommitted.${randomUUID()}`,
     readUncommitted: true,
     maxWaitTimeInMs: 20,
@@ -241,7 +236,7 @@ describe("exactly once across SIGKILLs of the actors process", () => {
     const mark = (label: string) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${label}`);
     const sessions = makeSessions();
     const mine = new Map(sessions.map((s) => [s.id, s]));
-    const from = await stableEndOffsets(service.kafka, TOPIC.sessionEvents);
+    const from = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
 
     const tail = await tailJournal(from, (e) => mine.has(e.metadata.sessionId));
     const a = startActors("A");
@@ -249,7 +244,7 @@ describe("exactly once across SIGKILLs of the actors process", () => {
     await a.ready;
     mark("actors A started");
 
-    await producer.send(
+    await fx.producer.send(
       TOPIC.sessionCommands,
       sessions.map((s) => ({ key: s.id, value: sessionCommandCodec.encode(createCommand(s)) })),
     );
@@ -318,7 +313,7 @@ describe("exactly once across SIGKILLs of the actors process", () => {
 
     // The journal: read_committed from the offsets before the test.
     const journal = new Map<string, SessionEvent[]>();
-    await readTopic(service.kafka, {
+    await readTopic(fx.service.kafka, {
       topic: TOPIC.sessionEvents,
       from,
       onBatch: (records) => {
@@ -349,14 +344,14 @@ describe("exactly once across SIGKILLs of the actors process", () => {
     expect(badVersions.map((s) => s.id)).toEqual([]);
 
     // The kills hit open transactions: their records are in the log, no read_committed reader saw them.
-    await tail.caughtUp(await stableEndOffsets(service.kafka, TOPIC.sessionEvents));
+    await tail.caughtUp(await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents));
     const aborted = tail.seen() - events.length;
     mark(`session.events holds ${aborted} records of this test from aborted transactions`);
     expect(aborted).toBeGreaterThan(0);
     await tail.stop();
 
     // The read model, once the projector has caught up.
-    const readModel = createSessionReadModel(service.cassandra);
+    const readModel = createSessionReadModel(fx.service.cassandra);
     const rows = await waitFor(
       "the projector to reach version 11 everywhere",
       async () => {
@@ -467,13 +462,13 @@ async function startLateCommitRelay(broker: { host: string; port: number }) {
 
 describe("exactly once when a commit's outcome is unknown", () => {
   it("a commit that lands after its request timed out is neither lost nor applied twice", async () => {
-    const [host, port] = (service.stack.kafka.brokers[0] ?? "127.0.0.1:19092").split(":");
+    const [host, port] = (fx.service.stack.kafka.brokers[0] ?? "127.0.0.1:19092").split(":");
     const relay = await startLateCommitRelay({ host: host ?? "127.0.0.1", port: Number(port) });
     // kafkajs directly: the service's client factory offers no socket factory, and the request
     // timeout must be shorter than the delay of the held commit.
     const kafka = new Kafka({
       clientId: "test.late-commit",
-      brokers: service.stack.kafka.brokers,
+      brokers: fx.service.stack.kafka.brokers,
       requestTimeout: 2000,
       socketFactory: relay.socketFactory,
       retry: { initialRetryTime: 100, retries: 8 },
@@ -483,19 +478,19 @@ describe("exactly once when a commit's outcome is unknown", () => {
     const log = pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line)) });
     const actors = createActorHost({
       kafka,
-      snapshots: createSnapshotStore(service.cassandra),
+      snapshots: createSnapshotStore(fx.service.cassandra),
       log,
       snapshotEvery: 5000,
       timerIntervalMs: 3_600_000,
     });
-    const from = await stableEndOffsets(service.kafka, TOPIC.sessionEvents);
+    const from = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
     const [session] = makeSessions();
     if (!session) throw new Error("no session");
     try {
       await actors.start();
       await waitFor(
         "the host to restore every partition",
-        async () => (actors.owned().length === service.config.SESSION_PARTITIONS ? true : undefined),
+        async () => (actors.owned().length === fx.service.config.SESSION_PARTITIONS ? true : undefined),
         300_000,
       );
       const stateOf = (id: string) => {
@@ -505,7 +500,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
         }
         return undefined;
       };
-      await producer.send(TOPIC.sessionCommands, [
+      await fx.producer.send(TOPIC.sessionCommands, [
         { key: session.id, value: sessionCommandCodec.encode(createCommand(session)) },
       ]);
       await waitFor("the session", async () => (stateOf(session.id) ? true : undefined), 60_000);
@@ -519,7 +514,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
       relay.arm();
       const [first] = session.transfers;
       if (!first) throw new Error("no transfer");
-      await producer.send(TOPIC.chainTransfers, [
+      await fx.producer.send(TOPIC.chainTransfers, [
         { key: session.id, value: transferObservedCodec.encode(first) },
       ]);
       await relay.deliveredLate;
@@ -545,7 +540,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
     }
 
     const journal: SessionEvent[] = [];
-    await readTopic(service.kafka, {
+    await readTopic(fx.service.kafka, {
       topic: TOPIC.sessionEvents,
       from,
       onBatch: (records) => {

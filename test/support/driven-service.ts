@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
+import type { Role } from "../../src/app/roles.ts";
 import type { CreateSession } from "../../src/domain/commands.ts";
 import type { Address, Hex } from "../../src/domain/types.ts";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
@@ -66,14 +67,17 @@ export function observedTransfer(
 }
 
 /**
- * For integration tests that drive the topics themselves: the real servers with no roles running,
- * and a plain producer, set up before the file's tests and closed after them.
+ * For integration tests that drive the topics themselves: the real servers with no roles running
+ * (or only `roles`), and a plain producer, set up before the file's tests and closed after them.
  */
-export function drivenService(): { readonly service: TestService; readonly producer: PlainProducer } {
+export function drivenService(opts: { roles?: Role[] } = {}): {
+  readonly service: TestService;
+  readonly producer: PlainProducer;
+} {
   let service: TestService | undefined;
   let producer: PlainProducer | undefined;
   beforeAll(async () => {
-    service = await startTestService({ roles: [] });
+    service = await startTestService({ roles: opts.roles ?? [] });
     producer = createPlainProducer(service.kafka);
     await producer.connect();
   });
