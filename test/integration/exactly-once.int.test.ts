@@ -23,6 +23,7 @@ import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
+import { stateOn, waitFor } from "../support/actor-host.ts";
 import {
   createSessionCommand,
   drivenService,
@@ -148,21 +149,6 @@ async function actorsLag(): Promise<{ lag: bigint; committed: bigint }> {
     return { lag, committed };
   } finally {
     await admin.disconnect();
-  }
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
   }
 }
 
@@ -493,17 +479,10 @@ describe("exactly once when a commit's outcome is unknown", () => {
         async () => (actors.owned().length === fx.service.config.SESSION_PARTITIONS ? true : undefined),
         300_000,
       );
-      const stateOf = (id: string) => {
-        for (const p of actors.owned()) {
-          const s = actors.statesOf(p)?.get(id);
-          if (s) return s;
-        }
-        return undefined;
-      };
       await fx.producer.send(TOPIC.sessionCommands, [
         { key: session.id, value: sessionCommandCodec.encode(createCommand(session)) },
       ]);
-      await waitFor("the session", async () => (stateOf(session.id) ? true : undefined), 60_000);
+      await waitFor("the session", async () => (stateOn(actors, session.id) ? true : undefined), 60_000);
       // Nothing else in flight: the EndTxn the relay holds must be this test's transaction.
       await waitFor(
         "no other input",
@@ -522,7 +501,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
       // recovery, and a host that had re-run the batch would commit a second event by then.
       await waitFor(
         "the host to see the deposit",
-        async () => (stateOf(session.id)?.version === 2 ? true : undefined),
+        async () => (stateOn(actors, session.id)?.version === 2 ? true : undefined),
         60_000,
       );
       await waitFor(
@@ -531,7 +510,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
         60_000,
       );
       await sleep(2000);
-      expect(stateOf(session.id)?.version).toBe(2);
+      expect(stateOn(actors, session.id)?.version).toBe(2);
       const failed = warnings.filter((w) => w.msg === "transaction failed; re-reading the journal");
       expect(failed.map((w) => (w.err as { indefinite?: boolean })?.indefinite)).toEqual([true]);
     } finally {

@@ -2,7 +2,6 @@
 // requests of one transaction instead of retrying a request the broker always refuses (a livelock
 // seen in the ingest benchmark). Real broker, real Cassandra, the host in this process.
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ACTORS_GROUP, createActorHost } from "../../src/actors/host.ts";
@@ -12,6 +11,7 @@ import { MAX_REQUEST_BYTES } from "../../src/kafka/request-size.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
+import { stateOn, waitFor } from "../support/actor-host.ts";
 import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
 
 const fx = drivenService();
@@ -36,11 +36,7 @@ describe("a batch too large for one produce request", () => {
     await creator.start();
     try {
       await fx.producer.send(TOPIC.sessionCommands, [{ key: id, value: sessionCommandCodec.encode(create) }]);
-      const deadline = Date.now() + 60_000;
-      while (!creator.owned().some((p) => creator.statesOf(p)?.has(id))) {
-        if (Date.now() > deadline) throw new Error("the session was not created within 60 s");
-        await sleep(100);
-      }
+      await waitFor("the session to be created", () => stateOn(creator, id), 60_000);
     } finally {
       await creator.stop();
     }
@@ -65,12 +61,15 @@ describe("a batch too large for one produce request", () => {
     await host.start();
     try {
       // Well inside the test's own timeout, so a slow run fails here with what the host was doing.
-      const deadline = Date.now() + 150_000;
-      let version = 0;
-      while (version < 4001 && Date.now() < deadline) {
-        for (const p of host.owned()) version = Math.max(version, host.statesOf(p)?.get(id)?.version ?? 0);
-        await sleep(200);
-      }
+      const version = await waitFor(
+        "every transfer",
+        () => {
+          const version = stateOn(host, id)?.version ?? 0;
+          return version >= 4001 ? version : undefined;
+        },
+        150_000,
+        200,
+      ).catch(() => stateOn(host, id)?.version ?? 0);
       if (version < 4001) {
         // What the host was doing, for a run that stalls: its partitions, the log messages it wrote
         // (counted), how far the input topics go and how far the actors group committed.

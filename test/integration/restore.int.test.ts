@@ -16,26 +16,13 @@ import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
+import { stateOn, waitFor } from "../support/actor-host.ts";
 import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
 
 const HOUR = 3_600_000;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 const fx = drivenService();
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 120_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface RunningHost {
   host: ActorHost;
@@ -78,13 +65,7 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
       for (const p of host.owned()) all.set(p, new Map(host.statesOf(p)));
       return all;
     },
-    stateOf(id) {
-      for (const p of host.owned()) {
-        const s = host.statesOf(p)?.get(id);
-        if (s) return s;
-      }
-      return undefined;
-    },
+    stateOf: (id) => stateOn(host, id),
     stop: () => host.stop(),
   };
 }
