@@ -17,6 +17,7 @@ import {
   TransactionFailedError,
   type TransactionWork,
 } from "../../src/kafka/transactions.ts";
+import { waitFor } from "../support/actor-host.ts";
 
 const DATA = "test.tx.data";
 const INPUT = "test.tx.input";
@@ -43,6 +44,8 @@ async function scenario() {
   const transactionalId = `test.tx.${run}`;
   const from = await stableEndOffsets(kafka, DATA);
   const transactors: PartitionTransactor[] = [];
+  /** The newest offset a committed run of this test appended to each DATA partition. */
+  const appendedTo = new Map<number, bigint>();
 
   const work = (
     values: string[],
@@ -68,13 +71,33 @@ async function scenario() {
     groupId,
     transactionalId,
     work,
-    transactor() {
+    transactor(): PartitionTransactor {
       const t = createPartitionTransactor(kafka, transactionalId);
       transactors.push(t);
-      return t;
+      return {
+        ...t,
+        async run(w) {
+          const appended = await t.run(w);
+          for (const [key, offset] of appended) {
+            const [topic, partition] = key.split(":");
+            if (topic === DATA) appendedTo.set(Number(partition), offset);
+          }
+          return appended;
+        },
+      };
     },
     /** This test's records a read_committed reader sees, by partition and offset. */
     async visible(): Promise<Array<{ value: string; partition: number; offset: bigint }>> {
+      // A commit returns before the broker has written its markers, and until then the last stable
+      // offset, where a reader stops, stays before the transaction's records.
+      await waitFor(
+        "the committed records to become stable",
+        async () => {
+          const ends = await stableEndOffsets(kafka, DATA);
+          return [...appendedTo].every(([p, last]) => (ends.get(p) ?? 0n) > last) ? true : undefined;
+        },
+        10_000,
+      );
       const seen: Array<{ value: string; partition: number; offset: bigint }> = [];
       await readTopic(kafka, {
         topic: DATA,
