@@ -7,8 +7,9 @@
  */
 import { createParser } from "eventsource-parser";
 import { createPublicClient, createWalletClient, http, parseUnits } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
+import { newBurner } from "../../src/client/burner.ts";
 import { toViemChain } from "./chains.ts";
 import { readStack } from "./stack.ts";
 
@@ -17,25 +18,13 @@ const stack = await readStack();
 const [source, dest] = stack?.chains ?? [];
 if (!source || !dest) throw new Error("no local stack: run `npm start` first");
 
-const burner = privateKeyToAccount(generatePrivateKey());
-const auth = await burner.signAuthorization({
-  contractAddress: source.delegate,
-  chainId: source.chainId,
-  nonce: 0,
-});
+const burner = await newBurner(source);
 const res = await fetch(`${base}/sessions`, {
   method: "POST",
   headers: { "content-type": "application/json" },
   body: JSON.stringify({
     burner_address: burner.address,
-    eip7702_auth: {
-      address: auth.address,
-      chainId: auth.chainId,
-      nonce: auth.nonce,
-      r: auth.r,
-      s: auth.s,
-      yParity: auth.yParity,
-    },
+    eip7702_auth: burner.eip7702Auth,
     destination_address: dest.funded.address,
     destination_chain: dest.chainId,
   }),

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { newBurner } from "../../src/client/burner.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
@@ -157,9 +158,8 @@ export async function testGateway(env: Record<string, string> = {}) {
 
 /** A POST /sessions body the gateway accepts: a real burner key signs the authorization and refund. */
 export async function signedSessionBody(options: { deadline?: number; signer?: Hex } = {}) {
-  const burner = privateKeyToAccount(generatePrivateKey());
-  const signer = options.signer ? privateKeyToAccount(options.signer) : burner;
-  const auth = await signer.signAuthorization({ address: DELEGATE, chainId: CHAIN_ID, nonce: 0 });
+  const burner = await newBurner({ chainId: CHAIN_ID, delegate: DELEGATE }, options);
+  const signer = options.signer ? privateKeyToAccount(options.signer) : burner.account;
   const to = "0x3333333333333333333333333333333333333333";
   const deadline = options.deadline ?? START_MS / 1000 + 86_400;
   const refundSig = await signer.signTypedData(
@@ -167,14 +167,7 @@ export async function signedSessionBody(options: { deadline?: number; signer?: H
   );
   return {
     burner_address: burner.address,
-    eip7702_auth: {
-      address: auth.address,
-      chainId: auth.chainId,
-      nonce: auth.nonce,
-      r: auth.r,
-      s: auth.s,
-      yParity: auth.yParity ?? 0,
-    },
+    eip7702_auth: burner.eip7702Auth,
     destination_address: "0x4444444444444444444444444444444444444444",
     destination_chain: 8453,
     standing_refund: { to, deadline, signatures: { [String(CHAIN_ID)]: refundSig } },

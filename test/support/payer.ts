@@ -1,38 +1,15 @@
 import { readFileSync } from "node:fs";
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../deploy/local/chains.ts";
 import { toViemChain } from "../../deploy/local/chains.ts";
 import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
+import type { Burner } from "../../src/client/burner.ts";
 
-/** What a payer's client does: make a burner, sign its 7702 authorization, and fund it on a local chain. */
-export async function newBurner(chain: Pick<LocalChain, "chainId" | "delegate">) {
-  const key = generatePrivateKey();
-  const account = privateKeyToAccount(key);
-  const auth = await account.signAuthorization({
-    contractAddress: chain.delegate,
-    chainId: chain.chainId,
-    nonce: 0,
-  });
-  return {
-    key,
-    account,
-    address: account.address,
-    eip7702Auth: {
-      address: auth.address,
-      chainId: auth.chainId,
-      nonce: auth.nonce,
-      r: auth.r,
-      s: auth.s,
-      yParity: auth.yParity ?? 0,
-    },
-  };
-}
+// The burner itself is the client library's (src/client/burner.ts); tests take it from here too.
+export { newBurner } from "../../src/client/burner.ts";
 
-export function sessionBody(
-  burner: Awaited<ReturnType<typeof newBurner>>,
-  dest: Pick<LocalChain, "chainId">,
-) {
+export function sessionBody(burner: Burner, dest: Pick<LocalChain, "chainId">) {
   return {
     burner_address: burner.address,
     eip7702_auth: burner.eip7702Auth,
