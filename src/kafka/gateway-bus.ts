@@ -58,6 +58,11 @@ export function createGatewayBus(deps: {
     onBatch: async (topic, _partition, records) => {
       for (const r of records) {
         if (!r.value) continue;
+        // Both topics are keyed (topics/catalogue.ts): replies by gateway id, states by session id.
+        // A record meant for another gateway, or a state no stream here watches, is not decoded:
+        // every gateway reads every record of both topics, and decoding was most of that cost.
+        const key = r.key?.toString();
+        if (topic === TOPIC.gatewayReplies ? key !== gatewayId : !key || !listeners.has(key)) continue;
         try {
           if (topic === TOPIC.gatewayReplies) {
             const reply = gatewayReplyCodec.decode(r.value);
