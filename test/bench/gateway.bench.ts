@@ -35,6 +35,7 @@ import { createKafka } from "../../src/kafka/client.ts";
 import { recordsBefore, stableEndOffsets, waitForGroupCaughtUp } from "../../src/kafka/topics.ts";
 import { PROJECTOR_GROUP } from "../../src/projections/projector.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
+import { eachConcurrently } from "../support/concurrently.ts";
 import { newBurner, sessionBody } from "../support/payer.ts";
 import { withFileLock } from "./flock.ts";
 import { fmtRate, median } from "./workload.ts";
@@ -313,21 +314,16 @@ async function makeBodies(n: number): Promise<string[]> {
 /** POSTs every body (a few at a time) and returns the ids of the sessions created. */
 async function createSessions(base: string, bodies: string[]): Promise<string[]> {
   const created: string[] = [];
-  // One iterator shared by the workers: each body is taken once.
-  const queue = bodies.values();
-  const worker = async () => {
-    for (const body of queue) {
-      const res = await fetch(`${base}/sessions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body,
-      });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`POST ${base}/sessions: ${res.status} ${text}`);
-      created.push((JSON.parse(text) as { id: string }).id);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+  await eachConcurrently(bodies, 16, async (body) => {
+    const res = await fetch(`${base}/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`POST ${base}/sessions: ${res.status} ${text}`);
+    created.push((JSON.parse(text) as { id: string }).id);
+  });
   return created;
 }
 
@@ -337,15 +333,11 @@ async function untilReadable(base: string, ids: string[]): Promise<number> {
   const deadline = Date.now() + 60_000;
   while (pending.length > 0 && Date.now() < deadline) {
     const missing: string[] = [];
-    const queue = pending.values();
-    const worker = async () => {
-      for (const id of queue) {
-        const res = await fetch(`${base}/sessions/${id}`);
-        await res.arrayBuffer();
-        if (res.status !== 200) missing.push(id);
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+    await eachConcurrently(pending, 16, async (id) => {
+      const res = await fetch(`${base}/sessions/${id}`);
+      await res.arrayBuffer();
+      if (res.status !== 200) missing.push(id);
+    });
     pending = missing;
     if (pending.length > 0) await sleep(500);
   }

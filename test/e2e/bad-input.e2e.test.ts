@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
+import { eachConcurrently } from "../support/concurrently.ts";
 import { json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
@@ -50,27 +51,24 @@ describe("bad input on POST /sessions", () => {
     const before = await endOffsets();
 
     const failures: string[] = [];
-    const queue = corpus.map((c) => ({ name: c.name, text: JSON.stringify(c.body) ?? "null" }));
-    const worker = async () => {
-      for (let c = queue.pop(); c; c = queue.pop()) {
-        const res = await fetch(`${service.url}/sessions`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: c.text,
-        });
-        const text = await res.text();
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        const okError =
-          res.status >= 400 && res.status < 500 && typeof (body as { error?: unknown })?.error === "string";
-        if (!okError) failures.push(`${c.name}: ${res.status} ${text.slice(0, 120)}`);
+    const requests = corpus.map((c) => ({ name: c.name, text: JSON.stringify(c.body) ?? "null" }));
+    await eachConcurrently(requests, 16, async (c) => {
+      const res = await fetch(`${service.url}/sessions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: c.text,
+      });
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
       }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+      const okError =
+        res.status >= 400 && res.status < 500 && typeof (body as { error?: unknown })?.error === "string";
+      if (!okError) failures.push(`${c.name}: ${res.status} ${text.slice(0, 120)}`);
+    });
     expect(failures).toEqual([]);
 
     // Give a stray command every chance to show up before comparing.
