@@ -30,6 +30,7 @@ import { createLogger } from "../../src/logging.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { TOPIC, topicCatalogue } from "../../topics/catalogue.ts";
 import { withFileLock } from "./flock.ts";
+import { fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { createSession, fmtRate, median, newSessionId, perSecond, transferObserved } from "./workload.ts";
 
 const [transfers = 50_000, sessions = 5_000, rounds = 3] = process.argv.slice(2).map(Number);
@@ -67,6 +68,8 @@ console.log(`session.events holds ${journal.toLocaleString("en")} records before
 const input = await startInputProducer();
 const plainRates: number[] = [];
 const ourRates: number[] = [];
+const plainPeaks: number[] = [];
+const ourPeaks: number[] = [];
 const plain = await startPlain();
 try {
   await withFileLock(SUITE_LOCK, async () => {
@@ -85,6 +88,8 @@ try {
         if (round === 0) continue;
         plainRates.push(a.rate);
         ourRates.push(b.rate);
+        if (a.peakMiB !== null) plainPeaks.push(a.peakMiB);
+        if (b.peakMiB !== null) ourPeaks.push(b.peakMiB);
       }
     } finally {
       // Bounded: the lock is released after this, whatever state the host is in.
@@ -96,8 +101,13 @@ try {
   await input.terminate();
 }
 const [a, b] = [median(plainRates), median(ourRates)];
-console.log(`\nmedian   plain at-least-once (a)  ${fmtRate(a).padStart(8)} transfers/s`);
-console.log(`median   actors, exactly once (b) ${fmtRate(b).padStart(8)} transfers/s`);
+const medianPeak = (xs: number[]) => fmtMiB(xs.length > 0 ? median(xs) : null);
+console.log(
+  `\nmedian   plain at-least-once (a)  ${fmtRate(a).padStart(8)} transfers/s   peak RSS ${medianPeak(plainPeaks)}`,
+);
+console.log(
+  `median   actors, exactly once (b) ${fmtRate(b).padStart(8)} transfers/s   peak RSS ${medianPeak(ourPeaks)}`,
+);
 console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.50)`);
 
 interface Measured {
@@ -107,11 +117,17 @@ interface Measured {
   cpuUs: number;
   /** Input batches handled (a), or Kafka transactions that appended events (b). */
   units: number;
+  /**
+   * This process's peak RSS during the run. Both pipelines, the input producer and the observer
+   * live in it throughout, and the actor host holds the states it restored: the figure is the
+   * process's, and the difference between (a) and (b) is what each pipeline adds while it runs.
+   */
+  peakMiB: number | null;
 }
 
 function report(label: string, m: Measured) {
   console.log(
-    `${label.padEnd(27)} ${fmtRate(m.rate).padStart(8)} transfers/s  ${(m.ms / 1000).toFixed(2).padStart(6)} s  ${m.cpuUs.toFixed(1).padStart(5)} µs CPU/transfer  ${String(m.units).padStart(5)} ${label.includes("(b)") ? "transactions" : "batches"}`,
+    `${label.padEnd(27)} ${fmtRate(m.rate).padStart(8)} transfers/s  ${(m.ms / 1000).toFixed(2).padStart(6)} s  ${m.cpuUs.toFixed(1).padStart(5)} µs CPU/transfer  ${String(m.units).padStart(5)} ${label.includes("(b)") ? "transactions" : "batches"}  peak RSS ${fmtMiB(m.peakMiB)}`,
   );
 }
 
@@ -155,12 +171,18 @@ async function timed(
   expected: number,
 ): Promise<Omit<Measured, "units">> {
   const target = counter.count() + expected;
+  resetPeakRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const [, end] = await Promise.all([produceAll(topic, messages), counter.reached(target)]);
   const used = process.cpuUsage(cpu0);
   const ms = end - t0;
-  return { rate: perSecond(messages.length, ms), ms, cpuUs: (used.user + used.system) / messages.length };
+  return {
+    rate: perSecond(messages.length, ms),
+    ms,
+    cpuUs: (used.user + used.system) / messages.length,
+    peakMiB: peakRssMiB(),
+  };
 }
 
 function newIds(n: number): string[] {

@@ -23,6 +23,7 @@ import { ensureTopics } from "../../src/kafka/topics.ts";
 import { REPLAY_FETCH } from "../../src/projections/journal-collect.ts";
 import { type StatesSummary, summarize } from "../../src/projections/journal-fold.ts";
 import { replayJournal, replayStates } from "../../src/projections/replay.ts";
+import { fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
 
 const TOPIC = "bench.session.events";
@@ -90,10 +91,10 @@ const a = median(bare.map((m) => m.rate));
 const b = median(ours.map((m) => m.rate));
 const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuUs)).toFixed(2);
 console.log(
-  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record (the faster fetch size of each round)`,
+  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record   peak RSS ${peak(bare)} (the faster fetch size of each round)`,
 );
 console.log(
-  `median   replay (collect + fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record`,
+  `median   replay (collect + fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record   peak RSS ${peak(ours)}`,
 );
 console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.80)`);
 
@@ -112,19 +113,28 @@ interface Measured {
   rate: number;
   /** CPU time of this process (user + system) per record: steadier than the rate on a shared machine. */
   cpuUs: number;
+  /** The process's peak RSS during the run (the replay's worker threads included). */
+  peakMiB: number | null;
 }
 
 async function measure(run: () => Promise<number>): Promise<Measured> {
+  resetPeakRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const n = await run();
   const ms = performance.now() - t0;
   const used = process.cpuUsage(cpu0);
-  return { rate: perSecond(n, ms), cpuUs: (used.user + used.system) / n };
+  return { rate: perSecond(n, ms), cpuUs: (used.user + used.system) / n, peakMiB: peakRssMiB() };
 }
 
 function show(m: Measured): string {
-  return `${fmtRate(m.rate).padStart(9)} records/s (${m.cpuUs.toFixed(2)} µs CPU)`;
+  return `${fmtRate(m.rate).padStart(9)} records/s (${m.cpuUs.toFixed(2)} µs CPU, peak RSS ${fmtMiB(m.peakMiB)})`;
+}
+
+/** The median of the runs' peak RSS. */
+function peak(ms: Measured[]): string {
+  const known = ms.flatMap((m) => (m.peakMiB === null ? [] : [m.peakMiB]));
+  return fmtMiB(known.length > 0 ? median(known) : null);
 }
 
 /** Records held by the journal, or null when the topic does not exist. */
