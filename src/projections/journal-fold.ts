@@ -38,17 +38,22 @@ export function foldSession(
   return { state, events };
 }
 
+/** The second phase: each session of a collected journal, decoded and folded, one at a time. */
+export function* foldedSessions(
+  journal: SessionJournal,
+): Generator<{ id: string; state: Session | null; events: number }> {
+  for (const [id, refs] of journal.sessions) yield { id, ...foldSession(journal, id, refs) };
+}
+
 /** Every session's state, folded from offset zero: both phases, the states kept in hand. */
 export async function foldJournal(
   kafka: KafkaClient,
   opts: Parameters<typeof collectJournal>[1],
 ): Promise<FoldedJournal> {
-  const journal = await collectJournal(kafka, opts);
   const states = new Map<string, Session>();
   let events = 0;
-  for (const [id, refs] of journal.sessions) {
-    const folded = foldSession(journal, id, refs);
-    if (folded.state) states.set(id, folded.state);
+  for (const folded of foldedSessions(await collectJournal(kafka, opts))) {
+    if (folded.state) states.set(folded.id, folded.state);
     events += folded.events;
   }
   return { states, events };

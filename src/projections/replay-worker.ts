@@ -46,11 +46,10 @@ export async function replayShare(
   });
 
   const started = Date.now();
-  const { foldSession, StatesTally } = await folding;
+  const { foldedSessions, StatesTally } = await folding;
   const tally = new StatesTally();
   const foldAll = async (each: (state: Session) => Promise<void> | undefined) => {
-    for (const [id, refs] of journal.sessions) {
-      const { state, events } = foldSession(journal, id, refs);
+    for (const { state, events } of foldedSessions(journal)) {
       tally.add(state, events);
       const pending = state && each(state);
       if (pending) await pending;
