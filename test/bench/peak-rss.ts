@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { median } from "./workload.ts";
 
 /**
  * The peak resident memory of this process over a stretch of a benchmark, all threads included.
@@ -25,3 +26,9 @@ export function peakRssMiB(): number | null {
 }
 
 export const fmtMiB = (mib: number | null): string => (mib === null ? "n/a" : `${mib.toFixed(0)} MiB`);
+
+/** The median of some runs' peaks, printed ("n/a" when none was known). */
+export function fmtMedianPeak(peaks: ReadonlyArray<number | null>): string {
+  const known = peaks.filter((p): p is number => p !== null);
+  return fmtMiB(known.length > 0 ? median(known) : null);
+}

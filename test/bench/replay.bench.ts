@@ -23,7 +23,7 @@ import { ensureTopics } from "../../src/kafka/topics.ts";
 import { REPLAY_FETCH } from "../../src/projections/journal-collect.ts";
 import { type StatesSummary, summarize } from "../../src/projections/journal-fold.ts";
 import { replayJournal, replayStates } from "../../src/projections/replay.ts";
-import { fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
+import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
 
 const TOPIC = "bench.session.events";
@@ -91,10 +91,10 @@ const a = median(bare.map((m) => m.rate));
 const b = median(ours.map((m) => m.rate));
 const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuUs)).toFixed(2);
 console.log(
-  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record   peak RSS ${peak(bare)} (the faster fetch size of each round)`,
+  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record   peak RSS ${fmtMedianPeak(bare.map((m) => m.peakMiB))} (the faster fetch size of each round)`,
 );
 console.log(
-  `median   replay (collect + fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record   peak RSS ${peak(ours)}`,
+  `median   replay (collect + fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record   peak RSS ${fmtMedianPeak(ours.map((m) => m.peakMiB))}`,
 );
 console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.80)`);
 
@@ -129,12 +129,6 @@ async function measure(run: () => Promise<number>): Promise<Measured> {
 
 function show(m: Measured): string {
   return `${fmtRate(m.rate).padStart(9)} records/s (${m.cpuUs.toFixed(2)} µs CPU, peak RSS ${fmtMiB(m.peakMiB)})`;
-}
-
-/** The median of the runs' peak RSS. */
-function peak(ms: Measured[]): string {
-  const known = ms.flatMap((m) => (m.peakMiB === null ? [] : [m.peakMiB]));
-  return fmtMiB(known.length > 0 ? median(known) : null);
 }
 
 /** Records held by the journal, or null when the topic does not exist. */
