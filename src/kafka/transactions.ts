@@ -1,4 +1,4 @@
-import type { Producer, Transaction } from "kafkajs";
+import type { Message, Producer, Transaction } from "kafkajs";
 import type { KafkaClient } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 
@@ -99,26 +99,25 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
         // larger than the broker takes in one request, and splitting it here keeps it atomic.
         const records = work.sends.flatMap((s) => s.messages.map((message) => ({ topic: s.topic, message })));
         for (const chunk of requestChunks(records, (r) => messageBytes(r.message))) {
-          const byTopic = new Map<string, OutgoingMessage[]>();
+          const byTopic = new Map<string, Message[]>();
           const counts = new Map<string, number>();
-          for (const { topic, message } of chunk) {
-            const messages = byTopic.get(topic) ?? [];
-            if (messages.length === 0) byTopic.set(topic, messages);
-            messages.push(message);
-            if (message.partition === undefined) continue;
-            const k = `${topic}:${message.partition}`;
+          for (const { topic, message: m } of chunk) {
+            let messages = byTopic.get(topic);
+            if (!messages) {
+              messages = [];
+              byTopic.set(topic, messages);
+            }
+            if (m.partition === undefined) {
+              messages.push({ key: m.key, value: m.value });
+              continue;
+            }
+            messages.push({ key: m.key, value: m.value, partition: m.partition });
+            const k = `${topic}:${m.partition}`;
             counts.set(k, (counts.get(k) ?? 0) + 1);
           }
           const results = await t.sendBatch({
             acks: -1,
-            topicMessages: [...byTopic].map(([topic, messages]) => ({
-              topic,
-              messages: messages.map((m) => ({
-                key: m.key,
-                value: m.value,
-                ...(m.partition === undefined ? {} : { partition: m.partition }),
-              })),
-            })),
+            topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
           });
           // Later requests append after earlier ones: the last one to name a partition has its end.
           const acknowledged = new Set<string>();
