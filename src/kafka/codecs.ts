@@ -14,7 +14,16 @@ import {
 } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 import { AvroDecodeError, type AvroSerde, singleObjectWire, type WireFormat } from "./avro.ts";
-import type { GatewayReply, SessionStateRecord, TransferObserved } from "./records.ts";
+import type {
+  ExecutorCommand,
+  ExecutorResult,
+  GatewayReply,
+  MerchantCommand,
+  MerchantEvent,
+  SessionStateRecord,
+  TransferObserved,
+  WebhookEvent,
+} from "./records.ts";
 
 /**
  * Typed codecs between the TypeScript records and their Avro schemas (schemas/*.avsc): camelCase to
@@ -477,6 +486,276 @@ const gatewayReplyFromAvro = (a: z.output<typeof gatewayReplyAvro>): GatewayRepl
 });
 
 // ---------------------------------------------------------------------------------------------------
+// ExecutorCommand, ExecutorResult, WebhookEvent, MerchantCommand, MerchantEvent: their TypeScript
+// shape is the Avro record's, camelCase, with each union branch tagged by `type` (its record name).
+
+/** The one branch of an avsc union value, as `{ type, ...fields }`. */
+function branchOf<T extends object>(union: Partial<Record<string, T>>, what: string): T & { type: string } {
+  for (const [name, value] of Object.entries(union)) {
+    if (value) return { ...value, type: name.slice(name.lastIndexOf(".") + 1) };
+  }
+  return onlyBranch(union, what);
+}
+const wrap = <T>(type: string, value: T) => ({ [`settlement.v1.${type}`]: value });
+
+const sweepAvro = z.object({ burner: address, token: address, amount: decimal });
+const refundAvro = z.object({
+  burner: address,
+  token: address,
+  to: address,
+  amount: decimal,
+  deadline: int,
+  salt: hex,
+  signature: hex,
+});
+const refundAllAvro = z.object({
+  burner: address,
+  token: address,
+  to: address,
+  deadline: int,
+  signature: hex,
+});
+const chargeAvro = z.object({
+  subscription_id: z.string(),
+  period_index: int,
+  token: address,
+  amount: decimal,
+});
+const executorCommandAvro = z.object({
+  command_id: z.string(),
+  issued_at: int,
+  session_id: nullable(z.string()),
+  chain_id: int,
+  command: z.object({
+    "settlement.v1.Sweep": sweepAvro.optional(),
+    "settlement.v1.Refund": refundAvro.optional(),
+    "settlement.v1.RefundAll": refundAllAvro.optional(),
+    "settlement.v1.Charge": chargeAvro.optional(),
+  }),
+});
+type ExecutorCommandAvro = z.output<typeof executorCommandAvro>;
+
+function executorWorkToAvro(w: ExecutorCommand["command"]): ExecutorCommandAvro["command"] {
+  switch (w.type) {
+    case "Sweep":
+      return wrap(w.type, { burner: w.burner, token: w.token, amount: toDecimal(w.amount) });
+    case "Refund": {
+      const { type: _, amount, ...rest } = w;
+      return wrap(w.type, { ...rest, amount: toDecimal(amount) });
+    }
+    case "RefundAll": {
+      const { type: _, ...rest } = w;
+      return wrap(w.type, rest);
+    }
+    case "Charge": {
+      const charge = {
+        subscription_id: w.subscriptionId,
+        period_index: w.periodIndex,
+        token: w.token,
+        amount: toDecimal(w.amount),
+      };
+      return wrap(w.type, charge);
+    }
+    default:
+      return w satisfies never;
+  }
+}
+
+function executorWorkFromAvro(u: ExecutorCommandAvro["command"]): ExecutorCommand["command"] {
+  const sweep = u["settlement.v1.Sweep"];
+  if (sweep) return { type: "Sweep", ...sweep, amount: BigInt(sweep.amount) };
+  const refund = u["settlement.v1.Refund"];
+  if (refund) return { type: "Refund", ...refund, amount: BigInt(refund.amount) };
+  const all = u["settlement.v1.RefundAll"];
+  if (all) return { type: "RefundAll", ...all };
+  const c = u["settlement.v1.Charge"];
+  if (c) {
+    const amount = BigInt(c.amount);
+    return {
+      type: "Charge",
+      subscriptionId: c.subscription_id,
+      periodIndex: c.period_index,
+      token: c.token,
+      amount,
+    };
+  }
+  return onlyBranch(u, "ExecutorCommand.command");
+}
+
+const executorCommandToAvro = (c: ExecutorCommand): ExecutorCommandAvro => ({
+  command_id: c.commandId,
+  issued_at: c.issuedAt,
+  session_id: c.sessionId,
+  chain_id: c.chainId,
+  command: executorWorkToAvro(c.command),
+});
+const executorCommandFromAvro = (a: ExecutorCommandAvro): ExecutorCommand => ({
+  commandId: a.command_id,
+  issuedAt: a.issued_at,
+  sessionId: a.session_id,
+  chainId: a.chain_id,
+  command: executorWorkFromAvro(a.command),
+});
+
+const executorResultAvro = z.object({
+  command_id: z.string(),
+  session_id: nullable(z.string()),
+  chain_id: int,
+  occurred_at: int,
+  result: z.object({
+    "settlement.v1.TransactionSubmitted": z.object({ tx_hash: hex }).optional(),
+    "settlement.v1.TransactionConfirmed": z.object({ tx_hash: hex, block_number: int }).optional(),
+    "settlement.v1.ExecutionFailed": z
+      .object({ error_message: z.string(), retryable: z.boolean(), tx_hash: nullable(hex) })
+      .optional(),
+  }),
+});
+type ExecutorResultAvro = z.output<typeof executorResultAvro>;
+
+function outcomeToAvro(r: ExecutorResult["result"]): ExecutorResultAvro["result"] {
+  switch (r.type) {
+    case "TransactionSubmitted":
+      return wrap(r.type, { tx_hash: r.txHash });
+    case "TransactionConfirmed":
+      return wrap(r.type, { tx_hash: r.txHash, block_number: toLong(r.blockNumber) });
+    case "ExecutionFailed":
+      return wrap(r.type, { error_message: r.errorMessage, retryable: r.retryable, tx_hash: r.txHash });
+    default:
+      return r satisfies never;
+  }
+}
+
+function outcomeFromAvro(u: ExecutorResultAvro["result"]): ExecutorResult["result"] {
+  const submitted = u["settlement.v1.TransactionSubmitted"];
+  if (submitted) return { type: "TransactionSubmitted", txHash: submitted.tx_hash };
+  const confirmed = u["settlement.v1.TransactionConfirmed"];
+  if (confirmed) {
+    const blockNumber = BigInt(confirmed.block_number);
+    return { type: "TransactionConfirmed", txHash: confirmed.tx_hash, blockNumber };
+  }
+  const f = u["settlement.v1.ExecutionFailed"];
+  if (f)
+    return {
+      type: "ExecutionFailed",
+      errorMessage: f.error_message,
+      retryable: f.retryable,
+      txHash: f.tx_hash,
+    };
+  return onlyBranch(u, "ExecutorResult.result");
+}
+
+const executorResultToAvro = (r: ExecutorResult): ExecutorResultAvro => ({
+  command_id: r.commandId,
+  session_id: r.sessionId,
+  chain_id: r.chainId,
+  occurred_at: r.occurredAt,
+  result: outcomeToAvro(r.result),
+});
+const executorResultFromAvro = (a: ExecutorResultAvro): ExecutorResult => ({
+  commandId: a.command_id,
+  sessionId: a.session_id,
+  chainId: a.chain_id,
+  occurredAt: a.occurred_at,
+  result: outcomeFromAvro(a.result),
+});
+
+const webhookEventAvro = z.object({
+  idempotency_key: z.string(),
+  merchant_id: z.string(),
+  event_type: z.string(),
+  session_id: nullable(z.string()),
+  payload: z.string(),
+  created_at: int,
+});
+const webhookEventToAvro = (w: WebhookEvent): z.output<typeof webhookEventAvro> => ({
+  idempotency_key: w.idempotencyKey,
+  merchant_id: w.merchantId,
+  event_type: w.eventType,
+  session_id: w.sessionId,
+  payload: w.payload,
+  created_at: w.createdAt,
+});
+const webhookEventFromAvro = (a: z.output<typeof webhookEventAvro>): WebhookEvent => ({
+  idempotencyKey: a.idempotency_key,
+  merchantId: a.merchant_id,
+  eventType: a.event_type,
+  sessionId: a.session_id,
+  payload: a.payload,
+  createdAt: a.created_at,
+});
+
+const endpointAvro = z.object({ endpoint_id: z.string(), url: z.string() });
+const merchantCommandAvro = z.object({
+  command_id: z.string(),
+  issued_at: int,
+  reply_to: nullable(z.object({ gateway_id: z.string(), correlation_id: z.string() })),
+  merchant_id: z.string(),
+  command: z.object({
+    "settlement.v1.SetWebhookEndpoint": endpointAvro.optional(),
+    "settlement.v1.RemoveWebhookEndpoint": z.object({}).optional(),
+  }),
+});
+type MerchantCommandAvro = z.output<typeof merchantCommandAvro>;
+const merchantCommandToAvro = (c: MerchantCommand): MerchantCommandAvro => ({
+  command_id: c.commandId,
+  issued_at: c.issuedAt,
+  reply_to: c.replyTo && { gateway_id: c.replyTo.gatewayId, correlation_id: c.replyTo.correlationId },
+  merchant_id: c.merchantId,
+  command:
+    c.command.type === "SetWebhookEndpoint"
+      ? wrap(c.command.type, { endpoint_id: c.command.endpointId, url: c.command.url })
+      : wrap(c.command.type, {}),
+});
+function merchantCommandFromAvro(a: MerchantCommandAvro): MerchantCommand {
+  const set = a.command["settlement.v1.SetWebhookEndpoint"];
+  const command: MerchantCommand["command"] = set
+    ? { type: "SetWebhookEndpoint", endpointId: set.endpoint_id, url: set.url }
+    : { type: branchOf(a.command, "MerchantCommand.command").type as "RemoveWebhookEndpoint" };
+  return {
+    commandId: a.command_id,
+    issuedAt: a.issued_at,
+    replyTo: a.reply_to && { gatewayId: a.reply_to.gateway_id, correlationId: a.reply_to.correlation_id },
+    merchantId: a.merchant_id,
+    command,
+  };
+}
+
+const merchantEventAvro = z.object({
+  merchant_id: z.string(),
+  version: int,
+  occurred_at: int,
+  command_id: z.string(),
+  event: z.object({
+    "settlement.v1.WebhookEndpointSet": endpointAvro.optional(),
+    "settlement.v1.WebhookEndpointRemoved": z.object({}).optional(),
+  }),
+});
+type MerchantEventAvro = z.output<typeof merchantEventAvro>;
+const merchantEventToAvro = (e: MerchantEvent): MerchantEventAvro => ({
+  merchant_id: e.merchantId,
+  version: e.version,
+  occurred_at: e.occurredAt,
+  command_id: e.commandId,
+  event:
+    e.event.type === "WebhookEndpointSet"
+      ? wrap(e.event.type, { endpoint_id: e.event.endpointId, url: e.event.url })
+      : wrap(e.event.type, {}),
+});
+function merchantEventFromAvro(a: MerchantEventAvro): MerchantEvent {
+  const set = a.event["settlement.v1.WebhookEndpointSet"];
+  const event: MerchantEvent["event"] = set
+    ? { type: "WebhookEndpointSet", endpointId: set.endpoint_id, url: set.url }
+    : { type: branchOf(a.event, "MerchantEvent.event").type as "WebhookEndpointRemoved" };
+  return {
+    merchantId: a.merchant_id,
+    version: a.version,
+    occurredAt: a.occurred_at,
+    commandId: a.command_id,
+    event,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Wiring
 
 export interface Codecs {
@@ -485,6 +764,11 @@ export interface Codecs {
   transferObserved: Codec<TransferObserved>;
   sessionState: Codec<SessionStateRecord>;
   gatewayReply: Codec<GatewayReply>;
+  executorCommand: Codec<ExecutorCommand>;
+  executorResult: Codec<ExecutorResult>;
+  webhookEvent: Codec<WebhookEvent>;
+  merchantCommand: Codec<MerchantCommand>;
+  merchantEvent: Codec<MerchantEvent>;
 }
 
 /** The codecs over a wire format (single-object by default, or the registry's: see createWireFormat). */
@@ -521,6 +805,36 @@ export function createCodecs(wire: WireFormat): Codecs {
       gatewayReplyToAvro,
       gatewayReplyFromAvro,
     ),
+    executorCommand: codec(
+      serde("ExecutorCommand", TOPIC.executorCommands),
+      executorCommandAvro,
+      executorCommandToAvro,
+      executorCommandFromAvro,
+    ),
+    executorResult: codec(
+      serde("ExecutorResult", TOPIC.executorResults),
+      executorResultAvro,
+      executorResultToAvro,
+      executorResultFromAvro,
+    ),
+    webhookEvent: codec(
+      serde("WebhookEvent", TOPIC.webhookEvents),
+      webhookEventAvro,
+      webhookEventToAvro,
+      webhookEventFromAvro,
+    ),
+    merchantCommand: codec(
+      serde("MerchantCommand", TOPIC.merchantCommands),
+      merchantCommandAvro,
+      merchantCommandToAvro,
+      merchantCommandFromAvro,
+    ),
+    merchantEvent: codec(
+      serde("MerchantEvent", TOPIC.merchantEvents),
+      merchantEventAvro,
+      merchantEventToAvro,
+      merchantEventFromAvro,
+    ),
   };
 }
 
@@ -543,3 +857,8 @@ export const sessionEventCodec = lazyCodec(() => defaultCodecs().sessionEvent);
 export const transferObservedCodec = lazyCodec(() => defaultCodecs().transferObserved);
 export const sessionStateCodec = lazyCodec(() => defaultCodecs().sessionState);
 export const gatewayReplyCodec = lazyCodec(() => defaultCodecs().gatewayReply);
+export const executorCommandCodec = lazyCodec(() => defaultCodecs().executorCommand);
+export const executorResultCodec = lazyCodec(() => defaultCodecs().executorResult);
+export const webhookEventCodec = lazyCodec(() => defaultCodecs().webhookEvent);
+export const merchantCommandCodec = lazyCodec(() => defaultCodecs().merchantCommand);
+export const merchantEventCodec = lazyCodec(() => defaultCodecs().merchantEvent);
