@@ -11,6 +11,7 @@ export interface BatchConsumerOptions {
   /** Handles one batch of one partition; offsets are committed after it resolves. Must be idempotent. */
   onBatch: (topic: string, partition: number, records: ReadRecord[]) => Promise<void>;
   concurrency?: number;
+  /** The consumer stopped for good: kafkajs does not restart it after this error. */
   onCrash?: (error: Error) => void;
   /** Called after the member's first fetch: from then on it sees every new record. */
   onReady?: () => void;
@@ -36,7 +37,11 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     sessionTimeout: 30_000,
     heartbeatInterval: 3000,
   });
-  consumer.on(consumer.events.CRASH, ({ payload }) => opts.onCrash?.(payload.error));
+  // A crash kafkajs restarts from (a retriable error, e.g. the coordinator still loading on a
+  // fresh broker) is logged by kafkajs as a warning; onCrash hears only of a consumer that stays down.
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) opts.onCrash?.(payload.error);
+  });
   let ready = false;
   consumer.on(consumer.events.FETCH, () => {
     if (ready) return;

@@ -8,14 +8,49 @@ import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
 export interface KafkaSettings {
   brokers: string[];
   clientId: string;
-  log?: (level: "error" | "warn" | "info" | "debug", message: string, fields: object) => void;
+  log?: (level: Level, message: string, fields: object) => void;
 }
 
 export type KafkaClient = Kafka;
 
-/** kafkajs's message for the broker's CONCURRENT_TRANSACTIONS (51) response. */
-const CONCURRENT_TRANSACTIONS_MESSAGE =
-  "The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing";
+/**
+ * kafkajs's messages for broker responses it retries by itself, which it still logs at error level:
+ * CONCURRENT_TRANSACTIONS (51), sent while the broker finishes the previous transaction of the same
+ * id; and the coordinator codes 14-16, sent on every clean start while the broker loads
+ * `__consumer_offsets` or `__transaction_state` and elects their coordinators. If kafkajs's retries
+ * run out, the operation fails and its caller logs that, at error level.
+ */
+const RETRIED_RESPONSES = [
+  "The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing",
+  "The coordinator is loading and hence can't process requests for this group",
+  "The group coordinator is not available",
+  "This is not the correct coordinator for this group",
+];
+
+type Level = "error" | "warn" | "info" | "debug";
+
+/**
+ * The level a kafkajs line is logged at, or null to drop it. A healthy start logs nothing at error:
+ * a retried response is debug, and a consumer that crashed on one (kafkajs restarts it at once and
+ * says so) is a warning.
+ */
+export function kafkaLogLevel(
+  level: number,
+  namespace: string,
+  message: string,
+  error: unknown,
+): Level | null {
+  // Advisory printed for every idempotent producer with bounded retries. Ours are bounded on
+  // purpose (a send must fail rather than hang); duplicates are prevented by transactions and
+  // the session core's idempotence, not by retrying forever.
+  if (message.startsWith("Limiting retries for the idempotent producer")) return null;
+  if (typeof error === "string" && RETRIED_RESPONSES.includes(error)) return "debug";
+  if (namespace === "Consumer") {
+    if (message.startsWith("Crash: ") && RETRIED_RESPONSES.some((m) => message.endsWith(m))) return "warn";
+    if (message.startsWith("Restarting the consumer in ")) return "warn";
+  }
+  return level === logLevel.ERROR ? "error" : level === logLevel.WARN ? "warn" : "info";
+}
 
 export function createKafka(settings: KafkaSettings): KafkaClient {
   const config: KafkaConfig = {
@@ -26,18 +61,9 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
     retry: { initialRetryTime: 100, retries: 8 },
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => {
-      const level =
-        entry.level === logLevel.ERROR ? "error" : entry.level === logLevel.WARN ? "warn" : "info";
       const { message, ...fields } = entry.log;
-      // Advisory printed for every idempotent producer with bounded retries. Ours are bounded on
-      // purpose (a send must fail rather than hang); duplicates are prevented by transactions and
-      // the session core's idempotence, not by retrying forever.
-      if (message.startsWith("Limiting retries for the idempotent producer")) return;
-      // The broker answers CONCURRENT_TRANSACTIONS while it finishes the previous transaction of the
-      // same id, and expects a retry; kafkajs retries it, but logs every such response as an error.
-      // If the retries run out, the transaction fails and its caller logs that.
-      const retried = fields.error === CONCURRENT_TRANSACTIONS_MESSAGE;
-      settings.log?.(retried ? "debug" : level, `kafka ${entry.namespace}: ${message}`, fields);
+      const level = kafkaLogLevel(entry.level, entry.namespace, message, fields.error);
+      if (level) settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
     },
   };
   return new Kafka(config);

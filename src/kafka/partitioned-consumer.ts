@@ -23,6 +23,7 @@ export interface PartitionedConsumerOptions {
   onBatch: (batch: InputBatch) => Promise<boolean>;
   /** How many partitions are processed at the same time. */
   concurrency: number;
+  /** The consumer stopped for good: kafkajs does not restart it after this error. */
   onCrash?: (error: Error) => void;
 }
 
@@ -60,7 +61,11 @@ export function createPartitionedConsumer(
       for (const p of partitions) owned.add(p);
     opts.onAssigned([...owned].sort((a, b) => a - b));
   });
-  consumer.on(consumer.events.CRASH, ({ payload }) => opts.onCrash?.(payload.error));
+  // A crash kafkajs restarts from (a retriable error, e.g. the coordinator still loading on a
+  // fresh broker) is logged by kafkajs as a warning; onCrash hears only of a consumer that stays down.
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) opts.onCrash?.(payload.error);
+  });
 
   return {
     async start() {

@@ -32,3 +32,30 @@ describe("kafkajs log lines", () => {
     expect(lines).toEqual([{ level: "error", message: expect.stringContaining("EndTxn") }]);
   });
 });
+
+describe("a clean start logs no kafkajs error", () => {
+  it.each([14, 15, 16])("coordinator response %i, which kafkajs retries, is logged at debug", (code) => {
+    const { logger, lines } = logged();
+    logger.error("Response GroupCoordinator(key: 10, version: 2)", {
+      error: createErrorFromCode(code).message,
+    });
+    expect(lines).toEqual([{ level: "debug", message: expect.stringContaining("GroupCoordinator") }]);
+  });
+
+  it("a consumer crash on a loading coordinator, and its restart, are warnings", () => {
+    const lines: Array<{ level: string; message: string }> = [];
+    const kafka = createKafka({
+      brokers: ["127.0.0.1:1"],
+      clientId: "unit",
+      log: (level, message) => lines.push({ level, message }),
+    });
+    const consumer = kafka.logger().namespace("Consumer");
+    const loading = createErrorFromCode(14);
+    consumer.error(`Crash: ${loading.name}: ${loading.message}`, { groupId: "g" });
+    consumer.error("Restarting the consumer in 100ms", { groupId: "g" });
+    consumer.error(`Crash: ${createErrorFromCode(47).name}: ${createErrorFromCode(47).message}`, {
+      groupId: "g",
+    });
+    expect(lines.map((l) => l.level)).toEqual(["warn", "warn", "error"]);
+  });
+});
