@@ -15,6 +15,7 @@ import { createHealth } from "../ops/health.ts";
 import { gaugeFrom, registry } from "../ops/metrics.ts";
 import { createProjector, PROJECTOR_GROUP } from "../projections/projector.ts";
 import { createSessionReadModel } from "../projections/read-model.ts";
+import { awaitReadable } from "../projections/read-your-writes.ts";
 import { createSessionReads } from "../projections/session-reads.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import type { Infra } from "./infra.ts";
@@ -93,12 +94,18 @@ export async function startRole(role: Role, ctx: RoleContext): Promise<RunningRo
     case "gateway": {
       const bus = createGatewayBus({ kafka: ctx.kafka, replyTimeoutMs: ctx.config.REPLY_TIMEOUT_MS, log });
       await bus.start();
+      const readModel = createSessionReadModel(ctx.cassandra);
       const app = await createGateway({
         config: ctx.config,
-        commands: bus.commands,
+        // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).
+        commands: awaitReadable(bus.commands, {
+          live: bus.live,
+          readModel,
+          timeoutMs: ctx.config.REPLY_TIMEOUT_MS,
+        }),
         live: bus.live,
         sessions: createSessionReads({
-          readModel: createSessionReadModel(ctx.cassandra),
+          readModel,
           lastReplied: bus.lastReplied,
           cache: { live: bus.live, ttlMs: ctx.config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
         }),

@@ -20,13 +20,13 @@
  *
  *   npx tsx test/bench/gateway.bench.ts [seconds=10] [rounds=3] [connections=50] [sessions=1000] [posts=20000]
  *   GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.local/profiles" npx tsx test/bench/gateway.bench.ts
+ *   BENCH_KINDS=POST npx tsx test/bench/gateway.bench.ts 10 3 1   # POST only, one connection
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { resolveInfra, stackRoot } from "../../src/app/infra.ts";
@@ -35,6 +35,7 @@ import { createKafka } from "../../src/kafka/client.ts";
 import { recordsBefore, stableEndOffsets, waitForGroupCaughtUp } from "../../src/kafka/topics.ts";
 import { PROJECTOR_GROUP } from "../../src/projections/projector.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
+import { type Child, startChild as startProcess } from "../support/child-process.ts";
 import { eachConcurrently } from "../support/concurrently.ts";
 import { newBurner, sessionBody } from "../support/payer.ts";
 import { withFileLock } from "./flock.ts";
@@ -70,14 +71,8 @@ const destinationChain = { chainId: (infra.chains[1] ?? sourceChain).chainId };
 
 type Target = "ours" | "bare";
 type Kind = "GET" | "POST";
-
-interface Child {
-  name: string;
-  pid: number;
-  /** What the ready line captured: the listen URL of a server, the summary of a role. */
-  ready: string;
-  stop(): Promise<void>;
-}
+/** The kinds to measure (BENCH_KINDS=POST skips GET); both by default. */
+const KINDS = (["GET", "POST"] as const).filter((k) => (process.env.BENCH_KINDS ?? "GET,POST").includes(k));
 
 interface Run {
   rate: number;
@@ -235,7 +230,7 @@ async function run(): Promise<void> {
     "POST ours": [],
     "POST bare": [],
   };
-  for (const kind of ["GET", "POST"] as const) {
+  for (const kind of KINDS) {
     if (kind === "POST") cursor.ours = cursor.bare = 0;
     console.log(`\n${kind} ${kind === "GET" ? "/sessions/:id" : "/sessions"}`);
     for (let round = 0; round <= rounds; round++) {
@@ -253,7 +248,7 @@ async function run(): Promise<void> {
   sampler.stop();
 
   console.log("\nsummary (median of the rounds)");
-  for (const kind of ["GET", "POST"] as const) {
+  for (const kind of KINDS) {
     const [ours, bareRuns] = [results[`${kind} ours`], results[`${kind} bare`]];
     const m = (runs: Run[], f: (r: Run) => number) => median(runs.map(f));
     for (const [label, runs] of [
@@ -344,62 +339,9 @@ async function untilReadable(base: string, ids: string[]): Promise<number> {
   return pending.length;
 }
 
-/** `node --import tsx <args>` (node options first) as a child; resolves once a stdout line matches `ready`. */
-async function startChild(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  ready: RegExp,
-): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-  const child: Child = {
-    name,
-    pid: proc.pid ?? -1,
-    ready: "",
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-  children.push(child);
-  // Kept to explain a failed start; the pipes are read to the end so a chatty child never blocks.
-  const tail: string[] = [];
-  const keep = (line: string) => {
-    tail.push(line);
-    if (tail.length > 30) tail.shift();
-  };
-  createInterface({ input: proc.stderr as NodeJS.ReadableStream }).on("line", keep);
-  child.ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name} not up after ${START_TIMEOUT_MS / 1000} s:\n${tail.join("\n")}`)),
-      START_TIMEOUT_MS,
-    );
-    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      keep(line);
-      const m = ready.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] ?? "");
-      }
-    });
-    exited.then(() => {
-      clearTimeout(timer);
-      reject(
-        new Error(
-          `${name} exited (${proc.exitCode ?? proc.signalCode}) before it was up:\n${tail.join("\n")}`,
-        ),
-      );
-    });
-  });
-  return child;
-}
+/** A child of the run: stopped with the others at the end, or on SIGINT while it starts. */
+const startChild = (name: string, args: string[], env: Record<string, string>, ready: RegExp) =>
+  startProcess(name, args, { env, ready, timeoutMs: START_TIMEOUT_MS, started: (c) => children.push(c) });
 
 /** The stack's own servers, when this machine runs them: their CPU share explains ours. */
 function stackPids(): Array<{ name: string; pid: number }> {

@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+/** A child node process (a role of `src/cli.ts`, a baseline server) that said it was up. */
+export interface Child {
+  name: string;
+  pid: number;
+  /** What the ready line captured: the listen URL of a server, the summary of a role. */
+  ready: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `node --import tsx <args>` (node options first) as a child, so its pid is the process itself;
+ * resolves once a stdout line matches `ready` (its first group becomes `ready`), and rejects with
+ * the output's tail if the child exits first or is not up after `timeoutMs`. `started` sees the
+ * child as soon as it exists, so a caller can stop one that is still starting.
+ */
+export async function startChild(
+  name: string,
+  args: string[],
+  opts: { env?: Record<string, string>; ready: RegExp; timeoutMs: number; started?: (c: Child) => void },
+): Promise<Child> {
+  const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...args], {
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  const child: Child = {
+    name,
+    pid: proc.pid ?? -1,
+    ready: "",
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  opts.started?.(child);
+  // Kept to explain a failed start; the pipes are read to the end so a chatty child never blocks.
+  const tail: string[] = [];
+  const keep = (line: string) => {
+    tail.push(line);
+    if (tail.length > 30) tail.shift();
+  };
+  createInterface({ input: proc.stderr as NodeJS.ReadableStream }).on("line", keep);
+  child.ready = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${name} not up after ${opts.timeoutMs / 1000} s:\n${tail.join("\n")}`)),
+      opts.timeoutMs,
+    );
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      keep(line);
+      const m = opts.ready.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] ?? "");
+      }
+    });
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `${name} exited (${proc.exitCode ?? proc.signalCode}) before it was up:\n${tail.join("\n")}`,
+        ),
+      );
+    });
+  });
+  return child;
+}
