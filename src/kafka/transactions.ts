@@ -22,11 +22,11 @@ export type AppendedOffsets = Map<string, bigint>;
 /** Retryable: the caller re-initialises (fencing what was in flight), re-reads the log and goes on. */
 export class TransactionFailedError extends BaseError {
   override name = "TransactionFailedError";
+  readonly code = "transaction_failed";
+  readonly retryable = true;
   /**
    * true when the outcome is unknown (timeout, lost connection during commit): the transaction may
    * or may not have committed, and only re-reading the log tells.
-  readonly code = "transaction_failed";
-  readonly retryable = true;
    */
   readonly indefinite: boolean;
   constructor(cause: unknown, indefinite: boolean) {
