@@ -1,5 +1,5 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../domain/authorization.ts";
+import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains/evm/authorization.ts";
 import { REJECTIONS } from "../domain/rejections.ts";
 import { ReplyTimeoutError } from "./ports.ts";
 

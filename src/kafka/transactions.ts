@@ -1,5 +1,4 @@
 import type { Message, Producer, Transaction } from "kafkajs";
-import { BaseError } from "../support/errors.ts";
 import type { KafkaClient } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 
@@ -19,11 +18,8 @@ export interface TransactionWork {
 /** The offset of the last record this transaction appended, per "topic:partition". */
 export type AppendedOffsets = Map<string, bigint>;
 
-/** Retryable: the caller re-initialises (fencing what was in flight), re-reads the log and goes on. */
-export class TransactionFailedError extends BaseError {
+export class TransactionFailedError extends Error {
   override name = "TransactionFailedError";
-  readonly code = "transaction_failed";
-  readonly retryable = true;
   /**
    * true when the outcome is unknown (timeout, lost connection during commit): the transaction may
    * or may not have committed, and only re-reading the log tells.

@@ -1,7 +1,7 @@
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import { checkAuthorization } from "../../src/chains/evm/authorization.ts";
 import { newBurner } from "../../src/client/burner.ts";
-import { checkAuthorization } from "../../src/domain/authorization.ts";
 import type { Address } from "../../src/domain/types.ts";
 
 const DELEGATE: Address = "0x1111111111111111111111111111111111111111";

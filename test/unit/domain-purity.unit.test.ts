@@ -147,6 +147,17 @@ describe("the domain core is pure", () => {
   it.each(domainFiles)("src/domain/%s does no I/O, reads no clock and draws no randomness", (name) => {
     expect(impuritiesReachableFrom(join(DOMAIN, name))).toEqual([]);
   });
+
+  // Pure is not enough: the core names no adapter folder (src/chains, src/kafka, src/gateway, ...),
+  // so a chain family's signature checks or encodings live with that chain, not here.
+  it.each(domainFiles)("src/domain/%s imports nothing outside src/domain", (name) => {
+    const path = join(DOMAIN, name);
+    const outside = scan(readFileSync(path, "utf8"), name)
+      .localImports.map((spec) => resolve(dirname(path), spec))
+      .filter((target) => !target.startsWith(DOMAIN + sep))
+      .map((target) => relative(ROOT, target).split(sep).join("/"));
+    expect(outside).toEqual([]);
+  });
 });
 
 describe("the purity scanner", () => {

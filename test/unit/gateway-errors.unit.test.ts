@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { AUTHORIZATION_PROBLEMS } from "../../src/domain/authorization.ts";
+import { AUTHORIZATION_PROBLEMS } from "../../src/chains/evm/authorization.ts";
 import { REJECTIONS } from "../../src/domain/rejections.ts";
 import { ERRORS, GatewayError, toGatewayError } from "../../src/gateway/errors.ts";
 import { ReplyTimeoutError } from "../../src/gateway/ports.ts";

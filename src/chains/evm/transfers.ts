@@ -1,6 +1,5 @@
 import { type PublicClient, parseAbiItem } from "viem";
 import { type Address, type Hex, NATIVE_TOKEN, type Transfer } from "../../domain/types.ts";
-import { BaseError } from "../../support/errors.ts";
 import { type BlockRef, type FetchedBlock, fetchBlocks, lower, mapConcurrent } from "./block-source.ts";
 
 /**
@@ -19,9 +18,8 @@ export interface FoundTransfer extends Transfer {
 }
 
 /** A log or receipt came from another block than the one handed out at its height: retry from the checkpoint. */
-export class ChainMovedError extends BaseError {
+export class ChainMovedError extends Error {
   override name = "ChainMovedError";
-  readonly code = "chain_moved";
   readonly retryable = true;
 }
 

@@ -1,10 +1,13 @@
-import { recoverAuthorizationAddress, recoverTypedDataAddress } from "viem/utils";
-import { standingRefundTypedData } from "../chains/evm/eip712.ts";
-import type { Address, Authorization, StandingRefund } from "./types.ts";
+import type { Hex } from "viem";
+import { hashAuthorization, hashTypedData } from "viem/utils";
+import type { Address, Authorization, StandingRefund } from "../../domain/types.ts";
+import { standingRefundTypedData } from "./eip712.ts";
+import { type RecoverableSignature, type RecoverSigner, recoverSigner } from "./recover.ts";
 
 /**
- * Signature checks a burner's session request must pass before it becomes a command. Pure: signature
- * recovery is viem's pure utilities, no client, no clock (the caller passes `now`).
+ * Signature checks a burner's session request must pass before it becomes a command. viem hashes
+ * (hashAuthorization, hashTypedData); `recover` finds the signer (libsecp256k1 natively where it loads,
+ * see ./recover.ts). No client, no clock: the caller passes `now`.
  */
 
 /** Every way a check can fail; the gateway answers each with 400 (docs/API.md lists them). */
@@ -46,6 +49,21 @@ function contractAcceptsSignature(sig: string): boolean {
   return (v === 27 || v === 28) && isLowS(`0x${sig.slice(66, 130)}`);
 }
 
+/** The signer, or null when the message cannot be hashed (viem throws) or the signature recovers to no key. */
+async function signerOf(
+  hash: () => Hex,
+  signature: RecoverableSignature,
+  recover: RecoverSigner,
+): Promise<Address | null> {
+  let digest: Hex;
+  try {
+    digest = hash();
+  } catch {
+    return null;
+  }
+  return recover(digest, signature);
+}
+
 /**
  * The delegate an authorization must target. chainId 0 is valid on every chain, so it is only
  * acceptable when every configured chain uses the same delegate.
@@ -74,6 +92,7 @@ export async function checkAuthorization(
   auth: Authorization,
   burner: Address,
   chains: readonly DelegateChain[],
+  recover: RecoverSigner = recoverSigner.recover,
 ): Promise<CheckResult> {
   const expected = expectedDelegate(auth.chainId, chains);
   if (!expected.ok) return fail("authorization_chain_unsupported", expected.message);
@@ -82,16 +101,16 @@ export async function checkAuthorization(
   }
   if (!isLowS(auth.s))
     return fail("authorization_invalid_signature", "s must be in the lower half of the curve order");
-  let authority: Address;
-  try {
-    authority = await recoverAuthorizationAddress({
-      authorization: { address: auth.address, chainId: auth.chainId, nonce: auth.nonce },
-      signature: { r: auth.r, s: auth.s, yParity: auth.yParity },
-    });
-  } catch {
-    // r or s outside the curve, or no point for this yParity: no authority can be recovered.
-    return fail("authorization_invalid_signature");
-  }
+  // EIP-7702 recovers with y_parity as the raw recovery id, so 27/28 (which viem's recovery would
+  // read as legacy v) has no authority; recoverAuthorizationAddress refuses them the same way.
+  if (auth.yParity !== 0 && auth.yParity !== 1) return fail("authorization_invalid_signature");
+  const authority = await signerOf(
+    () => hashAuthorization({ address: auth.address, chainId: auth.chainId, nonce: auth.nonce }),
+    { r: auth.r, s: auth.s, yParity: auth.yParity },
+    recover,
+  );
+  // null: r or s outside the curve order, or no point for this yParity; no authority can be recovered.
+  if (authority === null) return fail("authorization_invalid_signature");
   return authority.toLowerCase() === burner.toLowerCase() ? OK : fail("authorization_not_burner");
 }
 
@@ -103,6 +122,7 @@ export async function checkStandingRefund(
   refund: StandingRefund,
   burner: Address,
   now: number,
+  recover: RecoverSigner = recoverSigner.recover,
 ): Promise<CheckResult> {
   if (refund.deadline <= now) return fail("standing_refund_expired");
   const message = { to: refund.to, deadline: BigInt(refund.deadline) };
@@ -113,16 +133,12 @@ export async function checkStandingRefund(
         `chain ${chainId}: not a 65-byte low-s signature with v 27 or 28`,
       );
     }
-    let signer: Address;
-    try {
-      signer = await recoverTypedDataAddress({
-        ...standingRefundTypedData(Number(chainId), burner, message),
-        signature,
-      });
-    } catch {
-      return fail("standing_refund_invalid_signature", `chain ${chainId}`);
-    }
-    if (signer.toLowerCase() !== burner.toLowerCase()) {
+    const signer = await signerOf(
+      () => hashTypedData(standingRefundTypedData(Number(chainId), burner, message)),
+      signature,
+      recover,
+    );
+    if (signer === null || signer.toLowerCase() !== burner.toLowerCase()) {
       return fail("standing_refund_invalid_signature", `chain ${chainId}`);
     }
   }

@@ -1,8 +1,12 @@
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import {
+  checkAuthorization,
+  checkStandingRefund,
+  expectedDelegate,
+} from "../../src/chains/evm/authorization.ts";
 import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
-import { checkAuthorization, checkStandingRefund, expectedDelegate } from "../../src/domain/authorization.ts";
 import type { Address, Authorization, StandingRefund } from "../../src/domain/types.ts";
 
 const burner = privateKeyToAccount(generatePrivateKey());
