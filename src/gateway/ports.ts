@@ -1,5 +1,6 @@
 import type { SessionCommand } from "../domain/commands.ts";
 import type { GatewayReply, SessionStateRecord } from "../kafka/records.ts";
+import { BaseError } from "../support/errors.ts";
 
 /**
  * What the HTTP gateway needs from the rest of the service. The real implementations talk to Kafka
@@ -12,8 +13,11 @@ export interface CommandPort {
   send(command: SessionCommand): Promise<GatewayReply>;
 }
 
-export class ReplyTimeoutError extends Error {
+/** Retryable: the command may or may not have been applied, and a retry with the same id is applied once. */
+export class ReplyTimeoutError extends BaseError {
   override name = "ReplyTimeoutError";
+  readonly code = "reply_timeout";
+  readonly retryable = true;
 }
 
 /** Reads the session read model; never older than a version this gateway already handed out. */

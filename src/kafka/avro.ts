@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import avro from "avsc";
+import { BaseError } from "../support/errors.ts";
 
 /**
  * Avro framing of every record on our topics. By default the Avro single-object encoding: the marker
@@ -174,14 +175,19 @@ export function schemaSet(): SchemaSet {
 // Errors
 
 /** A record that cannot be decoded. Terminal: retrying the same bytes gives the same answer. */
-export class AvroDecodeError extends Error {
+export class AvroDecodeError extends BaseError {
   override name = "AvroDecodeError";
+  readonly code: string = "record_malformed";
   readonly retryable: boolean = false;
 }
 
-/** The record names a writer schema this process does not know. */
+/**
+ * The record names a writer schema this process does not know. Terminal for the bytes as they are;
+ * a registry-backed serde fetches the schema and decodes again (decodeAsync).
+ */
 export class UnknownSchemaError extends AvroDecodeError {
   override name = "UnknownSchemaError";
+  override readonly code = "record_schema_unknown";
 }
 
 // ---------------------------------------------------------------------------------------------------

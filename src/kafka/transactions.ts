@@ -1,4 +1,6 @@
 import type { Message, Producer, Transaction } from "kafkajs";
+import { BaseError } from "../support/errors.ts";
+import { retry } from "../support/retry.ts";
 import type { KafkaClient } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 
@@ -18,8 +20,11 @@ export interface TransactionWork {
 /** The offset of the last record this transaction appended, per "topic:partition". */
 export type AppendedOffsets = Map<string, bigint>;
 
-export class TransactionFailedError extends Error {
+/** Retryable: the caller re-initialises (fencing what was in flight), re-reads the log and goes on. */
+export class TransactionFailedError extends BaseError {
   override name = "TransactionFailedError";
+  readonly code = "transaction_failed";
+  readonly retryable = true;
   /**
    * true when the outcome is unknown (timeout, lost connection during commit): the transaction may
    * or may not have committed, and only re-reading the log tells.
@@ -165,15 +170,15 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
  * would fail. Nothing was added when it is answered, so asking again is safe (Kafka's Java client
  * does the same).
  */
-async function retryConcurrentTransactions(fn: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (error) {
-      if ((error as { type?: string })?.type !== "CONCURRENT_TRANSACTIONS" || attempt >= 20) throw error;
-      await new Promise((r) => setTimeout(r, Math.min(10 * 2 ** attempt, 500)));
-    }
-  }
+function retryConcurrentTransactions(fn: () => Promise<void>): Promise<void> {
+  // 20 tries, 4 to 8 s of waiting in all: the markers take milliseconds, so running out means the
+  // coordinator is in trouble and the transaction fails like any other.
+  return retry(fn, {
+    attempts: 20,
+    baseMs: 20,
+    maxMs: 500,
+    isRetryable: (error) => (error as { type?: string })?.type === "CONCURRENT_TRANSACTIONS",
+  });
 }
 
 /** Errors after which the broker may or may not have applied the request. */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BlockNotFoundError, type PublicClient } from "viem";
 import type { Address, Hex } from "../../domain/types.ts";
+import { BaseError } from "../../support/errors.ts";
 
 /**
  * Follows one EVM chain at a confirmation depth and turns it into chain input: blocks in order, each
@@ -44,8 +45,9 @@ export interface ReorgInput {
 export type ChainInput = BlockInput | ReorgInput;
 
 /** The chain forked below every block we remember: no safe ancestor, so an operator has to look. */
-export class ReorgTooDeepError extends Error {
+export class ReorgTooDeepError extends BaseError {
   override name = "ReorgTooDeepError";
+  readonly code = "reorg_too_deep";
   readonly retryable = false;
 }
 

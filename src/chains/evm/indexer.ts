@@ -1,10 +1,11 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { PublicClient } from "viem";
 import type { EvmChainConfig } from "../../config.ts";
 import { assertNever } from "../../domain/evolve.ts";
 import { transferKey } from "../../domain/types.ts";
 import type { TransferObserved } from "../../kafka/records.ts";
 import type { CassandraClient } from "../../store/cassandra.ts";
+import { isTerminal } from "../../support/errors.ts";
+import { type RetryContext, retry } from "../../support/retry.ts";
 import {
   type BlockInput,
   type BlockRef,
@@ -273,36 +274,47 @@ export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
     lastTouch = lastBlockAt;
   }
 
-  async function run(): Promise<void> {
-    let failures = 0;
+  /** From the checkpoint until the signal aborts; each failure restarts here, so state stays consistent. */
+  async function follow(context: RetryContext): Promise<void> {
+    await watchlist.load();
+    await lane.run(reload);
+    const source = createBlockSource({
+      client,
+      confirmations: chain.confirmations,
+      pollMs,
+      signal,
+      resume: checkpoint?.recent ?? [],
+    });
+    log("indexer following", {
+      chainId,
+      from: checkpoint ? String(checkpoint.number) : "confirmed head",
+    });
     while (!signal.aborted) {
-      try {
-        await watchlist.load();
-        await lane.run(reload);
-        const source = createBlockSource({
-          client,
-          confirmations: chain.confirmations,
-          pollMs,
-          signal,
-          resume: checkpoint?.recent ?? [],
-        });
-        log("indexer following", {
-          chainId,
-          from: checkpoint ? String(checkpoint.number) : "confirmed head",
-        });
-        for (;;) {
-          const step = await source.next();
-          await lane.run(() => (step.length > 0 ? apply(step) : heartbeat()));
-          failures = 0;
-        }
-      } catch (err) {
-        if (signal.aborted) break;
-        if (err instanceof Error && "retryable" in err && err.retryable === false) throw err;
-        const waitMs = Math.min(RETRY_MIN_MS * 2 ** failures++, RETRY_MAX_MS);
-        // Whatever failed, the durable state is consistent: start over from the checkpoint.
-        log("indexer step failed; resuming from the checkpoint", { chainId, error: String(err), waitMs });
-        await sleep(waitMs, undefined, { signal }).catch(() => {});
-      }
+      const step = await source.next();
+      await lane.run(() => (step.length > 0 ? apply(step) : heartbeat()));
+      context.reset(); // a later failure is a new incident: it waits RETRY_MIN_MS again
+    }
+  }
+
+  async function run(): Promise<void> {
+    try {
+      // Any failure but a terminal one is retried forever: an RPC error of unknown kind is most
+      // likely the node or the network, and the durable state is consistent whatever failed.
+      await retry(follow, {
+        attempts: Number.POSITIVE_INFINITY,
+        baseMs: RETRY_MIN_MS,
+        maxMs: RETRY_MAX_MS,
+        signal,
+        isRetryable: (err) => !isTerminal(err),
+        onRetry: (err, { delayMs }) =>
+          log("indexer step failed; resuming from the checkpoint", {
+            chainId,
+            error: String(err),
+            waitMs: delayMs,
+          }),
+      });
+    } catch (err) {
+      if (!signal.aborted) throw err;
     }
     await lane.run(async () => {}); // let an in-flight step or backfill finish
     log("indexer stopped", { chainId });

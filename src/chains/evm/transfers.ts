@@ -1,5 +1,6 @@
 import { type PublicClient, parseAbiItem } from "viem";
 import { type Address, type Hex, NATIVE_TOKEN, type Transfer } from "../../domain/types.ts";
+import { BaseError } from "../../support/errors.ts";
 import { type BlockRef, type FetchedBlock, fetchBlocks, lower, mapConcurrent } from "./block-source.ts";
 
 /**
@@ -18,8 +19,9 @@ export interface FoundTransfer extends Transfer {
 }
 
 /** A log or receipt came from another block than the one handed out at its height: retry from the checkpoint. */
-export class ChainMovedError extends Error {
+export class ChainMovedError extends BaseError {
   override name = "ChainMovedError";
+  readonly code = "chain_moved";
   readonly retryable = true;
 }
 
