@@ -22,6 +22,7 @@
  *   GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=.local/profiles" npx tsx test/bench/gateway.bench.ts
  *   BENCH_KINDS=POST npx tsx test/bench/gateway.bench.ts 10 3 1   # POST only, one connection
  */
+
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,6 +30,7 @@ import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra, stackRoot } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createKafka } from "../../src/kafka/client.ts";
@@ -61,7 +63,7 @@ const SAMPLE_EVERY_MS = 200;
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 const config = parseConfig({ ...process.env, LOG_LEVEL: "warn" });
-const infra = await resolveInfra(config, { ensure: true });
+const infra = await resolveInfra(config, { ensureStack });
 const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.gateway" });
 const sourceChain = infra.chains[0];
 if (!sourceChain) throw new Error("no EVM chain configured: POST /sessions needs one");
@@ -340,8 +342,19 @@ async function untilReadable(base: string, ids: string[]): Promise<number> {
 }
 
 /** A child of the run: stopped with the others at the end, or on SIGINT while it starts. */
-const startChild = (name: string, args: string[], env: Record<string, string>, ready: RegExp) =>
-  startProcess(name, args, { env, ready, timeoutMs: START_TIMEOUT_MS, started: (c) => children.push(c) });
+function startChild(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<Child> {
+  return startProcess(name, args, {
+    env,
+    ready,
+    timeoutMs: START_TIMEOUT_MS,
+    started: (c) => children.push(c),
+  });
+}
 
 /** The stack's own servers, when this machine runs them: their CPU share explains ours. */
 function stackPids(): Array<{ name: string; pid: number }> {
