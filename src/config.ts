@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BaseError } from "./support/errors.ts";
 
 /**
  * Every setting of the service, parsed once from the environment. A bad value stops the process with
@@ -111,8 +112,11 @@ export interface Config extends Omit<Env, "EVM_CHAINS"> {
   evmChains: EvmChainConfig[] | undefined;
 }
 
-export class ConfigError extends Error {
+/** Terminal: the process cannot start until the environment is fixed. */
+export class ConfigError extends BaseError {
   override name = "ConfigError";
+  readonly code = "config_invalid";
+  readonly retryable = false;
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {

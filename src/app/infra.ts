@@ -1,6 +1,7 @@
 import path from "node:path";
 import { ensureStack, readStack, type StackInfo } from "../../deploy/local/stack.ts";
 import type { Config, EvmChainConfig } from "../config.ts";
+import { BaseError } from "../support/errors.ts";
 
 /** Where the service finds its servers: the environment first, else the local stack. */
 export interface Infra {
@@ -12,8 +13,11 @@ export interface Infra {
 /** The folder of the local stack: where STACK_FILE lives (its servers' data, logs and pid files too). */
 export const stackRoot = (config: Pick<Config, "STACK_FILE">): string => path.dirname(config.STACK_FILE);
 
-export class InfraError extends Error {
+/** Terminal: no server to talk to until an operator starts the stack or names one. */
+export class InfraError extends BaseError {
   override name = "InfraError";
+  readonly code = "infra_missing";
+  readonly retryable = false;
 }
 
 /**

@@ -1,25 +1,35 @@
 /**
- * Every way the session core can refuse a command. Each code has one HTTP status, so the gateway
- * answers a rejection without knowing why it happened. `retryable` says whether the same command
- * may succeed later unchanged.
+ * Every way the session core can refuse a command: a stable code and its default message. The
+ * domain knows nothing of HTTP: the gateway maps each code to a status (and says whether a client
+ * may retry) in its one registry, src/gateway/errors.ts, which docs/API.md documents.
  */
-export const REJECTIONS = {
-  session_exists: { status: 409, message: "a session with this id already exists", retryable: false },
-  session_not_found: { status: 404, message: "session not found", retryable: false },
-  session_expired: { status: 409, message: "the session has expired", retryable: false },
-  transfer_unknown: { status: 404, message: "no such deposit on this session", retryable: false },
-  expiry_not_due: { status: 409, message: "the session is not due to expire", retryable: true },
-  wrong_status: { status: 409, message: "the session is not in a state that allows this", retryable: false },
-} as const satisfies Record<string, { status: number; message: string; retryable: boolean }>;
+export const REJECTION_MESSAGES = {
+  session_exists: "a session with this id already exists",
+  session_not_found: "session not found",
+  session_expired: "the session has expired",
+  transfer_unknown: "no such deposit on this session",
+  expiry_not_due: "the session is not due to expire",
+  wrong_status: "the session is not in a state that allows this",
+  execution_unknown: "the session sent no executor command with this id",
+} as const;
 
-export type RejectionCode = keyof typeof REJECTIONS;
+export type RejectionCode = keyof typeof REJECTION_MESSAGES;
 
 export interface Rejection {
   code: RejectionCode;
   message: string;
 }
 
-export const reject = (code: RejectionCode, message: string = REJECTIONS[code].message): Rejection => ({
+export const reject = (code: RejectionCode, message: string = REJECTION_MESSAGES[code]): Rejection => ({
   code,
   message,
 });
+
+/**
+ * @deprecated Only for src/actors/partition-actor.ts until its rewrite: it fills the GatewayReply
+ * `status` field from here. That field is now coarse (200 accepted, 409 refused) and the gateway
+ * answers from the code, so every rejection reads 409. Use REJECTION_MESSAGES.
+ */
+export const REJECTIONS = Object.fromEntries(
+  Object.entries(REJECTION_MESSAGES).map(([code, message]) => [code, { status: 409, message }]),
+) as { readonly [C in RejectionCode]: { readonly status: 409; readonly message: string } };

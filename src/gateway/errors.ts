@@ -1,18 +1,33 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains/evm/authorization.ts";
-import { REJECTIONS } from "../domain/rejections.ts";
+import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
+import type { GatewayReply } from "../kafka/records.ts";
+import { BaseError } from "../support/errors.ts";
 import { ReplyTimeoutError } from "./ports.ts";
 
 /**
  * Every error the gateway answers with: one stable code, one HTTP status, a default message and
- * whether the same request may succeed later. The body is always `{ "error": message }`; the code
- * appears in the logs and in docs/API.md (a unit test keeps the two in step).
+ * whether the same request may succeed later. This is the only place a code gets a status: the
+ * domain's rejections and the signature checks carry codes and messages only. The body is always
+ * `{ "error": message }`; the code appears in the logs and in docs/API.md (a unit test keeps the
+ * two in step).
  */
 export interface ErrorSpec {
   status: number;
   message: string;
   retryable: boolean;
 }
+
+/** The session core's refusals. `expiry_not_due` is retryable: the same command succeeds once due. */
+const REJECTION_STATUSES = {
+  session_exists: { status: 409, retryable: false },
+  session_not_found: { status: 404, retryable: false },
+  session_expired: { status: 409, retryable: false },
+  transfer_unknown: { status: 404, retryable: false },
+  expiry_not_due: { status: 409, retryable: true },
+  wrong_status: { status: 409, retryable: false },
+  execution_unknown: { status: 409, retryable: false },
+} as const satisfies Record<RejectionCode, Omit<ErrorSpec, "message">>;
 
 const GATEWAY_ERRORS = {
   invalid_request: { status: 400, message: "invalid request", retryable: false },
@@ -44,6 +59,14 @@ const GATEWAY_ERRORS = {
   shutting_down: { status: 503, message: "the gateway is shutting down; retry", retryable: true },
 } as const satisfies Record<string, ErrorSpec>;
 
+const REJECTION_ERRORS = Object.fromEntries(
+  Object.entries(REJECTION_STATUSES).map(([code, spec]) => [
+    code,
+    { ...spec, message: REJECTION_MESSAGES[code as RejectionCode] },
+  ]),
+) as Record<RejectionCode, ErrorSpec>;
+
+/** A failed signature check is the client's mistake, and the same request fails the same way. */
 const AUTHORIZATION_ERRORS = Object.fromEntries(
   Object.entries(AUTHORIZATION_PROBLEMS).map(([code, message]) => [
     code,
@@ -53,15 +76,15 @@ const AUTHORIZATION_ERRORS = Object.fromEntries(
 
 /** The registry: the domain's rejections, the signature checks and the gateway's own errors. */
 export const ERRORS: Record<ErrorCode, ErrorSpec> = {
-  ...REJECTIONS,
+  ...REJECTION_ERRORS,
   ...AUTHORIZATION_ERRORS,
   ...GATEWAY_ERRORS,
 };
-export type ErrorCode = keyof typeof REJECTIONS | AuthorizationProblemCode | keyof typeof GATEWAY_ERRORS;
+export type ErrorCode = RejectionCode | AuthorizationProblemCode | keyof typeof GATEWAY_ERRORS;
 
 export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERRORS, code);
 
-export class GatewayError extends Error {
+export class GatewayError extends BaseError<ErrorCode> {
   override name = "GatewayError";
   readonly code: ErrorCode;
   readonly status: number;
@@ -75,7 +98,7 @@ export class GatewayError extends Error {
     options: { headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     const spec = ERRORS[code];
-    super(message ?? spec.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message ?? spec.message, { cause: options.cause });
     this.code = code;
     this.status = spec.status;
     this.retryable = spec.retryable;
@@ -88,6 +111,20 @@ export const gatewayError = (
   message?: string,
   options?: { headers?: Record<string, string>; cause?: unknown },
 ): GatewayError => new GatewayError(code, message, options);
+
+/**
+ * The error a command's reply stands for, or null when the owner accepted it (status 200, no code).
+ * The status answered comes from the reply's code through the registry: the reply's own `status` is
+ * a coarse accepted/refused kept for compatibility (schemas/README.md). A code the gateway does not
+ * know is a bug between the two sides, answered as internal.
+ */
+export function replyError(reply: Pick<GatewayReply, "status" | "code" | "message">): GatewayError | null {
+  if (reply.status === 200 && reply.code === null) return null;
+  if (reply.code !== null && isErrorCode(reply.code))
+    return gatewayError(reply.code, reply.message ?? undefined);
+  const cause = new Error(`the owner answered status ${reply.status} with the unknown code ${reply.code}`);
+  return gatewayError("internal", undefined, { cause });
+}
 
 // Fastify's own client errors, by code. Anything else it raises with a 4xx status is a 400.
 const FASTIFY_CODES: Record<string, ErrorCode> = {

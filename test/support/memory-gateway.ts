@@ -6,7 +6,6 @@ import { type Config, parseConfig } from "../../src/config.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
 import { evolve } from "../../src/domain/evolve.ts";
-import { REJECTIONS } from "../../src/domain/rejections.ts";
 import type { Address, SessionState } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
 import { createGateway } from "../../src/gateway/app.ts";
@@ -70,7 +69,7 @@ export function memoryService() {
         const { code, message } = decision.rejection;
         return {
           ...reply,
-          status: REJECTIONS[code].status,
+          status: 409, // coarse "refused": the gateway answers from the code (schemas/README.md)
           code,
           message,
           session: record(id),
