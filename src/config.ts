@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { type ChainConfig, evmChainsOf, parseChainList } from "./chains/config.ts";
+import type { EvmChainConfig } from "./chains/evm/config.ts";
 import { BaseError } from "./support/errors.ts";
+
+export type { ChainConfig, EvmChainConfig };
 
 /**
  * Every setting of the service, parsed once from the environment. A bad value stops the process with
@@ -16,34 +20,6 @@ const csv = z.string().transform((v) =>
     .map((s) => s.trim())
     .filter((s) => s.length > 0),
 );
-
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x address")
-  .transform((v) => v.toLowerCase() as `0x${string}`);
-
-/** One EVM chain the service indexes and settles on. */
-export const evmChainSchema = z.object({
-  name: z.string().min(1),
-  chainId: z.number().int().positive(),
-  rpcUrl: z.string().url(),
-  /** The delegate contract every burner authorization must target on this chain. */
-  delegate: address,
-  /** Blocks a transfer must be buried under before it counts. */
-  confirmations: z.number().int().min(0).default(2),
-  /** Relayer that pays gas; /health reports its balance. Optional for read-only roles. */
-  relayer: z
-    .object({
-      address: address,
-      privateKey: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte 0x hex key"),
-    })
-    .optional(),
-  /** The chain's USDC-like token, when known (the local stack deploys one). */
-  usdc: address.optional(),
-  /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
-  minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
-});
-export type EvmChainConfig = z.infer<typeof evmChainSchema>;
 
 const envSchema = z.object({
   HOST: z.string().default("127.0.0.1"),
@@ -65,7 +41,9 @@ const envSchema = z.object({
     .regex(/^[a-z][a-z0-9_]{0,47}$/)
     .default("settlement"),
 
-  /** JSON array of chains; when unset the chains of the local stack file are used. */
+  /** JSON array of chains, each with its `family`; when unset the local stack file's chains are used. */
+  CHAINS: z.string().optional(),
+  /** The older name of CHAINS, from before other families: entries without `family` are EVM chains. */
   EVM_CHAINS: z.string().optional(),
   /** Where the local stack writes what a user needs to drive it. */
   STACK_FILE: z.string().default(".local/stack.json"),
@@ -108,7 +86,10 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-export interface Config extends Omit<Env, "EVM_CHAINS"> {
+export interface Config extends Omit<Env, "CHAINS" | "EVM_CHAINS"> {
+  /** Every configured chain, whatever its family; undefined when the environment names none. */
+  chains: ChainConfig[] | undefined;
+  /** The EVM entries of `chains`, for what only EVM chains have (EIP-7702 burner authorizations). */
   evmChains: EvmChainConfig[] | undefined;
 }
 
@@ -125,21 +106,37 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
-  const { EVM_CHAINS, ...rest } = parsed.data;
-  let evmChains: EvmChainConfig[] | undefined;
-  if (EVM_CHAINS !== undefined) {
-    let json: unknown;
-    try {
-      json = JSON.parse(EVM_CHAINS);
-    } catch {
-      throw new ConfigError("invalid configuration:\n  EVM_CHAINS: must be a JSON array of chains");
-    }
-    const chains = z.array(evmChainSchema).safeParse(json);
-    if (!chains.success) {
-      const lines = chains.error.issues.map((i) => `  EVM_CHAINS.${i.path.join(".")}: ${i.message}`);
-      throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
-    }
-    evmChains = chains.data;
+  const { CHAINS, EVM_CHAINS, ...rest } = parsed.data;
+  if (CHAINS !== undefined && EVM_CHAINS !== undefined)
+    throw new ConfigError(
+      "invalid configuration:\n  CHAINS: set CHAINS or its older name EVM_CHAINS, not both",
+    );
+  const chains =
+    CHAINS !== undefined
+      ? parseChains("CHAINS", CHAINS)
+      : EVM_CHAINS !== undefined
+        ? parseChains("EVM_CHAINS", EVM_CHAINS)
+        : undefined;
+  return withChains(rest, chains);
+}
+
+/** The configuration with its chain list set (and the EVM view of it). */
+export function withChains<C extends Omit<Config, "chains" | "evmChains">>(
+  config: C,
+  chains: ChainConfig[] | undefined,
+): C & Pick<Config, "chains" | "evmChains"> {
+  return { ...config, chains, evmChains: chains && evmChainsOf(chains) };
+}
+
+function parseChains(name: "CHAINS" | "EVM_CHAINS", text: string): ChainConfig[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`invalid configuration:\n  ${name}: must be a JSON array of chains`);
   }
-  return { ...rest, evmChains };
+  const result = parseChainList(json, name === "EVM_CHAINS" ? "evm" : undefined);
+  if (!result.ok)
+    throw new ConfigError(`invalid configuration:\n${result.issues.map((i) => `  ${name}.${i}`).join("\n")}`);
+  return result.chains;
 }

@@ -1,37 +1,48 @@
 import { topicCatalogue } from "../../topics/catalogue.ts";
-import type { Config } from "../config.ts";
+import { createChainAdapters } from "../chains/adapters.ts";
+import { type Config, withChains } from "../config.ts";
+import { createWireFormat } from "../kafka/avro.ts";
 import { createKafka } from "../kafka/client.ts";
+import { createCodecs } from "../kafka/codecs.ts";
 import { ensureTopics } from "../kafka/topics.ts";
 import type { Logger } from "../logging.ts";
+import { gaugeFrom, registry } from "../ops/metrics.ts";
 import { connectCassandra } from "../store/cassandra.ts";
-import { resolveInfra } from "./infra.ts";
-import type { RoleContext } from "./roles.ts";
+import { type EnsureStack, resolveInfra } from "./infra.ts";
+import type { Shared } from "./shared.ts";
 
 /**
  * Everything a process needs before its roles start: where the servers are (starting the local
- * stack when `ensure`), the topics, the migrated keyspace. Topics and migrations are idempotent, so
- * every process may run them.
+ * stack with `ensureStack` when given), the topics, the migrated keyspace, the chain adapters. Topics
+ * and migrations are idempotent, so every process may run them.
  */
 export async function boot(
   config: Config,
   log: Logger,
-  opts: { ensure: boolean },
-): Promise<RoleContext & { abort: AbortController }> {
-  const infra = await resolveInfra(config, { ensure: opts.ensure, log: (l) => log.debug(l) });
+  opts: { ensureStack?: EnsureStack | undefined } = {},
+): Promise<Shared & { abort: AbortController }> {
+  const infra = await resolveInfra(config, { ensureStack: opts.ensureStack, log: (l) => log.debug(l) });
   const kafka = createKafka({
     brokers: infra.brokers,
     clientId: config.KAFKA_CLIENT_ID,
     log: (level, message, fields) => log[level]({ ...fields, component: "kafkajs" }, message),
   });
-  await ensureTopics(kafka, topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }));
+  const topics = topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS });
+  await ensureTopics(kafka, topics);
+  const codecs = createCodecs(
+    await createWireFormat({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL, topics }),
+  );
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
   const abort = new AbortController();
   return {
-    config: { ...config, evmChains: infra.chains },
+    config: withChains(config, infra.chains),
     infra,
+    log,
+    metrics: { registry, gaugeFrom },
+    codecs,
     kafka,
     cassandra,
-    log,
+    chains: createChainAdapters(infra.chains),
     signal: abort.signal,
     abort,
   };

@@ -1,14 +1,40 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { ensureStack, readStack, type StackInfo } from "../../deploy/local/stack.ts";
-import type { Config, EvmChainConfig } from "../config.ts";
+import { z } from "zod";
+import type { ChainConfig } from "../chains/config.ts";
+import type { Config } from "../config.ts";
 import { BaseError } from "../support/errors.ts";
 
 /** Where the service finds its servers: the environment first, else the local stack. */
 export interface Infra {
   brokers: string[];
   cassandra: { contactPoints: string[]; localDataCenter: string; keyspace: string };
-  chains: EvmChainConfig[];
+  chains: ChainConfig[];
 }
+
+/**
+ * What the service reads from the local stack's file (the rest of the file is for people driving
+ * the stack by hand). The stack itself lives in deploy/local/, which imports src/ and never the
+ * other way round: a process that may start the stack is handed `EnsureStack` by its entry point.
+ */
+const stackFileSchema = z.object({
+  kafka: z.object({ brokers: z.array(z.string()) }),
+  cassandra: z.object({ contactPoints: z.array(z.string()), localDataCenter: z.string() }),
+  chains: z.array(
+    z.object({
+      name: z.string(),
+      chainId: z.number().int(),
+      rpcUrl: z.string(),
+      delegate: z.string(),
+      usdc: z.string(),
+      relayer: z.object({ address: z.string(), privateKey: z.string() }),
+    }),
+  ),
+});
+export type StackFile = z.infer<typeof stackFileSchema>;
+
+/** Starts whatever part of the local stack is not running and returns its stack file's content. */
+export type EnsureStack = (opts: { root: string; log?: (line: string) => void }) => Promise<StackFile>;
 
 /** The folder of the local stack: where STACK_FILE lives (its servers' data, logs and pid files too). */
 export const stackRoot = (config: Pick<Config, "STACK_FILE">): string => path.dirname(config.STACK_FILE);
@@ -20,24 +46,37 @@ export class InfraError extends BaseError {
   readonly retryable = false;
 }
 
+/** The stack file, or null when there is none (a file that is not a stack file is an error). */
+export async function readStackFile(file: string): Promise<StackFile | null> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return null;
+  }
+  const parsed = stackFileSchema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new InfraError(`${file} is not a stack file: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
 /**
- * `ensure`: start the local stack for whatever the environment does not name (npm start, tests).
- * Without it, a role reads the stack file written by a previous `stack start`.
+ * With `ensureStack` (npm start, tests): start the local stack for whatever the environment does
+ * not name. Without it, a role reads the stack file written by a previous `stack start`.
  */
 export async function resolveInfra(
   config: Config,
-  opts: { ensure: boolean; log?: (l: string) => void },
+  opts: { ensureStack?: EnsureStack | undefined; log?: (l: string) => void },
 ): Promise<Infra> {
-  const needStack = !config.KAFKA_BROKERS || !config.CASSANDRA_CONTACT_POINTS || !config.evmChains;
-  let stack: StackInfo | null = null;
+  const needStack = !config.KAFKA_BROKERS || !config.CASSANDRA_CONTACT_POINTS || !config.chains;
+  let stack: StackFile | null = null;
   if (needStack) {
-    const root = stackRoot(config);
-    stack = opts.ensure
-      ? await ensureStack({ root, ...(opts.log ? { log: opts.log } : {}) })
-      : await readStack(root);
+    stack = opts.ensureStack
+      ? await opts.ensureStack({ root: stackRoot(config), ...(opts.log ? { log: opts.log } : {}) })
+      : await readStackFile(config.STACK_FILE);
     if (!stack) {
       throw new InfraError(
-        `no local stack at ${config.STACK_FILE}: run \`npm run stack -- start\`, or set KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS and EVM_CHAINS`,
+        `no local stack at ${config.STACK_FILE}: run \`npm run stack -- start\`, or set KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS and CHAINS`,
       );
     }
   }
@@ -50,20 +89,22 @@ export async function resolveInfra(
         : (stack?.cassandra.localDataCenter ?? "datacenter1"),
       keyspace: config.CASSANDRA_KEYSPACE,
     },
-    chains:
-      config.evmChains ??
-      (stack?.chains ?? []).map((c) => ({
-        name: c.name,
-        chainId: c.chainId,
-        rpcUrl: c.rpcUrl,
-        delegate: c.delegate.toLowerCase() as `0x${string}`,
-        usdc: c.usdc.toLowerCase() as `0x${string}`,
-        confirmations: 2,
-        relayer: {
-          address: c.relayer.address.toLowerCase() as `0x${string}`,
-          privateKey: c.relayer.privateKey,
-        },
-        minRelayerBalanceWei: "10000000000000000",
-      })),
+    chains: config.chains ?? (stack?.chains ?? []).map(localChain),
   };
 }
+
+/** A local anvil chain as an EVM chain entry. */
+const localChain = (c: StackFile["chains"][number]): ChainConfig => ({
+  family: "evm",
+  name: c.name,
+  chainId: c.chainId,
+  rpcUrl: c.rpcUrl,
+  delegate: c.delegate.toLowerCase() as `0x${string}`,
+  usdc: c.usdc.toLowerCase() as `0x${string}`,
+  confirmations: 2,
+  relayer: {
+    address: c.relayer.address.toLowerCase() as `0x${string}`,
+    privateKey: c.relayer.privateKey,
+  },
+  minRelayerBalanceWei: "10000000000000000",
+});

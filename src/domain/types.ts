@@ -1,9 +1,24 @@
 /**
  * The session's vocabulary. Pure data: no I/O, no clock, no randomness. Amounts are bigint in
- * state and decimal strings on the wire; addresses are lower-case 0x hex.
+ * state and decimal strings on the wire.
  */
 
 export type Hex = `0x${string}`;
+
+/**
+ * An address on one of the configured chains, in its family's canonical spelling (EVM: lower-case
+ * 0x hex; Solana: base58). The family is known from the chain id beside it. The chain adapter
+ * (src/chains/adapter.ts) validates and canonicalises addresses where they enter; the domain only
+ * stores and compares them, so a new chain family needs nothing here. The transfer's and session's
+ * fields below still say `Address` until the record contract (src/kafka/codecs.ts) stops checking
+ * them as 0x hex; they become ChainAddress together.
+ */
+export type ChainAddress = string;
+
+/**
+ * An EVM address, lower-case 0x hex: what the burner's EIP-7702 authorization and the EIP-712
+ * signatures (standing refunds) are made of, which only EVM chains have.
+ */
 export type Address = `0x${string}`;
 
 export const FLOWS = ["p2p_request", "p2p_send", "checkout", "stealth_request"] as const;
@@ -14,7 +29,10 @@ export type SessionStatus = (typeof STATUSES)[number];
 
 export type Outcome = "succeeded" | "overpaid" | "underpaid";
 
-/** The zero address stands for the chain's native coin wherever a token address is expected. */
+/**
+ * The EVM zero address stands for an EVM chain's native coin wherever a token address is expected
+ * (a transfer's `logIndex` of -1 says the same in a chain-neutral way).
+ */
 export const NATIVE_TOKEN: Address = "0x0000000000000000000000000000000000000000";
 
 export interface Authorization {
@@ -43,9 +61,15 @@ export interface Transfer {
   chainId: number;
   token: Address;
   amount: bigint;
+  // Still 0x hex: widening the transaction and block ids to a family's spelling (Solana: base58)
+  // waits for the session commands and events and the record contract to take plain strings.
   txHash: Hex;
-  /** log index of the ERC-20 Transfer; -1 for a native transfer (a transaction carries at most one value) */
+  /**
+   * Position of the transfer in its transaction (EVM: the ERC-20 Transfer's log index); -1 for a
+   * native transfer (a transaction carries at most one value)
+   */
   logIndex: number;
+  /** height of the block (EVM) or slot (Solana) */
   blockNumber: bigint;
   blockHash: Hex;
   from: Address;

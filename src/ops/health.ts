@@ -1,8 +1,7 @@
-import { createPublicClient, http } from "viem";
-import { readFreshness } from "../chains/evm/checkpoints.ts";
-import type { EvmChainConfig } from "../config.ts";
+import type { ChainAdapter } from "../chains/adapter.ts";
 import type { HealthPort, HealthReport } from "../gateway/ports.ts";
-import type { CassandraClient } from "../store/cassandra.ts";
+import { type CassandraClient, ping } from "../store/cassandra.ts";
+import { readFreshness } from "../store/indexer-checkpoints.ts";
 
 /**
  * /health: the database answers, every chain's indexer advanced recently, every relayer can pay
@@ -10,22 +9,16 @@ import type { CassandraClient } from "../store/cassandra.ts";
  */
 export function createHealth(deps: {
   cassandra: CassandraClient;
-  chains: EvmChainConfig[];
+  chains: readonly ChainAdapter[];
   staleSeconds: number;
   timeoutMs?: number;
 }): HealthPort {
   const timeoutMs = deps.timeoutMs ?? 2000;
-  const clients = new Map(
-    deps.chains.map((c) => [
-      c.chainId,
-      createPublicClient({ transport: http(c.rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }),
-    ]),
-  );
 
   const database = async (): Promise<HealthReport["checks"]["database"]> => {
     const started = performance.now();
     try {
-      await withTimeout(deps.cassandra.execute("SELECT release_version FROM system.local"), timeoutMs);
+      await withTimeout(ping(deps.cassandra), timeoutMs);
       return { ok: true, latency_ms: Math.round(performance.now() - started), error: null };
     } catch (err) {
       return { ok: false, latency_ms: null, error: message(err) };
@@ -41,7 +34,7 @@ export function createHealth(deps: {
       error = message(err);
     }
     const now = Date.now();
-    return deps.chains.map((c) => {
+    return deps.chains.map(({ chain: c }) => {
       const row = rows.find((r) => r.chainId === c.chainId);
       const lag = row?.updatedAt ? Math.max(0, Math.round((now - row.updatedAt) / 1000)) : null;
       return {
@@ -56,23 +49,22 @@ export function createHealth(deps: {
 
   const relayers = async (): Promise<HealthReport["checks"]["relayers"]> =>
     Promise.all(
-      deps.chains.map(async (c) => {
-        const base = { chain_id: c.chainId, min_balance_wei: c.minRelayerBalanceWei };
-        if (!c.relayer)
+      deps.chains.map(async (adapter) => {
+        const { relayer, minRelayerBalance } = adapter;
+        const base = { chain_id: adapter.chain.chainId, min_balance_wei: String(minRelayerBalance) };
+        if (!relayer)
           return { ...base, ok: false, address: null, balance_wei: null, error: "no relayer configured" };
         try {
-          const client = clients.get(c.chainId);
-          if (!client) throw new Error("no client");
-          const balance = await withTimeout(client.getBalance({ address: c.relayer.address }), timeoutMs);
+          const balance = await withTimeout(adapter.relayerBalance({ timeoutMs }), timeoutMs);
           return {
             ...base,
-            ok: balance >= BigInt(c.minRelayerBalanceWei),
-            address: c.relayer.address,
+            ok: balance >= minRelayerBalance,
+            address: relayer,
             balance_wei: balance.toString(),
             error: null,
           };
         } catch (err) {
-          return { ...base, ok: false, address: c.relayer.address, balance_wei: null, error: message(err) };
+          return { ...base, ok: false, address: relayer, balance_wei: null, error: message(err) };
         }
       }),
     );

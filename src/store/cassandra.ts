@@ -32,6 +32,11 @@ export async function connectCassandra(
   return client;
 }
 
+/** The cheapest query that proves the node answers (/health). */
+export async function ping(client: CassandraClient): Promise<void> {
+  await client.execute("SELECT release_version FROM system.local");
+}
+
 /**
  * Applies src/store/migrations/*.cql in file-name order. Every statement is idempotent
  * (IF NOT EXISTS), so re-running is safe; applied files are recorded for operators to see.

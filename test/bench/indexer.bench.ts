@@ -6,11 +6,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPublicClient, http, type PublicClient } from "viem";
 import { createBlockSource } from "../../src/chains/evm/block-source.ts";
-import { createCheckpointStore } from "../../src/chains/evm/checkpoints.ts";
 import { createEvmIndexer } from "../../src/chains/evm/indexer.ts";
 import { findTransfers } from "../../src/chains/evm/transfers.ts";
 import { type Address, NATIVE_TOKEN } from "../../src/domain/types.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
+import { createCheckpointStore } from "../../src/store/indexer-checkpoints.ts";
 import { startTestChain, type TestChain } from "../support/anvil-chain.ts";
 
 const [blocks = 2000, transfers = 2000, burnerCount = 200] = process.argv.slice(2).map(Number);

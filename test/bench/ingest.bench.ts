@@ -16,9 +16,11 @@
  *
  *   npx tsx test/bench/ingest.bench.ts [transfers=50000] [sessions=5000] [rounds=3]
  */
+
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
+import { ensureStack } from "../../deploy/local/stack.ts";
 import { createActorHost } from "../../src/actors/host.ts";
 import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
@@ -45,7 +47,7 @@ const STALL_MS = 30_000;
 type Message = { key: string; value: Buffer };
 
 const config = parseConfig({ ...process.env, LOG_LEVEL: "warn" });
-const infra = await resolveInfra(config, { ensure: true });
+const infra = await resolveInfra(config, { ensureStack });
 const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.ingest" });
 const partitions = config.SESSION_PARTITIONS;
 await ensureTopics(kafka, [

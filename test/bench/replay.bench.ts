@@ -11,10 +11,12 @@
  * The journal (bench.session.events, 8 partitions like session.events) is written on the first run
  * and reused while it holds exactly `records` records.
  */
+
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
@@ -47,7 +49,7 @@ const FETCHES = {
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-const infra = await resolveInfra(parseConfig({ ...process.env, LOG_LEVEL: "warn" }), { ensure: true });
+const infra = await resolveInfra(parseConfig({ ...process.env, LOG_LEVEL: "warn" }), { ensureStack });
 const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.replay" });
 
 const held = await journalSize(kafka);

@@ -7,12 +7,12 @@ import {
   createBlockSource,
   type ReorgInput,
 } from "../../src/chains/evm/block-source.ts";
-import { encodeRecords, readFreshness } from "../../src/chains/evm/checkpoints.ts";
 import { createEvmIndexer } from "../../src/chains/evm/indexer.ts";
 import type { EvmChainConfig } from "../../src/config.ts";
 import { type Address, NATIVE_TOKEN } from "../../src/domain/types.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
+import { encodeRecords, readFreshness } from "../../src/store/indexer-checkpoints.ts";
 import { PAYER, startTestChain, type TestChain } from "../support/anvil-chain.ts";
 
 // A private anvil (these tests rewrite its history) and the shared Cassandra, in a throw-away keyspace.

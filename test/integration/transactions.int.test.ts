@@ -32,7 +32,7 @@ let kafka: KafkaClient;
 
 beforeAll(async () => {
   await ensureStack({ root: ".local" });
-  const infra = await resolveInfra(parseConfig({ ...process.env }), { ensure: false });
+  const infra = await resolveInfra(parseConfig({ ...process.env }), {});
   kafka = createKafka({ brokers: infra.brokers, clientId: "test.transactions" });
   await ensureTopics(kafka, [scratch(DATA), scratch(INPUT)]);
 });

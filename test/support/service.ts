@@ -28,7 +28,7 @@ export async function startTestService(
 ): Promise<TestService> {
   const stack = await ensureStack({ root: ".local" });
   const config = parseConfig({ LOG_LEVEL: "warn", ...process.env, PORT: "0", ...opts.env });
-  const { abort, ...ctx } = await boot(config, createLogger(config.LOG_LEVEL, "test"), { ensure: false });
+  const { abort, ...ctx } = await boot(config, createLogger(config.LOG_LEVEL, "test"), {});
   const running: RunningRole[] = [];
   const wanted = opts.roles ?? [...ROLES];
   for (const role of ["actors", "projector", "indexer", "gateway"] as Role[]) {

@@ -57,3 +57,34 @@ describe("configuration", () => {
     });
   });
 });
+
+describe("CHAINS: one list of chains, each naming its family", () => {
+  const evm = { name: "a", chainId: 1, rpcUrl: "http://127.0.0.1:8545", delegate: `0x${"ab".repeat(20)}` };
+
+  it("an entry names its family; EVM entries also appear in evmChains", () => {
+    const c = parseConfig({ CHAINS: JSON.stringify([{ family: "evm", ...evm }]) });
+    expect(c.chains).toEqual([expect.objectContaining({ family: "evm", chainId: 1, confirmations: 2 })]);
+    expect(c.evmChains).toEqual(c.chains);
+  });
+
+  it("an entry without a family, or of an unknown family, stops with a message naming it", () => {
+    expect(() => parseConfig({ CHAINS: JSON.stringify([evm]) })).toThrow(/CHAINS\.0\.family/);
+    expect(() => parseConfig({ CHAINS: JSON.stringify([{ ...evm, family: "cosmos" }]) })).toThrow(
+      /CHAINS\.0\.family/,
+    );
+  });
+
+  it("EVM_CHAINS is the older name: its entries are EVM chains; setting both is refused", () => {
+    expect(parseConfig({ EVM_CHAINS: JSON.stringify([evm]) }).chains?.[0]?.family).toBe("evm");
+    const both = { CHAINS: JSON.stringify([{ family: "evm", ...evm }]), EVM_CHAINS: JSON.stringify([evm]) };
+    expect(() => parseConfig(both)).toThrow(/not both/);
+  });
+
+  it("a chain id configured twice is refused: the family is known from the chain id", () => {
+    const twice = JSON.stringify([
+      { family: "evm", ...evm },
+      { family: "evm", ...evm, name: "b" },
+    ]);
+    expect(() => parseConfig({ CHAINS: twice })).toThrow(/chain id 1 is configured twice/);
+  });
+});

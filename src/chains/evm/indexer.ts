@@ -4,6 +4,11 @@ import { assertNever } from "../../domain/evolve.ts";
 import { transferKey } from "../../domain/types.ts";
 import type { TransferObserved } from "../../kafka/records.ts";
 import type { CassandraClient } from "../../store/cassandra.ts";
+import {
+  type Checkpoint,
+  createCheckpointStore,
+  type PublishedBlock,
+} from "../../store/indexer-checkpoints.ts";
 import { isTerminal } from "../../support/errors.ts";
 import { type RetryContext, retry } from "../../support/retry.ts";
 import {
@@ -13,7 +18,6 @@ import {
   createBlockSource,
   DEFAULT_MEMORY,
 } from "./block-source.ts";
-import { type Checkpoint, createCheckpointStore, type PublishedBlock } from "./checkpoints.ts";
 import { type FoundTransfer, findTransfers, findTransfersTo } from "./transfers.ts";
 import { createWatchlist, type WatchEntry, type Watchlist } from "./watchlist.ts";
 

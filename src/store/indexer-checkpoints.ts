@@ -1,11 +1,12 @@
 import { z } from "zod";
-import type { Address, Hex } from "../../domain/types.ts";
-import type { TransferObserved } from "../../kafka/records.ts";
-import type { CassandraClient } from "../../store/cassandra.ts";
-import type { BlockRef } from "./block-source.ts";
+import type { BlockRef } from "../chains/evm/block-source.ts";
+import type { Address, Hex } from "../domain/types.ts";
+import type { TransferObserved } from "../kafka/records.ts";
+import type { CassandraClient } from "./cassandra.ts";
 
 /**
- * The indexer's durable position on one chain (tables in store/migrations/0003_indexer.cql).
+ * The indexer's durable position on one chain (tables in migrations/0003_indexer.cql), whatever
+ * the chain's family.
  * Order of writes per step: published rows, then Kafka, then the checkpoint. So every record that
  * may have reached Kafka has a row to retract it from, and the checkpoint never passes a block
  * whose records are not on Kafka.

@@ -1,0 +1,121 @@
+import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
+import { topicCatalogue } from "../../topics/catalogue.ts";
+import { type Config, ConfigError, parseConfig } from "../config.ts";
+import { createKafka } from "../kafka/client.ts";
+import { ensureTopics } from "../kafka/topics.ts";
+import { createLogger, type Logger } from "../logging.ts";
+import { rebuildReadModel } from "../projections/replay.ts";
+import { boot } from "./boot.ts";
+import { type EnsureStack, resolveInfra } from "./infra.ts";
+import { ROLES, type Role, startRoles, stopRoles } from "./roles.ts";
+
+/**
+ * The service's commands. The entry points pass in what src/ does not own: `npm start` and
+ * `npm run stack` go through deploy/local/cli.ts, which hands over the local stack's start
+ * (src/ never imports deploy/); src/cli.ts runs the same commands on servers that already run.
+ */
+export const USAGE = `usage: settlement <command>
+
+  start                 the whole service in one process (npm start also starts the local stack)
+  ${ROLES.join(" | ")}
+                        one role (servers from the environment or the local stack file)
+  topics                create the topics of topics/catalogue.ts
+  replay [--table T]    rebuild the sessions read model (or table T) from session.events
+`;
+
+export const say = (line: string) => process.stdout.write(`${line}\n`);
+
+export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack } = {}): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "help" || command === "--help") {
+    say(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = parseConfig();
+  const log = createLogger(config.LOG_LEVEL);
+
+  if (command === "topics") {
+    const infra = await resolveInfra(config, {});
+    const kafka = createKafka({ brokers: infra.brokers, clientId: config.KAFKA_CLIENT_ID });
+    const created = await ensureTopics(
+      kafka,
+      topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }),
+    );
+    say(created.length ? `created: ${created.join(", ")}` : "all topics exist");
+    return 0;
+  }
+  if (command === "replay") return replayCommand(rest, config, log);
+  if (command === "start") return serve(config, ROLES, log, opts.ensureStack);
+  if ((ROLES as readonly string[]).includes(command)) return serve(config, [command as Role], log, undefined);
+  process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
+  return 2;
+}
+
+/** Runs a command to its exit code; a bad configuration is one line, anything else its stack. */
+export function exitWith(run: Promise<number>): void {
+  run.then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+      else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+async function serve(
+  config: Config,
+  roles: readonly Role[],
+  log: Logger,
+  ensureStack: EnsureStack | undefined,
+): Promise<number> {
+  if (ensureStack) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
+  const { abort, ...shared } = await boot(config, log, { ensureStack });
+  if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);
+  const running = await startRoles(shared, roles, (r) => say(`${r.role.padEnd(10)} ${r.summary}`));
+  if (roles.includes("gateway"))
+    say(`\ngateway URL: ${config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`}`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  say("stopping...");
+  abort.abort();
+  await stopRoles(running, log);
+  await shared.cassandra.shutdown();
+  return 0;
+}
+
+async function replayCommand(args: string[], config: Config, log: Logger): Promise<number> {
+  const { values } = parseArgs({ args, options: { table: { type: "string", default: "sessions" } } });
+  const { infra, cassandra } = await boot(config, log);
+  const bar = new cliProgress.SingleBar(
+    { format: "replay |{bar}| {percentage}% {value}/{total} events {rate}/s eta {eta}s", hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  const started = Date.now();
+  let barStarted = false;
+  const settings = {
+    kafka: { brokers: infra.brokers, clientId: `${config.KAFKA_CLIENT_ID}.replay` },
+    cassandra: infra.cassandra,
+    table: values.table,
+  };
+  const result = await rebuildReadModel(settings, {
+    onProgress: ({ read, total }) => {
+      if (!barStarted) {
+        bar.start(total, 0, { rate: 0 });
+        barStarted = true;
+      }
+      bar.update(read, { rate: Math.round(read / Math.max(0.001, (Date.now() - started) / 1000)) });
+    },
+  });
+  if (barStarted) bar.stop();
+  // The bar counts records read; after the read each thread folds its sessions and writes them.
+  say(
+    `replayed ${result.events} events into ${result.sessions} sessions (table ${values.table}) in ${Date.now() - started} ms, ` +
+      `of which ${result.foldMs} ms folding and writing after the read`,
+  );
+  await cassandra.shutdown();
+  return 0;
+}

@@ -1,0 +1,52 @@
+import { createGateway } from "../../gateway/app.ts";
+import { createGatewayBus } from "../../kafka/gateway-bus.ts";
+import { createHealth } from "../../ops/health.ts";
+import { createSessionReadModel } from "../../projections/read-model.ts";
+import { awaitReadable } from "../../projections/read-your-writes.ts";
+import { createSessionReads } from "../../projections/session-reads.ts";
+import type { RoleModule } from "../shared.ts";
+
+/** Sessions whose newest state a gateway keeps in memory for GET /sessions/:id. */
+const CACHED_SESSIONS = 50_000;
+
+/** The HTTP API: commands to session.commands, reads from the read model and session.state. */
+export const gatewayRole: RoleModule = {
+  name: "gateway",
+  async start(shared, log) {
+    const { config } = shared;
+    const bus = createGatewayBus({ kafka: shared.kafka, replyTimeoutMs: config.REPLY_TIMEOUT_MS, log });
+    await bus.start();
+    const readModel = createSessionReadModel(shared.cassandra);
+    const app = await createGateway({
+      config,
+      // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).
+      commands: awaitReadable(bus.commands, {
+        live: bus.live,
+        readModel,
+        timeoutMs: config.REPLY_TIMEOUT_MS,
+      }),
+      live: bus.live,
+      sessions: createSessionReads({
+        readModel,
+        lastReplied: bus.lastReplied,
+        cache: { live: bus.live, ttlMs: config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
+      }),
+      health: createHealth({
+        cassandra: shared.cassandra,
+        chains: shared.chains,
+        staleSeconds: config.INDEXER_STALE_SECONDS,
+      }),
+      logger: log,
+      metrics: shared.metrics.registry,
+    });
+    const address = await app.listen({ host: config.HOST, port: config.PORT });
+    return {
+      role: "gateway",
+      summary: `listening on ${config.PUBLIC_URL ?? address} (docs at /docs, OpenAPI at /openapi.json)`,
+      async stop() {
+        await app.close();
+        await bus.stop();
+      },
+    };
+  },
+};

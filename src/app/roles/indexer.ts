@@ -1,0 +1,57 @@
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { createBurnerFeed } from "../../chains/burner-feed.ts";
+import { createPlainProducer } from "../../kafka/at-least-once.ts";
+import { CATCH_UP_TIMEOUT_MS, type RoleModule } from "../shared.ts";
+
+/** One indexer per configured chain, through its adapter, with the burner feed filling their watchlists. */
+export const indexerRole: RoleModule = {
+  name: "indexer",
+  async start(shared, log) {
+    const producer = createPlainProducer(shared.kafka);
+    await producer.connect();
+    const abort = new AbortController();
+    const stopAll = () => abort.abort();
+    shared.signal.addEventListener("abort", stopAll, { once: true });
+    const indexers = shared.chains.map((adapter) =>
+      adapter.createIndexer({
+        cassandra: shared.cassandra,
+        publish: (records) =>
+          producer.send(
+            TOPIC.chainTransfers,
+            records.map((r) => ({ key: r.sessionId, value: shared.codecs.transferObserved.encode(r) })),
+          ),
+        log: (msg, fields) => log.info({ chainId: adapter.chain.chainId, ...fields }, msg),
+        signal: abort.signal,
+        pollMs: shared.config.INDEXER_POLL_MS,
+      }),
+    );
+    shared.metrics.gaugeFrom(
+      "settlement_indexer_last_block",
+      "The newest block each chain's indexer fully processed",
+      ["chain_id"],
+      () =>
+        indexers.map((ix) => ({
+          labels: { chain_id: ix.status().chainId },
+          value: Number(ix.status().lastBlock ?? -1n),
+        })),
+    );
+    const runs = indexers.map((ix) =>
+      ix.run().catch((err) => log.error({ err, chainId: ix.status().chainId }, "indexer stopped")),
+    );
+    const feed = createBurnerFeed({ kafka: shared.kafka, codecs: shared.codecs, indexers, log });
+    // Watching every burner journaled before start, so a deposit to a session created then is seen.
+    const caughtUp = await feed.start(CATCH_UP_TIMEOUT_MS);
+    return {
+      role: "indexer",
+      summary: `${shared.chains
+        .map(({ chain: c }) => `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`)
+        .join(", ")}${caughtUp ? "" : " (burner feed still catching up)"}`,
+      async stop() {
+        abort.abort();
+        await feed.stop();
+        await Promise.all(runs);
+        await producer.disconnect();
+      },
+    };
+  },
+};
