@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Address, Hex } from "viem";
-import { bytesToHex, hexToBytes, isHex, numberToBytes, publicKeyToAddress, recoverAddress } from "viem/utils";
+import { hexToBytes, isHex, keccak256, numberToBytes, recoverAddress } from "viem/utils";
 
 /**
  * Who signed a 32-byte hash: secp256k1 public-key recovery, then the address of that key. Two
@@ -13,13 +13,16 @@ import { bytesToHex, hexToBytes, isHex, numberToBytes, publicKeyToAddress, recov
 /** A 65-byte r || s || v hex signature, or its parts; yParity 0/1 or v 27/28, as viem accepts them. */
 export type RecoverableSignature = Hex | { r: Hex; s: Hex; yParity: number };
 
-/** The signer of a 32-byte hash, or null when the signature recovers to no key (never throws). */
+/**
+ * The signer of a 32-byte hash in lowercase (callers compare addresses, so the EIP-55 checksum would
+ * be one more keccak for nothing), or null when the signature recovers to no key. Never throws.
+ */
 export type RecoverSigner = (hash: Hex, signature: RecoverableSignature) => Promise<Address | null>;
 
 /** viem's recovery (noble-curves in JavaScript): the reference the native path must agree with. */
 export const viemRecover: RecoverSigner = async (hash, signature) => {
   try {
-    return await recoverAddress({ hash, signature });
+    return (await recoverAddress({ hash, signature })).toLowerCase() as Address;
   } catch {
     return null;
   }
@@ -71,7 +74,8 @@ function nativeRecoverWith(binding: Secp256k1Binding): RecoverSigner {
       // "Signature could not be parsed" (r or s >= n) or "Public key could not be recover" (no point).
       return null;
     }
-    return publicKeyToAddress(bytesToHex(publicKey));
+    // An address is the last 20 bytes of the keccak of the uncompressed key without its 0x04 prefix.
+    return `0x${keccak256(publicKey.subarray(1)).slice(26)}`;
   };
 }
 
