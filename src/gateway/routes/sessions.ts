@@ -10,7 +10,7 @@ import { recoverSigner } from "../../chains/evm/recover.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
 import type { GatewayReply } from "../../kafka/records.ts";
-import { gatewayError, isErrorCode } from "../errors.ts";
+import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";
 import {
   type CreateSessionBody,
@@ -168,12 +168,9 @@ export function createSessionCommand(
 }
 
 function createdOrThrow(reply: GatewayReply) {
-  if (reply.code !== null) {
-    // The owner's rejections come from the same table as the registry (src/domain/rejections.ts), so
-    // the code fixes the status; a code the gateway does not know is a bug, answered as internal.
-    if (isErrorCode(reply.code)) throw gatewayError(reply.code, reply.message ?? undefined);
-    throw new Error(`the owner rejected CreateSession with an unknown code ${reply.code} (${reply.status})`);
-  }
+  // The status answered comes from the reply's code, through the registry.
+  const refused = replyError(reply);
+  if (refused) throw refused;
   const session = reply.session?.session;
   if (session === undefined) throw new Error("the owner accepted CreateSession but sent no session");
   return { id: session.id, status: session.status, expires_at: session.expires_at };
