@@ -1,121 +1,250 @@
+import * as f from "../contract/fields.ts";
+import { message, union } from "../contract/unions.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
-import type { Address, Hex, Transfer } from "../domain/types.ts";
+import { FLOWS, type Outcome, STATUSES, type Transfer } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 
 /**
- * The values on each topic, as the TypeScript side sees them. Their Avro schemas in schemas/ are the
- * public contract; src/kafka/codecs.ts turns one into the other.
+ * The value of every topic, defined once: each definition below is the TypeScript type (inferred,
+ * or the domain's type it is checked against both ways), the runtime checks and the mapping to and
+ * from its Avro schema in schemas/ (the public contract; src/kafka/codecs.ts compares the two when
+ * it builds a codec). Keys are camelCase and the wire names their snake_case, unless `renamed`.
+ * Adding a record to a topic: its `.avsc`, a definition here, a line in codecs.ts.
  */
 
+type Avro = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------------
+// Parts shared by several records
+
+const authorization = f.record({
+  address: f.address,
+  chainId: f.number,
+  nonce: f.number,
+  r: f.hex,
+  s: f.hex,
+  yParity: f.number,
+});
+
+const transferFields = {
+  chainId: f.number,
+  token: f.address,
+  amount: f.amount,
+  txHash: f.hex,
+  logIndex: f.number,
+  blockNumber: f.blockNumber,
+  blockHash: f.hex,
+  from: f.renamed("from_address", f.address),
+};
+const transfer: f.Field<Transfer, Avro> = f.record(transferFields);
+
+const replyTo = f.record({ gatewayId: f.string, correlationId: f.string });
+
+/** The creation data of CreateSession and SessionCreated (all but the session id). */
+const creation = {
+  flow: f.oneOf(FLOWS),
+  merchantId: f.nullable(f.string),
+  burner: f.address,
+  auth: authorization,
+  destAddress: f.string,
+  destChainId: f.number,
+  appFeeBps: f.number,
+  appFeeRecipient: f.address,
+  standingRefund: f.nullable(f.record({ to: f.address, deadline: f.number, signatures: f.map(f.hex) })),
+  stealth: f.nullable(f.record({ ephemeralPubkey: f.hex, viewTag: f.number })),
+  expiresAt: f.number,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The session's topics: their TypeScript types are the domain's (src/domain/).
+
+/** session.commands */
+export const sessionCommand: f.Field<SessionCommand, Avro> = message({
+  metadata: { commandId: f.string, issuedAt: f.number, replyTo: f.nullable(replyTo) },
+  data: { sessionId: f.string },
+  union: "command",
+  types: {
+    CreateSession: creation,
+    RecordTransfer: { transfer },
+    RetractTransfer: { chainId: f.number, txHash: f.chainHash, logIndex: f.number, blockHash: f.chainHash },
+    ExpireSession: { now: f.number },
+  },
+});
+
+/** session.events: the journal. */
+export const sessionEvent: f.Field<SessionEvent, Avro> = message({
+  metadata: { sessionId: f.string, version: f.number, occurredAt: f.number, commandId: f.string },
+  data: {},
+  union: "event",
+  types: {
+    SessionCreated: creation,
+    DepositObserved: { transfer },
+    DepositRetracted: { chainId: f.number, txHash: f.chainHash, logIndex: f.number },
+    SessionExpired: {},
+  },
+});
+
+const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
+
+/** The interface's Session object (src/domain/view.ts): its keys are already the wire names. */
+const session: f.Field<SessionView, Avro> = f.record({
+  id: f.string,
+  created_at: f.string,
+  updated_at: f.string,
+  burner_address: f.address,
+  eip7702_auth: authorization,
+  dest_address: f.string,
+  dest_chain_id: f.number,
+  app_fee_bps: f.number,
+  app_fee_recipient: f.address,
+  app_fee_recipient_sol: f.nullable(f.string),
+  status: f.oneOf(STATUSES),
+  outcome: f.nullable(f.oneOf(OUTCOMES)),
+  flow: f.oneOf(FLOWS),
+  expires_at: f.number,
+  source_chain_id: f.nullable(f.number),
+  detected_token: f.nullable(f.address),
+  detected_amount: f.nullable(f.decimal),
+  detected_tx: f.nullable(f.hex),
+  sweep_tx: f.nullable(f.hex),
+  swap_output_amount: f.nullable(f.decimal),
+  fee_amount: f.nullable(f.decimal),
+  bridge_amount: f.nullable(f.decimal),
+  bridge_tx: f.nullable(f.hex),
+  dest_tx: f.nullable(f.string),
+  retry_count: f.number,
+  error_message: f.nullable(f.string),
+  deposits: f.array(
+    f.record({
+      chain_id: f.number,
+      token: f.address,
+      amount: f.decimal,
+      tx: f.hex,
+      log_index: f.number,
+      block_number: f.number,
+    }),
+  ),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Records of our own: their TypeScript types are inferred from the definitions.
+
 /** chain.transfers: the indexer's output, keyed by session id: a Transfer and where it was seen. */
-export interface TransferObserved extends Transfer {
-  sessionId: string;
-  burner: Address;
+export const transferObserved = f.record({
+  sessionId: f.string,
+  burner: f.address,
+  ...transferFields,
   /** Depth of the block when published (>= the chain's confirmation setting). */
-  confirmations: number;
-  observedAt: number; // unix ms
+  confirmations: f.number,
+  /** Unix ms. */
+  observedAt: f.number,
   /** true: the block that carried this transfer was dropped by a reorg; undo the observation. */
-  retracted: boolean;
-}
+  retracted: f.boolean,
+});
+export type TransferObserved = f.Infer<typeof transferObserved>;
 
 /** session.state: the Session object after each change, compacted by session id. */
-export interface SessionStateRecord {
-  version: number;
-  session: SessionView;
-}
+export const sessionState = f.record({ version: f.number, session });
+export type SessionStateRecord = f.Infer<typeof sessionState>;
 
 /** gateway.replies: the owning actor's answer to a command a gateway waits on. */
-export interface GatewayReply {
-  gatewayId: string;
-  correlationId: string;
+export const gatewayReply = f.record({
+  gatewayId: f.string,
+  correlationId: f.string,
   /** HTTP status the gateway should answer with. */
-  status: number;
+  status: f.number,
   /** Rejection code, or null on success. */
-  code: string | null;
-  message: string | null;
+  code: f.nullable(f.string),
+  message: f.nullable(f.string),
   /** The session after the command (null when it does not exist). */
-  session: SessionStateRecord | null;
-}
+  session: f.nullable(sessionState),
+});
+export type GatewayReply = f.Infer<typeof gatewayReply>;
 
 /** Where an actor sends its answer to a command a gateway waits on (topic gateway.replies). */
-export interface ReplyTo {
-  gatewayId: string;
-  correlationId: string;
-}
+export type ReplyTo = f.Infer<typeof replyTo>;
 
 /** executor.commands: work for a chain's executor; `command.type` is the Avro union branch. */
-export interface ExecutorCommand {
+export const executorCommand = f.record({
   /** Idempotency key: the executor submits each command id at most once. */
-  commandId: string;
-  issuedAt: number; // unix ms
+  commandId: f.string,
+  /** Unix ms. */
+  issuedAt: f.number,
   /** null for subscription charges. */
-  sessionId: string | null;
-  chainId: number;
-  command: ExecutorWork;
-}
-
-export type ExecutorWork =
-  | { type: "Sweep"; burner: Address; token: Address; amount: bigint }
-  | {
-      type: "Refund";
-      burner: Address;
-      token: Address;
-      to: Address;
-      amount: bigint;
-      deadline: number; // unix seconds
-      salt: Hex;
-      signature: Hex;
-    }
-  | { type: "RefundAll"; burner: Address; token: Address; to: Address; deadline: number; signature: Hex }
-  | { type: "Charge"; subscriptionId: string; periodIndex: number; token: Address; amount: bigint };
+  sessionId: f.nullable(f.string),
+  chainId: f.number,
+  command: union({
+    Sweep: { burner: f.address, token: f.address, amount: f.amount },
+    Refund: {
+      burner: f.address,
+      token: f.address,
+      to: f.address,
+      amount: f.amount,
+      /** Unix seconds. */
+      deadline: f.number,
+      salt: f.hex,
+      signature: f.hex,
+    },
+    RefundAll: { burner: f.address, token: f.address, to: f.address, deadline: f.number, signature: f.hex },
+    Charge: { subscriptionId: f.string, periodIndex: f.number, token: f.address, amount: f.amount },
+  }),
+});
+export type ExecutorCommand = f.Infer<typeof executorCommand>;
+export type ExecutorWork = ExecutorCommand["command"];
 
 /** executor.results: what became of an executor command. */
-export interface ExecutorResult {
-  commandId: string;
-  sessionId: string | null;
-  chainId: number;
-  occurredAt: number; // unix ms
-  result: ExecutionOutcome;
-}
-
-export type ExecutionOutcome =
-  | { type: "TransactionSubmitted"; txHash: Hex }
-  | { type: "TransactionConfirmed"; txHash: Hex; blockNumber: bigint }
-  | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: Hex | null };
+export const executorResult = f.record({
+  commandId: f.string,
+  sessionId: f.nullable(f.string),
+  chainId: f.number,
+  /** Unix ms. */
+  occurredAt: f.number,
+  result: union({
+    TransactionSubmitted: { txHash: f.hex },
+    TransactionConfirmed: { txHash: f.hex, blockNumber: f.blockNumber },
+    ExecutionFailed: { errorMessage: f.string, retryable: f.boolean, txHash: f.nullable(f.hex) },
+  }),
+});
+export type ExecutorResult = f.Infer<typeof executorResult>;
+export type ExecutionOutcome = ExecutorResult["result"];
 
 /** webhook.events: one delivery for the webhook worker, keyed by merchant id. */
-export interface WebhookEvent {
+export const webhookEvent = f.record({
   /** Sent as the Idempotency-Key header; unique in the queue. */
-  idempotencyKey: string;
-  merchantId: string;
+  idempotencyKey: f.string,
+  merchantId: f.string,
   /** The interface's event name, e.g. payment.detected. */
-  eventType: string;
-  sessionId: string | null;
+  eventType: f.string,
+  sessionId: f.nullable(f.string),
   /** The JSON text to sign and send, byte for byte. */
-  payload: string;
-  createdAt: number; // unix ms
-}
+  payload: f.string,
+  /** Unix ms. */
+  createdAt: f.number,
+});
+export type WebhookEvent = f.Infer<typeof webhookEvent>;
+
+const endpoint = { endpointId: f.string, url: f.string };
 
 /** merchant.commands: a command to one merchant's actor, keyed by merchant id. */
-export interface MerchantCommand {
-  commandId: string;
-  issuedAt: number; // unix ms
-  replyTo: ReplyTo | null;
-  merchantId: string;
-  command:
-    | { type: "SetWebhookEndpoint"; endpointId: string; url: string }
-    | { type: "RemoveWebhookEndpoint" };
-}
+export const merchantCommand = f.record({
+  commandId: f.string,
+  issuedAt: f.number,
+  replyTo: f.nullable(replyTo),
+  merchantId: f.string,
+  command: union({ SetWebhookEndpoint: endpoint, RemoveWebhookEndpoint: {} }),
+});
+export type MerchantCommand = f.Infer<typeof merchantCommand>;
 
 /** merchant.events: the merchant journal, kept forever. */
-export interface MerchantEvent {
-  merchantId: string;
+export const merchantEvent = f.record({
+  merchantId: f.string,
   /** The merchant's version after this event: 1, then +1 per event. */
-  version: number;
-  occurredAt: number; // unix ms
-  commandId: string;
-  event: { type: "WebhookEndpointSet"; endpointId: string; url: string } | { type: "WebhookEndpointRemoved" };
-}
+  version: f.number,
+  occurredAt: f.number,
+  commandId: f.string,
+  event: union({ WebhookEndpointSet: endpoint, WebhookEndpointRemoved: {} }),
+});
+export type MerchantEvent = f.Infer<typeof merchantEvent>;
 
 export type { SessionCommand, SessionEvent };
