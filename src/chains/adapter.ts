@@ -1,6 +1,7 @@
 import type { ChainAddress, Transfer } from "../domain/types.ts";
 import type { TransferObserved } from "../kafka/records.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
+import { BaseError } from "../support/errors.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
 
 /**
@@ -135,8 +136,9 @@ export interface ChainExecutor {
  * The executor of a family whose settlement is not written yet: every call fails, saying so. No role
  * calls it today (the executor role starts idle); it exists so the interface is whole.
  */
-export class NotImplementedUntilSettlement extends Error {
+export class NotImplementedUntilSettlement extends BaseError {
   override name = "NotImplementedUntilSettlement";
+  readonly code = "not_implemented";
   readonly retryable = false;
 }
 
