@@ -1,18 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  BaseError,
-  type BaseErrorOptions,
-  isRetryable,
-  isTerminal,
-  TerminalError,
-} from "../../src/support/errors.ts";
+import { BaseError, isTerminal, TerminalError } from "../../src/support/errors.ts";
 import { backoff, type RetryOptions, retry } from "../../src/support/retry.ts";
 
 class RpcTimeoutError extends BaseError {
   readonly code = "rpc_timeout";
   readonly retryable = true;
 }
-const transient = (options?: BaseErrorOptions) => new RpcTimeoutError("the node did not answer", options);
+const transient = () => new RpcTimeoutError("the node did not answer");
 const terminal = () => new TerminalError("bad_signature", "the signature is invalid");
 
 /** Fails with each given error in turn, then resolves "done"; records when each try started. */
@@ -139,34 +133,5 @@ describe("backoff", () => {
       200, 300, 400,
     ]);
     expect(backoff(20, limits, 0.999)).toBe(1000);
-  });
-});
-
-describe("the error model", () => {
-  it("writes details under the short message and keeps the cause", () => {
-    const cause = new Error("socket hang up");
-    const err = transient({ details: ["chain 31337", "getLogs 100..200"], cause });
-    expect(err.message).toBe("the node did not answer\n  chain 31337\n  getLogs 100..200");
-    expect([err.shortMessage, err.code, err.cause, err.terminal]).toEqual([
-      "the node did not answer",
-      "rpc_timeout",
-      cause,
-      false,
-    ]);
-    expect(err).toBeInstanceOf(BaseError);
-    expect(err).toBeInstanceOf(Error);
-  });
-
-  it("calls only errors that say so retryable, and only errors that say so terminal", () => {
-    expect([isRetryable(transient()), isRetryable(terminal()), isRetryable(new Error("x"))]).toEqual([
-      true,
-      false,
-      false,
-    ]);
-    expect([isTerminal(transient()), isTerminal(terminal()), isTerminal(new Error("x"))]).toEqual([
-      false,
-      true,
-      false,
-    ]);
   });
 });
