@@ -1,7 +1,7 @@
-import cassandra from "cassandra-driver";
 import { z } from "zod";
 import type { Address } from "../../domain/types.ts";
 import type { CassandraClient } from "../../store/cassandra.ts";
+import { watchedBurnersTable } from "../../store/watched-burners.ts";
 import { mapConcurrent } from "./block-source.ts";
 
 /**
@@ -54,17 +54,13 @@ const burnerSchema = z
   .transform((v) => v.toLowerCase() as Address);
 const sessionIdSchema = z.uuid();
 
-const { Uuid } = cassandra.types;
-const Q = { prepare: true } as const;
-
 export function createWatchlist(deps: WatchlistDeps): Watchlist {
-  const { chainId, cassandra: client } = deps;
+  const table = watchedBurnersTable(deps.cassandra, deps.chainId);
   const entries = new Map<Address, WatchEntry>();
-
-  const fromRow = (row: cassandra.types.Row): WatchEntry => ({
+  // Rows hold burners this watchlist wrote, validated as 0x addresses on the way in.
+  const fromRow = (row: { burner: string; sessionId: string; sinceBlock: bigint }): WatchEntry => ({
+    ...row,
     burner: row.burner as Address,
-    sessionId: String(row.session_id),
-    sinceBlock: BigInt(String(row.since_block)),
   });
 
   const addMany: Watchlist["addMany"] = async (pairs) => {
@@ -73,16 +69,11 @@ export function createWatchlist(deps: WatchlistDeps): Watchlist {
     const results = await mapConcurrent(pairs, 16, async (pair) => {
       const burner = burnerSchema.parse(pair.burner);
       const sessionId = sessionIdSchema.parse(pair.sessionId).toLowerCase();
-      const rs = await client.execute(
-        "INSERT INTO watched_burners (chain_id, burner, session_id, since_block) VALUES (?, ?, ?, ?) IF NOT EXISTS",
-        [chainId, burner, Uuid.fromString(sessionId), sinceBlock],
-        Q,
-      );
-      const existing = rs.wasApplied() ? null : rs.first();
-      const entry = existing ? fromRow(existing) : { burner, sessionId, sinceBlock };
+      const { applied, row } = await table.insertIfAbsent({ burner, sessionId, sinceBlock });
+      const entry = fromRow(row);
       entries.set(burner, entry);
       const outcome: AddOutcome =
-        entry.sessionId !== sessionId ? "conflict" : existing ? "already_watched" : "added";
+        entry.sessionId !== sessionId ? "conflict" : applied ? "added" : "already_watched";
       return { outcome, entry };
     });
     // Re-adding from the same session backfills again (harmless), so a retry after a crash completes it.
@@ -92,12 +83,7 @@ export function createWatchlist(deps: WatchlistDeps): Watchlist {
 
   return {
     async load() {
-      const rs = await client.execute(
-        "SELECT burner, session_id, since_block FROM watched_burners WHERE chain_id = ?",
-        [chainId],
-        { ...Q, fetchSize: 1000 },
-      );
-      for await (const row of rs) {
+      for await (const row of table.all()) {
         const entry = fromRow(row);
         entries.set(entry.burner, entry);
       }
