@@ -1,60 +1,42 @@
-import { TOPIC } from "../../topics/catalogue.ts";
-import type { SessionCommand } from "../domain/commands.ts";
-import type { SessionEvent } from "../domain/events.ts";
-import type { Session } from "../domain/types.ts";
+import type { VersionedEvent } from "../domain/decider.ts";
 import { createPlainProducer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
-import {
-  gatewayReplyCodec,
-  sessionCommandCodec,
-  sessionEventCodec,
-  transferObservedCodec,
-} from "../kafka/codecs.ts";
 import { createPartitionedConsumer, type InputBatch } from "../kafka/partitioned-consumer.ts";
-import type { TransferObserved } from "../kafka/records.ts";
 import { readTopic } from "../kafka/topic-reader.ts";
 import {
   createPartitionTransactor,
+  type OutgoingMessage,
   type PartitionTransactor,
   TransactionFailedError,
 } from "../kafka/transactions.ts";
 import type { Logger } from "../logging.ts";
-import { createPartitionActor, type PartitionActor } from "./partition-actor.ts";
+import type { EntityDefinition } from "./entity.ts";
+import { createPartitionActor, type PartitionActor, type Step } from "./partition-actor.ts";
 import type { SnapshotStore } from "./snapshots.ts";
 
-export const ACTORS_GROUP = "actors";
-
-export interface ActorHostDeps {
+export interface EntityHostDeps<State> {
   kafka: KafkaClient;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotStore<State>;
   log: Logger;
   /** Events between two snapshots of a partition. */
   snapshotEvery: number;
-  /** How often expiry timers are checked. */
+  /** How often timers are checked. */
   timerIntervalMs?: number;
+  /**
+   * Input records a partition may hold decided but not yet committed while its transaction runs;
+   * past it, the partition's input waits for the commit (memory stays bounded under a burst).
+   */
+  maxPendingRecords?: number;
   now?: () => number;
 }
 
-interface Owned {
-  ready: Promise<PartitionActor>;
-  /** Set once restored. */
-  actor: PartitionActor | null;
-  transactor: PartitionTransactor;
-  /** Serialises every step of one partition: both input topics share its actor and transactor. */
-  lock: Promise<unknown>;
-  sinceSnapshot: number;
-  /** A snapshot of this partition is being written. */
-  snapshotting: boolean;
-  expiryRequested: Set<string>;
-}
-
-export interface ActorHost {
+export interface EntityHost<State> {
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Partition numbers owned and restored, for health and tests. */
   owned(): number[];
-  /** The session states of an owned, restored partition (read-only, for tests and diagnostics). */
-  statesOf(partition: number): ReadonlyMap<string, Session> | undefined;
+  /** The committed states of an owned, restored partition (read-only, for tests and diagnostics). */
+  statesOf(partition: number): ReadonlyMap<string, State> | undefined;
   /**
    * Resolves once this member has its first assignment and every partition of it is restored (or
    * `timeoutMs` passed: false). The start-up line of the role waits for it, so a service that says
@@ -63,16 +45,55 @@ export interface ActorHost {
   restored(timeoutMs: number): Promise<boolean>;
 }
 
+/** Input decided but not yet in a transaction: what the next transaction of the partition writes. */
+interface Pending<Event, State> {
+  steps: Array<Step<Event, State>>;
+  /** Per input topic: the offset after the last record decided, and the first one (to seek back to). */
+  offsets: Map<string, { first: bigint; next: bigint }>;
+  records: number;
+}
+
+interface Owned<Command, Event, State> {
+  ready: Promise<PartitionActor<Command, Event, State>>;
+  /** Set once restored. */
+  actor: PartitionActor<Command, Event, State> | null;
+  transactor: PartitionTransactor;
+  /** Serialises the steps of one partition: every input topic shares its actor. */
+  lock: Promise<unknown>;
+  pending: Pending<Event, State> | null;
+  /** The partition's transaction loop, while one runs. */
+  flushing: Promise<void> | null;
+  /** Set while the partition recovers from a failed transaction: nothing is decided meanwhile. */
+  recovering: Promise<void> | null;
+  sinceSnapshot: number;
+  /** A snapshot of this partition is being written. */
+  snapshotting: boolean;
+  /** Timer commands sent and not yet seen applied: entity id -> when sent (unix ms). */
+  timersSent: Map<string, number>;
+}
+
+/** A timer command not applied after this long is sent again (it may have been refused, e.g. a skewed clock). */
+const TIMER_RESEND_MS = 30_000;
+
 /**
- * Hosts the session actors of the partitions this member owns. Each input batch is one Kafka
- * transaction holding the appended session events, the gateway replies and the input offset; the
- * in-memory states change only after it commits. On assignment a partition is restored from its
- * latest snapshot plus the tail of session.events.
+ * Hosts one entity's actors on the partitions this member owns (Kafka Streams' exactly-once task,
+ * per partition). Each partition decides its input in order against its in-memory states; the
+ * events, the outbox messages and the input offsets go out in one Kafka transaction, and the states
+ * change only once it commits. Transactions are group commits: one starts as soon as the previous
+ * one of its partition ended and takes every batch decided meanwhile, so a burst shares one
+ * transaction while a lone command waits for none. On assignment a partition is restored from its
+ * latest snapshot plus the journal after it.
  */
-export function createActorHost(deps: ActorHostDeps): ActorHost {
-  const { kafka, log } = deps;
+export function createEntityHost<Command, Event extends VersionedEvent, State, Message>(
+  entity: EntityDefinition<Command, Event, State, Message>,
+  deps: EntityHostDeps<State>,
+): EntityHost<State> {
+  const { kafka } = deps;
+  const log = deps.log.child({ entity: entity.name });
   const now = deps.now ?? Date.now;
-  const owned = new Map<number, Owned>();
+  const maxPending = deps.maxPendingRecords ?? 5000;
+  const inputs = new Map(entity.inputs.map((i) => [i.topic, i]));
+  const owned = new Map<number, Owned<Command, Event, State>>();
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
   const timerProducer = createPlainProducer(kafka);
@@ -83,8 +104,8 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   });
 
   const consumer = createPartitionedConsumer(kafka, {
-    groupId: ACTORS_GROUP,
-    topics: [TOPIC.sessionCommands, TOPIC.chainTransfers],
+    groupId: entity.group,
+    topics: entity.inputs.map((i) => i.topic),
     concurrency: 8,
     onAssigned: (partitions) => {
       const keep = new Set(partitions);
@@ -97,21 +118,24 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       for (const p of partitions) if (!owned.has(p)) own(p);
       assigned();
     },
-    onBatch: (batch) => withPartition(batch.partition, (o) => processBatch(o, batch)),
+    onBatch: (batch) => withPartition(batch.partition, (o) => decideBatch(o, batch)),
     onCrash: (error) => log.error({ err: error }, "actor consumer crashed"),
   });
 
   function own(partition: number) {
-    const transactor = createPartitionTransactor(kafka, `actors.p${partition}`);
+    const transactor = createPartitionTransactor(kafka, `${entity.group}.p${partition}`);
     const ready = restore(partition, transactor);
-    const entry: Owned = {
+    const entry: Owned<Command, Event, State> = {
       transactor,
       ready,
       actor: null,
       lock: ready,
+      pending: null,
+      flushing: null,
+      recovering: null,
       sinceSnapshot: 0,
       snapshotting: false,
-      expiryRequested: new Set(),
+      timersSent: new Map(),
     };
     ready.then(
       (actor) => {
@@ -123,7 +147,7 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   }
 
   /** Restores until it succeeds or the partition is taken away; a broker hiccup must not orphan it. */
-  async function restore(partition: number, transactor: PartitionTransactor): Promise<PartitionActor> {
+  async function restore(partition: number, transactor: PartitionTransactor) {
     for (let attempt = 1; ; attempt++) {
       try {
         return await restoreOnce(partition, transactor);
@@ -135,17 +159,17 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     }
   }
 
-  async function restoreOnce(partition: number, transactor: PartitionTransactor): Promise<PartitionActor> {
+  async function restoreOnce(partition: number, transactor: PartitionTransactor) {
     const started = now();
     // Fence first: a zombie owner's open transaction is settled before the journal is read.
     await transactor.fence();
     const snapshot = await deps.snapshots.load(partition);
-    const actor = createPartitionActor(partition, snapshot ?? undefined);
+    const actor = createPartitionActor(entity, partition, snapshot ?? undefined);
     const replayed = await catchUp(actor);
     log.info(
       {
         partition,
-        sessions: actor.states.size,
+        entities: actor.states.size,
         fromSnapshot: snapshot !== null,
         replayed,
         ms: now() - started,
@@ -155,17 +179,15 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     return actor;
   }
 
-  /** Reads session.events after the actor's offset up to the last stable offset and folds it in. */
-  async function catchUp(actor: PartitionActor): Promise<number> {
+  /** Reads the journal after the actor's offset up to the last stable offset and folds it in. */
+  async function catchUp(actor: PartitionActor<Command, Event, State>): Promise<number> {
     let count = 0;
     await readTopic(kafka, {
-      topic: TOPIC.sessionEvents,
+      topic: entity.journal.topic,
       from: new Map([[actor.partition, actor.eventsOffset + 1n]]),
       onBatch: (records) => {
-        const events: SessionEvent[] = [];
-        // Only actor hosts write session.events, and their encoder checked every event before
-        // writing it: the checks are not repeated on the way back (as in replay).
-        for (const r of records) if (r.value) events.push(sessionEventCodec.decodeTrusted(r.value));
+        const events: Event[] = [];
+        for (const r of records) if (r.value) events.push(entity.journal.decode(r.value));
         const last = records[records.length - 1];
         if (last) actor.replay(events, last.offset);
         count += events.length;
@@ -174,7 +196,10 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     return count;
   }
 
-  async function withPartition<T>(partition: number, fn: (o: Owned) => Promise<T>): Promise<T | false> {
+  async function withPartition<T>(
+    partition: number,
+    fn: (o: Owned<Command, Event, State>) => Promise<T>,
+  ): Promise<T | false> {
     const o = owned.get(partition);
     if (!o) return false;
     const run = o.lock.then(() => fn(o));
@@ -182,79 +207,144 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     return run;
   }
 
-  async function processBatch(o: Owned, batch: InputBatch): Promise<boolean> {
+  /**
+   * Decides a fetched batch and adds its output to the partition's next transaction. Answers true
+   * (the consumer may fetch on) before the transaction commits: if it fails, the partition seeks
+   * back to its committed offsets and every decided batch is read again.
+   */
+  async function decideBatch(o: Owned<Command, Event, State>, batch: InputBatch): Promise<boolean> {
     const actor = await o.ready;
-    const commands = decodeInput(batch);
-    const step = actor.step(commands);
-    for (const d of step.dropped)
-      log.warn(
-        { type: d.command.type, code: d.code, sessionId: d.command.data.sessionId },
-        "command refused",
-      );
-    try {
-      const appended = await o.transactor.run({
-        sends: [
-          {
-            topic: TOPIC.sessionEvents,
-            messages: step.events.map((e) => ({
-              key: e.metadata.sessionId,
-              value: sessionEventCodec.encode(e),
-              partition: actor.partition,
-            })),
-          },
-          {
-            topic: TOPIC.gatewayReplies,
-            messages: step.replies.map((r) => ({ key: r.gatewayId, value: gatewayReplyCodec.encode(r) })),
-          },
-        ],
-        offsets: {
-          groupId: ACTORS_GROUP,
-          topic: batch.topic,
-          partition: batch.partition,
-          nextOffset: batch.nextOffset,
-        },
+    if (o.recovering) await o.recovering;
+    // Decided synchronously from here on: a recovery cannot start in the middle of it.
+    if (batch.isStale() || owned.get(actor.partition) !== o) return false;
+    const step = actor.step(decodeInput(batch));
+    for (const d of step.dropped) log.warn(d, "command refused");
+    const pending: Pending<Event, State> = o.pending ?? { steps: [], offsets: new Map(), records: 0 };
+    o.pending = pending;
+    pending.steps.push(step);
+    pending.records += batch.records.length;
+    const first = batch.records[0]?.offset ?? batch.nextOffset;
+    const seen = pending.offsets.get(batch.topic);
+    pending.offsets.set(batch.topic, { first: seen?.first ?? first, next: batch.nextOffset });
+    if (!o.flushing) {
+      o.flushing = flush(o, actor).finally(() => {
+        o.flushing = null;
       });
-      actor.commit(step, appended.get(`${TOPIC.sessionEvents}:${actor.partition}`));
-      o.sinceSnapshot += step.events.length;
-      // A snapshot rewrites every state of the partition, so it waits for at least as many new events
-      // as the partition holds sessions: its cost stays proportional to the events it saves replaying.
-      if (o.sinceSnapshot >= Math.max(deps.snapshotEvery, actor.states.size) && !o.snapshotting) {
-        o.snapshotting = true;
-        // In the background: the states are immutable objects and save() copies the list at once,
-        // so the partition moves on while the chunks are written.
-        void snapshot(actor, o).finally(() => {
-          o.snapshotting = false;
-        });
-      }
-      return true;
-    } catch (error) {
-      if (!(error instanceof TransactionFailedError)) throw error;
-      log.warn(
-        { err: error, partition: actor.partition, topic: batch.topic },
-        "transaction failed; re-reading the journal",
-      );
-      await recover(o, actor, batch);
-      return false;
     }
+    // Backpressure: a partition whose transaction is slow stops taking input until it commits.
+    if (o.pending && o.pending.records >= maxPending) await o.flushing;
+    return true;
+  }
+
+  /** Writes the partition's pending work, one transaction at a time, until none is left. */
+  async function flush(o: Owned<Command, Event, State>, actor: PartitionActor<Command, Event, State>) {
+    while (o.pending && !stopping && owned.get(actor.partition) === o) {
+      const work = o.pending;
+      o.pending = null;
+      const events = work.steps.flatMap((s) => s.events);
+      const outbox = work.steps.flatMap((s) => s.outbox);
+      try {
+        const appended = await o.transactor.run({
+          sends: [
+            {
+              topic: entity.journal.topic,
+              messages: events.map((e) => ({
+                key: entity.eventKey(e),
+                value: entity.journal.encode(e),
+                partition: actor.partition,
+              })),
+            },
+            ...outboxSends(outbox, actor.partition),
+          ],
+          offsets: {
+            groupId: entity.group,
+            partition: actor.partition,
+            topics: [...work.offsets].map(([topic, o]) => ({ topic, nextOffset: o.next })),
+          },
+        });
+        const journalEnd = appended.get(`${entity.journal.topic}:${actor.partition}`);
+        for (const step of work.steps) actor.commit(step, undefined);
+        if (journalEnd !== undefined) actor.eventsOffset = journalEnd;
+        o.sinceSnapshot += events.length;
+        maybeSnapshot(o, actor);
+      } catch (error) {
+        if (!(error instanceof TransactionFailedError)) throw error;
+        log.warn({ err: error, partition: actor.partition }, "transaction failed; re-reading the journal");
+        const dropped = takePending(o);
+        actor.discardStaged();
+        const recovery = recover(o, actor, mergeFirstOffsets(work, dropped));
+        o.recovering = recovery.finally(() => {
+          o.recovering = null;
+        });
+        await o.recovering;
+        return;
+      }
+    }
+  }
+
+  /** Outbox records grouped by topic; co-partitioned ones stay in the entity's partition number. */
+  function outboxSends(outbox: Step<Event, State>["outbox"], partition: number) {
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const r of outbox) {
+      let messages = byTopic.get(r.topic);
+      if (!messages) {
+        messages = [];
+        byTopic.set(r.topic, messages);
+      }
+      messages.push(
+        r.copartitioned ? { key: r.key, value: r.value, partition } : { key: r.key, value: r.value },
+      );
+    }
+    return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+  }
+
+  function maybeSnapshot(o: Owned<Command, Event, State>, actor: PartitionActor<Command, Event, State>) {
+    // A snapshot rewrites every state of the partition, so it waits for at least as many new events
+    // as the partition holds entities: its cost stays proportional to the events it saves replaying.
+    if (o.sinceSnapshot < Math.max(deps.snapshotEvery, actor.states.size) || o.snapshotting) return;
+    o.snapshotting = true;
+    o.sinceSnapshot = 0;
+    // In the background: committed states are never changed in place (evolve copies), and save()
+    // copies the list at once, so the partition moves on while the chunks are written.
+    void deps.snapshots
+      .save(actor.partition, {
+        eventsOffset: actor.eventsOffset,
+        states: actor.states.values(),
+        count: actor.states.size,
+      })
+      .catch((err) =>
+        log.warn(
+          { err, partition: actor.partition },
+          "snapshot failed (restore will read more of the journal)",
+        ),
+      )
+      .finally(() => {
+        o.snapshotting = false;
+      });
   }
 
   /**
    * After a failed transaction. Re-initialise first: until the epoch is bumped, a commit whose
-   * outcome is unknown may still land after the journal was read, and the batch would be applied
+   * outcome is unknown may still land after the journal was read, and its batches would be applied
    * twice. Then the journal says whether the transaction committed: fold in whatever it holds, and
-   * resume the input from the committed offset, which moved if and only if the events did. Retried
-   * until done: the next batch must not step from states that may lack a commit.
+   * resume each input from its committed offset, which moved if and only if the events did. Retried
+   * until done: the next batch must not be decided from states that may lack a commit.
    */
-  async function recover(o: Owned, actor: PartitionActor, batch: InputBatch) {
+  async function recover(
+    o: Owned<Command, Event, State>,
+    actor: PartitionActor<Command, Event, State>,
+    firstOffsets: Map<string, bigint>,
+  ) {
     for (let attempt = 1; ; attempt++) {
       // A partition taken away meanwhile is the new owner's: re-initialising would fence it.
       if (stopping || owned.get(actor.partition) !== o) return;
       try {
         await o.transactor.fence();
         await catchUp(actor);
-        const committed = await consumer.committedOffset(batch.topic, batch.partition);
-        const first = batch.records[0]?.offset ?? batch.nextOffset;
-        consumer.seek(batch.topic, batch.partition, committed ?? first);
+        for (const [topic, first] of firstOffsets) {
+          const committed = await consumer.committedOffset(topic, actor.partition);
+          consumer.seek(topic, actor.partition, committed ?? first);
+        }
         return;
       } catch (err) {
         log.warn(
@@ -266,32 +356,14 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     }
   }
 
-  async function snapshot(actor: PartitionActor, o: Owned) {
-    o.sinceSnapshot = 0;
-    await deps.snapshots
-      .save(actor.partition, {
-        eventsOffset: actor.eventsOffset,
-        states: actor.states.values(),
-        count: actor.states.size,
-      })
-      .catch((err) =>
-        log.warn(
-          { err, partition: actor.partition },
-          "snapshot failed (restore will read more of the journal)",
-        ),
-      );
-  }
-
-  function decodeInput(batch: InputBatch): SessionCommand[] {
-    const commands: SessionCommand[] = [];
+  function decodeInput(batch: InputBatch): Command[] {
+    const input = inputs.get(batch.topic);
+    const commands: Command[] = [];
+    if (!input) return commands;
     for (const r of batch.records) {
       if (!r.value) continue;
       try {
-        commands.push(
-          batch.topic === TOPIC.chainTransfers
-            ? transferCommand(transferObservedCodec.decode(r.value))
-            : sessionCommandCodec.decode(r.value),
-        );
+        commands.push(input.toCommand(r.value));
       } catch (err) {
         // A record we cannot read must not stop the partition; it is logged with its position.
         log.error(
@@ -303,34 +375,35 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
     return commands;
   }
 
-  /** Expiry timers: due sessions get an ExpireSession command through the partition's own input. */
+  /** Timers: due entities get their timer command through the partition's own input. */
   async function fireTimers() {
-    const nowSeconds = Math.floor(now() / 1000);
+    const timers = entity.timers;
+    if (!timers) return;
+    const at = now();
     const messages: Array<{ key: string; value: Buffer }> = [];
-    const requested: Array<{ o: Owned; id: string }> = [];
+    const sent: Array<{ o: Owned<Command, Event, State>; id: string }> = [];
     for (const o of owned.values()) {
       const actor = o.actor;
       if (!actor) continue;
-      for (const id of o.expiryRequested)
-        if (actor.states.get(id)?.status !== "pending") o.expiryRequested.delete(id);
-      for (const id of actor.dueForExpiry(nowSeconds)) {
-        if (o.expiryRequested.has(id)) continue;
-        o.expiryRequested.add(id);
-        requested.push({ o, id });
-        const command: SessionCommand = {
-          type: "ExpireSession",
-          data: { sessionId: id, now: nowSeconds },
-          metadata: { commandId: `expire:${id}`, issuedAt: now(), replyTo: null },
-        };
-        messages.push({ key: id, value: sessionCommandCodec.encode(command) });
+      for (const [id, sentAt] of o.timersSent) {
+        const state = actor.states.get(id);
+        const dueAt = state === undefined ? null : timers.dueAt(state);
+        if (dueAt === null || dueAt > at || at - sentAt > TIMER_RESEND_MS) o.timersSent.delete(id);
+      }
+      for (const id of actor.due(at)) {
+        const state = actor.states.get(id);
+        if (state === undefined || o.timersSent.has(id)) continue;
+        o.timersSent.set(id, at);
+        sent.push({ o, id });
+        messages.push({ key: id, value: timers.encode(timers.command(state, at)) });
       }
     }
     if (messages.length === 0) return;
     try {
-      await timerProducer.send(TOPIC.sessionCommands, messages);
+      await timerProducer.send(timers.topic, messages);
     } catch (err) {
       // Not sent: the next tick must ask again, not believe the commands are on their way.
-      for (const r of requested) r.o.expiryRequested.delete(r.id);
+      for (const s of sent) s.o.timersSent.delete(s.id);
       throw err;
     }
   }
@@ -340,13 +413,15 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
       await timerProducer.connect();
       await consumer.start();
       timer = setInterval(() => {
-        fireTimers().catch((err) => log.warn({ err }, "expiry timers failed; will retry"));
+        fireTimers().catch((err) => log.warn({ err }, "timers failed; will retry"));
       }, deps.timerIntervalMs ?? 1000);
     },
     async stop() {
       stopping = true;
       if (timer) clearInterval(timer);
       await consumer.stop();
+      // Work decided but not committed is dropped: the next owner reads it again from the offsets.
+      await Promise.all([...owned.values()].map((o) => o.flushing?.catch(() => {})));
       await Promise.all([...owned.values()].map((o) => o.transactor.close()));
       owned.clear();
       await timerProducer.disconnect();
@@ -374,34 +449,21 @@ export function createActorHost(deps: ActorHostDeps): ActorHost {
   };
 }
 
-/** An indexer record as a command; its id names the observation, so a re-published one is a retry. */
-export function transferCommand(t: TransferObserved): SessionCommand {
-  const metadata = {
-    // observedAt tells a block that came back after a reorg from a re-published record of the same block.
-    commandId: `${t.retracted ? "retract" : "record"}:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}:${t.observedAt}`,
-    issuedAt: t.observedAt,
-    replyTo: null,
-  };
-  if (t.retracted) {
-    return {
-      type: "RetractTransfer",
-      data: {
-        sessionId: t.sessionId,
-        chainId: t.chainId,
-        txHash: t.txHash,
-        logIndex: t.logIndex,
-        blockHash: t.blockHash,
-      },
-      metadata,
-    };
+/** The partition's pending work, now no longer pending. */
+function takePending<C, E, S>(o: Owned<C, E, S>): Pending<E, S> | null {
+  const pending = o.pending;
+  o.pending = null;
+  return pending;
+}
+
+/** The first offset of each input topic over the failed work and what was decided after it. */
+function mergeFirstOffsets<E, S>(work: Pending<E, S>, later: Pending<E, S> | null): Map<string, bigint> {
+  const firsts = new Map<string, bigint>();
+  for (const p of later ? [work, later] : [work]) {
+    for (const [topic, o] of p.offsets) {
+      const known = firsts.get(topic);
+      if (known === undefined || o.first < known) firsts.set(topic, o.first);
+    }
   }
-  const { chainId, token, amount, txHash, logIndex, blockNumber, blockHash, from } = t;
-  return {
-    type: "RecordTransfer",
-    data: {
-      sessionId: t.sessionId,
-      transfer: { chainId, token, amount, txHash, logIndex, blockNumber, blockHash, from },
-    },
-    metadata,
-  };
+  return firsts;
 }

@@ -1,104 +1,111 @@
-import type { SessionCommand } from "../domain/commands.ts";
-import { decide } from "../domain/decide.ts";
-import type { SessionEvent } from "../domain/events.ts";
-import { evolve } from "../domain/evolve.ts";
-import { REJECTIONS } from "../domain/rejections.ts";
-import type { Session } from "../domain/types.ts";
-import { sessionView } from "../domain/view.ts";
-import type { GatewayReply, SessionStateRecord } from "../kafka/records.ts";
+import { foldEvent } from "../domain/decider.ts";
+import type { EntityDefinition, OutboxRecord } from "./entity.ts";
 
-/** What processing a batch of commands produced, not yet committed. */
-export interface Step {
-  events: SessionEvent[];
-  replies: GatewayReply[];
+/** What deciding a run of commands produced, not yet committed. */
+export interface Step<Event, State> {
+  events: Event[];
+  /** The outbox messages of the decisions, routed to their topics. */
+  outbox: OutboxRecord[];
   /** Commands the core refused that nobody waits for (indexer input for an unknown session...). */
-  dropped: Array<{ command: SessionCommand; code: string }>;
-  /** New states of the sessions the batch changed; applied only once the transaction commits. */
-  changed: Map<string, Session>;
+  dropped: Array<{ key: string; type: string; code: string }>;
+  /** New states of the entities the commands changed; applied only once the transaction commits. */
+  changed: Map<string, State>;
 }
 
 /**
- * The sessions of one partition, in memory. Runs decide/evolve over a batch of commands against a
- * staging overlay, so a batch whose transaction fails leaves the states untouched.
+ * The entities of one partition, in memory. Commands are decided against `staged` over the
+ * committed states: several steps may wait for their transactions at once (group commit), each
+ * seeing the ones before it. A committed step moves its states into `states`; a failed transaction
+ * discards everything staged.
  */
-export interface PartitionActor {
+export interface PartitionActor<Command, Event, State> {
   readonly partition: number;
-  /** The last session.events offset reflected in the states (-1: none). */
+  /** The last journal offset reflected in `states` (-1: none). */
   eventsOffset: bigint;
-  readonly states: Map<string, Session>;
-  step(commands: SessionCommand[]): Step;
-  commit(step: Step, eventsOffset: bigint | undefined): void;
-  /** Folds events read back from session.events (restore, or catch-up after an unknown outcome). */
-  replay(events: SessionEvent[], lastOffset: bigint): void;
-  /** Pending sessions whose expiry time has come (unix seconds). */
-  dueForExpiry(nowSeconds: number): string[];
+  /** Committed states: only what the journal holds. */
+  readonly states: Map<string, State>;
+  step(commands: Command[]): Step<Event, State>;
+  commit(step: Step<Event, State>, eventsOffset: bigint | undefined): void;
+  /** Forgets every staged, uncommitted state (its transaction failed). */
+  discardStaged(): void;
+  /** Folds events read back from the journal (restore, or catch-up after an unknown outcome). */
+  replay(events: Event[], lastOffset: bigint): void;
+  /** Ids of committed states whose timer is due at `now` (unix ms). */
+  due(now: number): string[];
 }
 
-export function createPartitionActor(
+export function createPartitionActor<
+  Command,
+  Event extends { metadata: { version: number } },
+  State,
+  Message,
+>(
+  entity: EntityDefinition<Command, Event, State, Message>,
   partition: number,
-  initial?: { eventsOffset: bigint; states: Session[] },
-) {
-  const states = new Map<string, Session>();
-  for (const s of initial?.states ?? []) states.set(s.id, s);
+  initial?: { eventsOffset: bigint; states: State[] },
+): PartitionActor<Command, Event, State> {
+  const { decider } = entity;
+  const states = new Map<string, State>();
+  const staged = new Map<string, State>();
+  const exists = (s: State) => decider.versionOf(s) > 0;
 
-  const actor: PartitionActor = {
+  const actor: PartitionActor<Command, Event, State> = {
     partition,
     eventsOffset: initial?.eventsOffset ?? -1n,
     states,
     step(commands) {
-      const step: Step = { events: [], replies: [], dropped: [], changed: new Map() };
+      const step: Step<Event, State> = { events: [], outbox: [], dropped: [], changed: new Map() };
       for (const command of commands) {
-        const id = command.data.sessionId;
-        const before = step.changed.get(id) ?? states.get(id) ?? null;
-        const decision = decide(command, before);
+        const key = entity.commandKey(command);
+        const before = staged.get(key) ?? states.get(key) ?? decider.initialState();
+        const decision = decider.decide(command, before);
         let after = before;
         if (decision.ok) {
-          for (const event of decision.events) after = evolve(after, event);
+          for (const event of decision.events) after = decider.evolve(after, event);
           step.events.push(...decision.events);
-          if (after && decision.events.length > 0) step.changed.set(id, after);
-        } else if (!command.metadata.replyTo) {
-          step.dropped.push({ command, code: decision.rejection.code });
+          if (decision.events.length > 0 && exists(after)) {
+            step.changed.set(key, after);
+            staged.set(key, after);
+          }
+        } else if (decision.outbox.length === 0) {
+          const type = (command as { type?: unknown }).type;
+          step.dropped.push({ key, type: String(type ?? "command"), code: decision.rejection.code });
         }
-        const replyTo = command.metadata.replyTo;
-        if (!replyTo) continue;
-        const record: SessionStateRecord | null = after
-          ? { version: after.version, session: sessionView(after) }
-          : null;
-        step.replies.push(
-          decision.ok
-            ? { ...replyTo, status: 200, code: null, message: null, session: record }
-            : {
-                ...replyTo,
-                status: REJECTIONS[decision.rejection.code].status,
-                code: decision.rejection.code,
-                message: decision.rejection.message,
-                session: record,
-              },
-        );
+        for (const message of decision.outbox) step.outbox.push(entity.outbox.route(message, after));
       }
       return step;
     },
     commit(step, eventsOffset) {
-      for (const [id, s] of step.changed) states.set(id, s);
+      for (const [id, s] of step.changed) {
+        states.set(id, s);
+        // A later step still waiting on its transaction may have moved the entity on: keep that.
+        if (staged.get(id) === s) staged.delete(id);
+      }
       if (eventsOffset !== undefined) actor.eventsOffset = eventsOffset;
+    },
+    discardStaged() {
+      staged.clear();
     },
     replay(events, lastOffset) {
       for (const event of events) {
-        const id = event.metadata.sessionId;
-        const before = states.get(id) ?? null;
-        // The journal may hold an event twice only if a snapshot overlaps it; versions make it idempotent.
-        if (before && event.metadata.version <= before.version) continue;
-        const after = evolve(before, event);
-        if (after) states.set(id, after);
+        const id = entity.eventKey(event);
+        const before = states.get(id) ?? decider.initialState();
+        const after = foldEvent(decider, before, event);
+        if (after !== before && exists(after)) states.set(id, after);
       }
       if (lastOffset > actor.eventsOffset) actor.eventsOffset = lastOffset;
     },
-    dueForExpiry(nowSeconds) {
+    due(now) {
+      const timers = entity.timers;
+      if (!timers) return [];
       const due: string[] = [];
-      for (const s of states.values())
-        if (s.status === "pending" && s.expiresAt <= nowSeconds) due.push(s.id);
+      for (const [id, s] of states) {
+        const at = timers.dueAt(s);
+        if (at !== null && at <= now) due.push(id);
+      }
       return due;
     },
   };
+  for (const s of initial?.states ?? []) states.set(entity.stateKey(s), s);
   return actor;
 }

@@ -1,65 +1,68 @@
-import type { Session } from "../domain/types.ts";
-import type { CassandraClient } from "../store/cassandra.ts";
-import { packStates, unpackStates } from "./state-serde.ts";
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { SnapshotTable } from "../store/snapshots.ts";
 
-export interface PartitionSnapshot {
-  /** The last session.events offset reflected in the states; -1 when none. */
+export interface PartitionSnapshot<State> {
+  /** The last journal offset reflected in the states; -1 when none. */
   eventsOffset: bigint;
-  states: Session[];
+  states: State[];
 }
 
-/** Snapshots of an actor partition in Cassandra. An optimisation only: restore works without them. */
-export interface SnapshotStore {
-  load(partition: number): Promise<PartitionSnapshot | null>;
+/** Snapshots of an entity's actor partitions. An optimisation only: restore works without them. */
+export interface SnapshotStore<State> {
+  load(partition: number): Promise<PartitionSnapshot<State> | null>;
   save(
     partition: number,
-    snapshot: { eventsOffset: bigint; states: Iterable<Session>; count: number },
+    snapshot: { eventsOffset: bigint; states: Iterable<State>; count: number },
   ): Promise<void>;
 }
 
-/** Sessions per chunk: well under Cassandra's 8 MiB mutation limit once gzipped (~1 KB per state). */
-const SESSIONS_PER_CHUNK = 2000;
+/** States per chunk: well under Cassandra's 8 MiB mutation limit once gzipped (~1 KB per session state). */
+const STATES_PER_CHUNK = 2000;
 
-export function createSnapshotStore(cassandra: CassandraClient): SnapshotStore {
+/** An entity's snapshots in the shared table, its states written with the entity's own text encoding. */
+export function createSnapshotStore<State>(
+  table: SnapshotTable,
+  entity: { name: string; snapshot: { encode: (s: State) => string; decode: (text: string) => State } },
+): SnapshotStore<State> {
+  const pack = (states: State[]): Buffer =>
+    gzipSync(Buffer.from(states.map(entity.snapshot.encode).join("\n")), { level: 1 });
+  const unpack = (blob: Buffer): State[] => {
+    const text = gunzipSync(blob).toString("utf8");
+    return text.length === 0 ? [] : text.split("\n").map(entity.snapshot.decode);
+  };
   return {
     async load(partition) {
-      const rs = await cassandra.execute(
-        "SELECT generation, chunk, chunks, states FROM actor_snapshots WHERE partition = ?",
-        [partition],
-        { fetchSize: 50 },
-      );
       // Newest generation first; one that a crash left incomplete is passed over for the one before.
       let generation: bigint | null = null;
       let parts: Buffer[] = [];
       let expected = 0;
-      for await (const row of rs) {
-        const g = BigInt(row.get("generation"));
-        if (g !== generation) {
+      for await (const c of table.chunks(entity.name, partition)) {
+        if (c.generation !== generation) {
           if (generation !== null && parts.length === expected) break;
-          generation = g;
+          generation = c.generation;
           parts = [];
-          expected = row.get("chunks");
+          expected = c.chunks;
         }
-        parts.push(row.get("states"));
+        parts.push(c.blob);
       }
       if (generation === null || parts.length !== expected) return null;
-      return { eventsOffset: generation, states: parts.flatMap(unpackStates) };
+      return { eventsOffset: generation, states: parts.flatMap(unpack) };
     },
     async save(partition, snapshot) {
       const all = [...snapshot.states];
-      const chunks = Math.max(1, Math.ceil(all.length / SESSIONS_PER_CHUNK));
+      const chunks = Math.max(1, Math.ceil(all.length / STATES_PER_CHUNK));
       for (let chunk = 0; chunk < chunks; chunk++) {
-        const part = all.slice(chunk * SESSIONS_PER_CHUNK, (chunk + 1) * SESSIONS_PER_CHUNK);
-        await cassandra.execute(
-          "INSERT INTO actor_snapshots (partition, generation, chunk, chunks, states, session_count, taken_at) VALUES (?, ?, ?, ?, ?, ?, toTimestamp(now()))",
-          [partition, snapshot.eventsOffset, chunk, chunks, packStates(part), part.length],
-        );
+        const part = all.slice(chunk * STATES_PER_CHUNK, (chunk + 1) * STATES_PER_CHUNK);
+        await table.insert(entity.name, partition, {
+          generation: snapshot.eventsOffset,
+          chunk,
+          chunks,
+          blob: pack(part),
+          count: part.length,
+        });
       }
       // Only once the new generation is whole may the older ones go.
-      await cassandra.execute("DELETE FROM actor_snapshots WHERE partition = ? AND generation < ?", [
-        partition,
-        snapshot.eventsOffset,
-      ]);
+      await table.deleteBefore(entity.name, partition, snapshot.eventsOffset);
     },
   };
 }

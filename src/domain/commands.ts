@@ -1,4 +1,12 @@
-import type { Address, Authorization, Flow, StandingRefund, StealthAnnouncement, Transfer } from "./types.ts";
+import type {
+  Address,
+  Authorization,
+  Flow,
+  StandingRefund,
+  StealthAnnouncement,
+  Transfer,
+  TxId,
+} from "./types.ts";
 
 /** Who sent a command and where its reply goes. Time and ids arrive here, never from a clock. */
 export interface CommandMetadata {
@@ -42,9 +50,9 @@ export interface RetractTransfer {
   data: {
     sessionId: string;
     chainId: number;
-    txHash: `0x${string}`;
+    txHash: TxId;
     logIndex: number;
-    blockHash: `0x${string}`;
+    blockHash: string;
   };
   metadata: CommandMetadata;
 }
@@ -56,5 +64,21 @@ export interface ExpireSession {
   metadata: CommandMetadata;
 }
 
+/** What became of an executor command, as the executor reports it on executor.results. */
+export type ExecutionOutcome =
+  | { type: "TransactionSubmitted"; txHash: TxId }
+  | { type: "TransactionConfirmed"; txHash: TxId; blockNumber: bigint }
+  | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: TxId | null };
+
+/** From the executor: the outcome of a command this session sent it (settlement). */
+export interface RecordExecutionResult {
+  type: "RecordExecutionResult";
+  data: { sessionId: string; executorCommandId: string; chainId: number; outcome: ExecutionOutcome };
+  metadata: CommandMetadata;
+}
+
+/** The commands that travel on session.commands (the gateway's, the indexer's mapped, the timers'). */
 export type SessionCommand = CreateSession | RecordTransfer | RetractTransfer | ExpireSession;
+/** Everything a session decides: its commands and the executor's results (from executor.results). */
+export type SessionInput = SessionCommand | RecordExecutionResult;
 export type SessionCommandType = SessionCommand["type"];

@@ -1,20 +1,39 @@
-import type { SessionCommand } from "./commands.ts";
+import type { SessionInput } from "./commands.ts";
+import type { Decision as DeciderDecision } from "./decider.ts";
 import type { EventMetadata, SessionEvent } from "./events.ts";
 import { assertNever } from "./evolve.ts";
-import { type Rejection, reject } from "./rejections.ts";
-import { type SessionState, sameTransfer } from "./types.ts";
+import type { SessionMessage, WebhookMessage } from "./messages.ts";
+import { type Rejection, type RejectionCode, reject } from "./rejections.ts";
+import { type SessionState, sameTransfer, type Transfer } from "./types.ts";
 
 /**
- * What a command does to a session: the events to append, or a typed rejection.
- * An empty list means "already done" (a retried command, a transfer seen before): the caller answers
- * with the current state and appends nothing.
+ * What a command does to a session: the events to append and the messages to send, or a typed
+ * rejection. No events means "already done" (a retried command, a transfer seen before): the reply
+ * answers with the current state and nothing is appended.
  */
-export type Decision = { ok: true; events: SessionEvent[] } | { ok: false; rejection: Rejection };
+export type Decision = DeciderDecision<SessionEvent, SessionMessage, RejectionCode>;
 
-const accept = (...events: SessionEvent[]): Decision => ({ ok: true, events });
-const refuse = (r: Rejection): Decision => ({ ok: false, rejection: r });
+type Outcome =
+  | { ok: true; events: SessionEvent[]; outbox: SessionMessage[] }
+  | { ok: false; rejection: Rejection };
 
-export function decide(command: SessionCommand, state: SessionState): Decision {
+const accept = (...events: SessionEvent[]) => ({ ok: true as const, events, outbox: [] as SessionMessage[] });
+const refuse = (r: Rejection): Outcome => ({ ok: false, rejection: r });
+
+/** The session's decision, with the reply to whoever waits for it in the outbox. */
+export function decide(command: SessionInput, state: SessionState): Decision {
+  const outcome = decideCore(command, state);
+  const replyTo = command.metadata.replyTo;
+  const outbox: SessionMessage[] = outcome.ok ? outcome.outbox : [];
+  if (replyTo) {
+    outbox.push({ type: "Reply", data: { replyTo, rejection: outcome.ok ? null : outcome.rejection } });
+  }
+  return outcome.ok
+    ? { ok: true, events: outcome.events, outbox }
+    : { ok: false, rejection: outcome.rejection, outbox };
+}
+
+function decideCore(command: SessionInput, state: SessionState): Outcome {
   if (state?.recentCommandIds.includes(command.metadata.commandId)) return accept();
 
   const meta = (sessionId: string): EventMetadata => ({
@@ -40,11 +59,16 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       if (known && sameHash(known.blockHash, command.data.transfer.blockHash)) return accept();
       // Every confirmed transfer is recorded, whatever the status: funds that reach a burner late
       // (after detection, after expiry) must stay visible so they can be swept or refunded.
-      return accept({
+      const decided = accept({
         type: "DepositObserved",
         data: { transfer: command.data.transfer },
         metadata: meta(state.id),
       });
+      // The first deposit of a pending session detects it: its merchant (if any) is told.
+      if (state.status === "pending" && state.merchantId !== null) {
+        decided.outbox.push(detectedWebhook(state.merchantId, state.id, transfer, command.metadata.issuedAt));
+      }
+      return decided;
     }
     case "RetractTransfer": {
       if (state === null) return refuse(reject("session_not_found"));
@@ -66,9 +90,43 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       if (command.data.now < state.expiresAt) return refuse(reject("expiry_not_due"));
       return accept({ type: "SessionExpired", data: {}, metadata: meta(state.id) });
     }
+    case "RecordExecutionResult": {
+      if (state === null) return refuse(reject("session_not_found"));
+      // A session sends the executor nothing before settlement (the commit route), so no result can
+      // be one of its own yet: a result is refused, never guessed at. Settlement gives sessions
+      // their executor commands and turns these results into sweep events.
+      return refuse(reject("execution_unknown"));
+    }
     default:
       return assertNever(command);
   }
+}
+
+function detectedWebhook(
+  merchantId: string,
+  sessionId: string,
+  transfer: Transfer,
+  at: number,
+): WebhookMessage {
+  const eventType = "payment.detected";
+  return {
+    type: "Webhook",
+    data: {
+      merchantId,
+      sessionId,
+      eventType,
+      idempotencyKey: `${sessionId}:${eventType}`,
+      createdAt: at,
+      // Nothing is settled yet: the settled and overpaid amounts are known once the sweep confirms.
+      body: {
+        session_id: sessionId,
+        event_type: eventType,
+        amount: transfer.amount.toString(),
+        settled_amount: null,
+        overpaid_amount: null,
+      },
+    },
+  };
 }
 
 const sameHash = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();

@@ -1,7 +1,11 @@
 export * from "./commands.ts";
 export * from "./decide.ts";
+export type { Decider, Refusal, VersionedEvent } from "./decider.ts";
+export { foldEvent, isApplied } from "./decider.ts";
 export * from "./events.ts";
 export { detectedDeposit, evolve, evolveInPlace } from "./evolve.ts";
+export * from "./messages.ts";
 export * from "./rejections.ts";
+export * from "./session-decider.ts";
 export * from "./types.ts";
 export * from "./view.ts";

@@ -9,6 +9,11 @@ export interface InputBatch {
   records: ReadRecord[];
   /** Offset after the last record of the batch: what to commit once it is processed. */
   nextOffset: bigint;
+  /**
+   * true once the partition was sought since this batch was fetched (after a failed transaction):
+   * its records are read again from the sought offset, so this copy must not be applied.
+   */
+  isStale: () => boolean;
 }
 
 export interface PartitionedConsumerOptions {
@@ -88,6 +93,7 @@ export function createPartitionedConsumer(
             partition: batch.partition,
             records,
             nextOffset: BigInt(batch.lastOffset()) + 1n,
+            isStale,
           });
           // Resolving moves kafkajs's fetch position on; it commits nothing (autoCommit is off).
           if (applied) resolveOffset(batch.lastOffset());

@@ -13,8 +13,11 @@ export interface OutgoingMessage {
 
 export interface TransactionWork {
   sends: Array<{ topic: string; messages: OutgoingMessage[] }>;
-  /** Input offsets consumed by this transaction: committed atomically with the sends. */
-  offsets: { groupId: string; topic: string; partition: number; nextOffset: bigint };
+  /**
+   * Input offsets consumed by this transaction, committed atomically with the sends: one partition
+   * number, each of its co-partitioned input topics that the transaction read from.
+   */
+  offsets: { groupId: string; partition: number; topics: Array<{ topic: string; nextOffset: bigint }> };
 }
 
 /** The offset of the last record this transaction appended, per "topic:partition". */
@@ -142,12 +145,10 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
         await retryConcurrentTransactions(() =>
           t.sendOffsets({
             consumerGroupId: offsets.groupId,
-            topics: [
-              {
-                topic: offsets.topic,
-                partitions: [{ partition: offsets.partition, offset: offsets.nextOffset.toString() }],
-              },
-            ],
+            topics: offsets.topics.map(({ topic, nextOffset }) => ({
+              topic,
+              partitions: [{ partition: offsets.partition, offset: nextOffset.toString() }],
+            })),
           }),
         );
         await txn.commit();

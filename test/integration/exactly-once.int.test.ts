@@ -12,16 +12,16 @@ import { fileURLToPath } from "node:url";
 import { Kafka, logLevel } from "kafkajs";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { ACTORS_GROUP, createActorHost } from "../../src/actors/host.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { type Address, transferKey } from "../../src/domain/types.ts";
+import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
+import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
 import {
@@ -462,9 +462,9 @@ describe("exactly once when a commit's outcome is unknown", () => {
     });
     const warnings: Array<Record<string, unknown>> = [];
     const log = pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line)) });
-    const actors = createActorHost({
+    const actors = createSessionHost({
       kafka,
-      snapshots: createSnapshotStore(fx.service.cassandra),
+      snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log,
       snapshotEvery: 5000,
       timerIntervalMs: 3_600_000,

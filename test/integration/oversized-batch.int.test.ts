@@ -4,12 +4,12 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { ACTORS_GROUP, createActorHost } from "../../src/actors/host.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
+import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { MAX_REQUEST_BYTES } from "../../src/kafka/request-size.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
+import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
 import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
@@ -27,9 +27,9 @@ describe("a batch too large for one produce request", () => {
     // burners of created sessions). A host holding both a CreateSession and transfers for it in its
     // backlog may take the chain.transfers batch first, and would rightly refuse them as
     // session_not_found: so one host creates the session and stops, then the backlog is written.
-    const creator = createActorHost({
+    const creator = createSessionHost({
       kafka: fx.service.kafka,
-      snapshots: createSnapshotStore(fx.service.cassandra),
+      snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log: pino({ level: "warn" }),
       snapshotEvery: 1_000_000,
     });
@@ -52,9 +52,9 @@ describe("a batch too large for one produce request", () => {
     }
 
     const lines: Array<{ msg?: string }> = [];
-    const host = createActorHost({
+    const host = createSessionHost({
       kafka: fx.service.kafka,
-      snapshots: createSnapshotStore(fx.service.cassandra),
+      snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log: pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line)) }),
       snapshotEvery: 1_000_000,
     });

@@ -5,16 +5,16 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { type ActorHost, createActorHost } from "../../src/actors/host.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import { stateToJson } from "../../src/actors/state-serde.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import type { Session } from "../../src/domain/types.ts";
+import { createSessionHost, type SessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
+import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
 import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
@@ -25,7 +25,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const fx = drivenService();
 
 interface RunningHost {
-  host: ActorHost;
+  host: SessionHost;
   /** The host's "partition restored" log lines. */
   restores(): Array<{ partition: number; fromSnapshot: boolean; replayed: number; sessions: number }>;
   /** A copy of every partition's session states. */
@@ -38,9 +38,9 @@ interface RunningHost {
 async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number }): Promise<RunningHost> {
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const host = createActorHost({
+  const host = createSessionHost({
     kafka: fx.service.kafka,
-    snapshots: createSnapshotStore(fx.service.cassandra),
+    snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
     log,
     ...opts,
   });
@@ -58,11 +58,11 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
           partition: l.partition as number,
           fromSnapshot: l.fromSnapshot as boolean,
           replayed: l.replayed as number,
-          sessions: l.sessions as number,
+          sessions: l.entities as number,
         })),
     states() {
       const all = new Map<number, Map<string, Session>>();
-      for (const p of host.owned()) all.set(p, new Map(host.statesOf(p)));
+      for (const p of host.owned()) all.set(p, new Map(host.statesOf(p)) as Map<string, Session>);
       return all;
     },
     stateOf: (id) => stateOn(host, id),
@@ -159,7 +159,7 @@ describe("restore", () => {
     // A snapshot of every partition through the host's snapshot store: the live states, as of the
     // end of the journal (all input is committed, nothing else writes to it meanwhile).
     const ends = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
-    const snapshots = createSnapshotStore(fx.service.cassandra);
+    const snapshots = sessionSnapshots(createSnapshotTable(fx.service.cassandra));
     for (const [partition, states] of first.states()) {
       const eventsOffset = (ends.get(partition) ?? 0n) - 1n;
       await snapshots.save(partition, { eventsOffset, states: states.values(), count: states.size });
@@ -183,9 +183,12 @@ describe("restore", () => {
     mark(`restored from snapshots + tail: ${replayedOf(restoresA)} events replayed`);
 
     // Every snapshot row of the actors' partitions (other partition numbers belong to other tests).
-    await fx.service.cassandra.execute("DELETE FROM actor_snapshots WHERE partition IN ?", [partitions]);
+    await fx.service.cassandra.execute(
+      "DELETE FROM entity_snapshots WHERE entity = 'session' AND partition IN ?",
+      [partitions],
+    );
     const left = await fx.service.cassandra.execute(
-      "SELECT partition FROM actor_snapshots WHERE partition IN ?",
+      "SELECT partition FROM entity_snapshots WHERE entity = 'session' AND partition IN ?",
       [partitions],
     );
     expect(left.rows.length).toBe(0);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureStack } from "../../deploy/local/stack.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import type { Session } from "../../src/domain/types.ts";
+import { sessionSnapshots } from "../../src/entities/session.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
+import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { generator } from "../support/generate.ts";
 
 let cassandra: CassandraClient;
@@ -14,7 +15,9 @@ beforeAll(async () => {
   cassandra = await connectCassandra({ ...stack.cassandra, keyspace: "settlement" }, { migrate: true });
 });
 afterAll(async () => {
-  await cassandra?.execute("DELETE FROM actor_snapshots WHERE partition = ?", [partition]);
+  await cassandra?.execute("DELETE FROM entity_snapshots WHERE entity = 'session' AND partition = ?", [
+    partition,
+  ]);
   await cassandra?.shutdown();
 });
 
@@ -23,25 +26,26 @@ const state = (i: number): Session => generator(i + 1).session();
 
 describe("actor snapshots in Cassandra", () => {
   it("a partition larger than one chunk comes back whole, bigints included", async () => {
-    const store = createSnapshotStore(cassandra);
+    const store = sessionSnapshots(createSnapshotTable(cassandra));
     const states = Array.from({ length: 4500 }, (_, i) => state(i));
     await store.save(partition, { eventsOffset: 41n, states, count: states.length });
     const loaded = await store.load(partition);
     expect(loaded?.eventsOffset).toBe(41n);
     expect(loaded?.states).toEqual(states);
-    const rows = await cassandra.execute("SELECT chunk FROM actor_snapshots WHERE partition = ?", [
-      partition,
-    ]);
+    const rows = await cassandra.execute(
+      "SELECT chunk FROM entity_snapshots WHERE entity = 'session' AND partition = ?",
+      [partition],
+    );
     expect(rows.rowLength).toBe(3);
   });
 
   it("a newer generation that a crash left incomplete is passed over for the last whole one", async () => {
-    const store = createSnapshotStore(cassandra);
+    const store = sessionSnapshots(createSnapshotTable(cassandra));
     const older = Array.from({ length: 2500 }, (_, i) => state(i));
     await store.save(partition, { eventsOffset: 100n, states: older, count: older.length });
     // What a crash after the first chunk of generation 200 leaves behind.
     await cassandra.execute(
-      "INSERT INTO actor_snapshots (partition, generation, chunk, chunks, states, session_count) VALUES (?, ?, 0, 2, ?, 1)",
+      "INSERT INTO entity_snapshots (entity, partition, generation, chunk, chunks, states, state_count) VALUES ('session', ?, ?, 0, 2, ?, 1)",
       [partition, 200n, Buffer.from("not even gzip")],
     );
     const loaded = await store.load(partition);
@@ -50,11 +54,12 @@ describe("actor snapshots in Cassandra", () => {
   });
 
   it("saving a new generation removes the older ones", async () => {
-    const store = createSnapshotStore(cassandra);
+    const store = sessionSnapshots(createSnapshotTable(cassandra));
     await store.save(partition, { eventsOffset: 300n, states: [state(1)], count: 1 });
-    const rows = await cassandra.execute("SELECT generation FROM actor_snapshots WHERE partition = ?", [
-      partition,
-    ]);
+    const rows = await cassandra.execute(
+      "SELECT generation FROM entity_snapshots WHERE entity = 'session' AND partition = ?",
+      [partition],
+    );
     expect(rows.rows.map((r) => BigInt(r.get("generation")))).toEqual([300n]);
   });
 });

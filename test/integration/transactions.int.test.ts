@@ -63,7 +63,7 @@ async function scenario() {
       },
       ...(opts.extra ?? []),
     ],
-    offsets: { groupId, topic: INPUT, partition: 0, nextOffset },
+    offsets: { groupId, partition: 0, topics: [{ topic: INPUT, nextOffset }] },
   });
 
   return {

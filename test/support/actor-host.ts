@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ActorHost } from "../../src/actors/host.ts";
 import type { Session } from "../../src/domain/types.ts";
+import type { SessionHost } from "../../src/entities/session.ts";
 
 /** Polls `probe` until it answers something other than undefined; fails naming `what` after `timeoutMs`. */
 export async function waitFor<T>(
@@ -19,7 +19,7 @@ export async function waitFor<T>(
 }
 
 /** A session's state in whichever partition `host` owns it, if it owns it. */
-export function stateOn(host: Pick<ActorHost, "owned" | "statesOf">, id: string): Session | undefined {
+export function stateOn(host: Pick<SessionHost, "owned" | "statesOf">, id: string): Session | undefined {
   for (const p of host.owned()) {
     const s = host.statesOf(p)?.get(id);
     if (s) return s;

@@ -1,0 +1,178 @@
+import { TOPIC } from "../../topics/catalogue.ts";
+import type { EntityDefinition } from "../actors/entity.ts";
+import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
+import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
+import { stateFromJson, stateToJson } from "../actors/state-serde.ts";
+import type { RecordExecutionResult, SessionCommand, SessionInput } from "../domain/commands.ts";
+import type { SessionEvent } from "../domain/events.ts";
+import type { SessionMessage } from "../domain/messages.ts";
+import { sessionDecider } from "../domain/session-decider.ts";
+import type { Session, SessionState } from "../domain/types.ts";
+import { sessionView } from "../domain/view.ts";
+import {
+  executorResultCodec,
+  gatewayReplyCodec,
+  sessionCommandCodec,
+  sessionEventCodec,
+  transferObservedCodec,
+  webhookEventCodec,
+} from "../kafka/codecs.ts";
+import type { ExecutorResult, TransferObserved } from "../kafka/records.ts";
+import type { SnapshotTable } from "../store/snapshots.ts";
+
+/** The session actors' consumer group, and the prefix of their transactional ids. */
+export const ACTORS_GROUP = "actors";
+
+/** Status codes written on GatewayReply: coarse, kept for compatibility; the gateway answers from `code`. */
+const ACCEPTED = 200;
+const REFUSED = 409;
+
+/**
+ * The session entity: the session decider on its topics. Three inputs (the gateway's and timers'
+ * commands, the indexer's transfers, the executor's results), the journal session.events, and the
+ * outbox topics its decisions write to.
+ */
+export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, SessionState, SessionMessage> = {
+  name: "session",
+  group: ACTORS_GROUP,
+  decider: sessionDecider,
+  commandKey: (c) => c.data.sessionId,
+  eventKey: (e) => e.metadata.sessionId,
+  stateKey: (s) => (s as Session).id,
+  inputs: [
+    { topic: TOPIC.sessionCommands, toCommand: (v) => sessionCommandCodec.decode(v) },
+    { topic: TOPIC.chainTransfers, toCommand: (v) => transferCommand(transferObservedCodec.decode(v)) },
+    { topic: TOPIC.executorResults, toCommand: (v) => executionResultCommand(executorResultCodec.decode(v)) },
+  ],
+  journal: {
+    topic: TOPIC.sessionEvents,
+    encode: (e) => sessionEventCodec.encode(e),
+    // Only actor hosts write session.events, and their encoder checked every event before writing
+    // it: the checks are not repeated on the way back (as in replay).
+    decode: (v) => sessionEventCodec.decodeTrusted(v),
+  },
+  outbox: {
+    topics: [TOPIC.gatewayReplies, TOPIC.webhookEvents, TOPIC.executorCommands],
+    route: (message, state) => {
+      switch (message.type) {
+        case "Reply": {
+          const { replyTo, rejection } = message.data;
+          const session = state ? { version: state.version, session: sessionView(state) } : null;
+          return {
+            topic: TOPIC.gatewayReplies,
+            key: replyTo.gatewayId,
+            value: gatewayReplyCodec.encode({
+              ...replyTo,
+              status: rejection ? REFUSED : ACCEPTED,
+              code: rejection?.code ?? null,
+              message: rejection?.message ?? null,
+              session,
+            }),
+          };
+        }
+        case "Webhook": {
+          const w = message.data;
+          return {
+            topic: TOPIC.webhookEvents,
+            key: w.merchantId,
+            value: webhookEventCodec.encode({
+              idempotencyKey: w.idempotencyKey,
+              merchantId: w.merchantId,
+              eventType: w.eventType,
+              sessionId: w.sessionId,
+              // The bytes the worker signs and sends: fixed here, once, with the event.
+              payload: JSON.stringify(w.body),
+              createdAt: w.createdAt,
+            }),
+          };
+        }
+        default:
+          return assertNoMessage(message);
+      }
+    },
+  },
+  timers: {
+    topic: TOPIC.sessionCommands,
+    // A pending session expires at expires_at (unix seconds); any other status needs no timer.
+    dueAt: (s) => (s && s.status === "pending" ? s.expiresAt * 1000 : null),
+    command: (s, now): SessionCommand => {
+      const id = (s as Session).id;
+      return {
+        type: "ExpireSession",
+        data: { sessionId: id, now: Math.floor(now / 1000) },
+        metadata: { commandId: `expire:${id}`, issuedAt: now, replyTo: null },
+      };
+    },
+    encode: (c) => sessionCommandCodec.encode(c as SessionCommand),
+  },
+  snapshot: {
+    encode: (s) => stateToJson(s as Session),
+    decode: (text) => stateFromJson(text),
+  },
+};
+
+function assertNoMessage(message: never): never {
+  throw new Error(`no route for outbox message ${JSON.stringify(message)}`);
+}
+
+export type SessionHost = EntityHost<SessionState>;
+
+/** Session snapshots in the shared snapshot table. */
+export const sessionSnapshots = (table: SnapshotTable): SnapshotStore<SessionState> =>
+  createSnapshotStore(table, sessionEntity);
+
+/** The session actors: the generic host running the session entity. */
+export function createSessionHost(deps: EntityHostDeps<SessionState>): SessionHost {
+  return createEntityHost(sessionEntity, deps);
+}
+
+/** An indexer record as a command; its id names the observation, so a re-published one is a retry. */
+export function transferCommand(t: TransferObserved): SessionCommand {
+  const metadata = {
+    // observedAt tells a block that came back after a reorg from a re-published record of the same block.
+    commandId: `${t.retracted ? "retract" : "record"}:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}:${t.observedAt}`,
+    issuedAt: t.observedAt,
+    replyTo: null,
+  };
+  if (t.retracted) {
+    return {
+      type: "RetractTransfer",
+      data: {
+        sessionId: t.sessionId,
+        chainId: t.chainId,
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        blockHash: t.blockHash,
+      },
+      metadata,
+    };
+  }
+  const { chainId, token, amount, txHash, logIndex, blockNumber, blockHash, from } = t;
+  return {
+    type: "RecordTransfer",
+    data: {
+      sessionId: t.sessionId,
+      transfer: { chainId, token, amount, txHash, logIndex, blockNumber, blockHash, from },
+    },
+    metadata,
+  };
+}
+
+/**
+ * An executor result as a command. The id names the result (one per command and outcome kind and
+ * transaction), so the executor re-publishing it is a retry. A result without a session (a
+ * subscription charge) is not a session's and cannot be read here.
+ */
+export function executionResultCommand(r: ExecutorResult): RecordExecutionResult {
+  if (r.sessionId === null) throw new Error(`executor result ${r.commandId} names no session`);
+  const tx = r.result.txHash ?? "none";
+  return {
+    type: "RecordExecutionResult",
+    data: { sessionId: r.sessionId, executorCommandId: r.commandId, chainId: r.chainId, outcome: r.result },
+    metadata: {
+      commandId: `result:${r.commandId}:${r.result.type}:${tx}`,
+      issuedAt: r.occurredAt,
+      replyTo: null,
+    },
+  };
+}
