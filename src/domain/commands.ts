@@ -1,12 +1,4 @@
-import type {
-  Address,
-  Authorization,
-  Flow,
-  StandingRefund,
-  StealthAnnouncement,
-  Transfer,
-  TxId,
-} from "./types.ts";
+import type { Address, Authorization, Flow, StandingRefund, StealthAnnouncement, Transfer } from "./types.ts";
 
 /** Who sent a command and where its reply goes. Time and ids arrive here, never from a clock. */
 export interface CommandMetadata {
@@ -50,9 +42,9 @@ export interface RetractTransfer {
   data: {
     sessionId: string;
     chainId: number;
-    txHash: TxId;
+    txHash: Transfer["txHash"];
     logIndex: number;
-    blockHash: string;
+    blockHash: Transfer["blockHash"];
   };
   metadata: CommandMetadata;
 }
@@ -66,9 +58,9 @@ export interface ExpireSession {
 
 /** What became of an executor command, as the executor reports it on executor.results. */
 export type ExecutionOutcome =
-  | { type: "TransactionSubmitted"; txHash: TxId }
-  | { type: "TransactionConfirmed"; txHash: TxId; blockNumber: bigint }
-  | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: TxId | null };
+  | { type: "TransactionSubmitted"; txHash: Transfer["txHash"] }
+  | { type: "TransactionConfirmed"; txHash: Transfer["txHash"]; blockNumber: bigint }
+  | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: Transfer["txHash"] | null };
 
 /** From the executor: the outcome of a command this session sent it (settlement). */
 export interface RecordExecutionResult {

@@ -59,18 +59,14 @@ export const isApplied = <E extends VersionedEvent, S>(
 ): boolean => event.metadata.version <= decider.versionOf(state);
 
 /**
- * Folds one event into a state with the applied-version rule. `inPlace` lets a fold that owns its
- * state skip the copy. Returns the state unchanged (the same reference) when the event was applied
- * before.
+ * Folds one event into a state with the applied-version rule. Returns `state` itself (the same
+ * reference) when the event was applied before; otherwise a new state (evolve never changes its
+ * argument). A fold that owns its states uses isApplied and evolveInPlace instead.
  */
 export function foldEvent<E extends VersionedEvent, S>(
-  decider: Pick<Decider<unknown, E, S, unknown>, "versionOf" | "evolve" | "evolveInPlace">,
+  decider: Pick<Decider<unknown, E, S, unknown>, "versionOf" | "evolve">,
   state: S,
   event: E,
-  inPlace = false,
 ): S {
-  if (isApplied(decider, state, event)) return state;
-  return inPlace && decider.evolveInPlace
-    ? decider.evolveInPlace(state, event)
-    : decider.evolve(state, event);
+  return isApplied(decider, state, event) ? state : decider.evolve(state, event);
 }

@@ -1,5 +1,5 @@
 import type { CreateSession } from "./commands.ts";
-import type { Transfer, TxId } from "./types.ts";
+import type { Transfer } from "./types.ts";
 
 export interface EventMetadata {
   sessionId: string;
@@ -31,7 +31,7 @@ export interface DepositObserved {
 /** A reorg dropped the block of a deposit observed earlier; the deposit no longer counts. */
 export interface DepositRetracted {
   type: "DepositRetracted";
-  data: { chainId: number; txHash: TxId; logIndex: number };
+  data: { chainId: number; txHash: Transfer["txHash"]; logIndex: number };
   metadata: EventMetadata;
 }
 

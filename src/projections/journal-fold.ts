@@ -1,5 +1,7 @@
+import { isApplied } from "../domain/decider.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import { evolveInPlace } from "../domain/evolve.ts";
+import { sessionDecider } from "../domain/session-decider.ts";
 import { type Session, type SessionStatus, STATUSES } from "../domain/types.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec } from "../kafka/codecs.ts";
@@ -30,7 +32,7 @@ export function foldSession(
     if (event.metadata.sessionId !== id) {
       throw new Error(`journal record keyed ${id} holds an event of session ${event.metadata.sessionId}`);
     }
-    if (state && event.metadata.version <= state.version) continue;
+    if (isApplied(sessionDecider, state, event)) continue;
     // The fold holds the only reference to its state, so the event may change it in place.
     state = evolveInPlace(state, event);
     events++;

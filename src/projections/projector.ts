@@ -1,6 +1,7 @@
 import { TOPIC } from "../../topics/catalogue.ts";
+import { isApplied } from "../domain/decider.ts";
 import type { SessionEvent } from "../domain/events.ts";
-import { evolve } from "../domain/evolve.ts";
+import { sessionDecider } from "../domain/session-decider.ts";
 import type { Session } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
 import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once.ts";
@@ -37,14 +38,14 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
           before = (await readModel.get(id))?.state ?? null;
           stored = true;
         }
-        if (before && event.metadata.version <= before.version) {
+        if (before && isApplied(sessionDecider, before, event)) {
           // Written already, but perhaps never published: a projector that stopped between its write
           // and its publish gets this batch again. The stored state goes out (again) on session.state,
           // or SSE listeners and gateway caches would miss it until the session's next change.
           if (stored && !changed.has(id)) changed.set(id, before);
           continue;
         }
-        const after = evolve(before, event);
+        const after = sessionDecider.evolve(before, event);
         if (after) changed.set(id, after);
       }
       const states = [...changed.values()];
