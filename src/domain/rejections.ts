@@ -24,12 +24,3 @@ export const reject = (code: RejectionCode, message: string = REJECTION_MESSAGES
   code,
   message,
 });
-
-/**
- * @deprecated Only for src/actors/partition-actor.ts until its rewrite: it fills the GatewayReply
- * `status` field from here. That field is now coarse (200 accepted, 409 refused) and the gateway
- * answers from the code, so every rejection reads 409. Use REJECTION_MESSAGES.
- */
-export const REJECTIONS = Object.fromEntries(
-  Object.entries(REJECTION_MESSAGES).map(([code, message]) => [code, { status: 409, message }]),
-) as { readonly [C in RejectionCode]: { readonly status: 409; readonly message: string } };
