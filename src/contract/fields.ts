@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Address, Hex } from "../domain/types.ts";
 
 /**
@@ -20,6 +21,11 @@ export interface Field<T, A = unknown> {
   readonly checks: boolean;
   /** true when the value is the same on both sides (toAvro and fromAvro are the identity). */
   readonly plain?: boolean;
+  /**
+   * The zod schema of the TypeScript value as JSON, for an HTTP response carrying the same object
+   * (see jsonSchemaOf); absent where the value is not JSON (bigint) or no response needs it (unions).
+   */
+  readonly json?: () => z.ZodType;
   // Property syntax, not method syntax: a definition typed against a domain type must then match it
   // both ways (strict function types), not merely be assignable one way.
   readonly toAvro: (value: T) => A;
@@ -45,16 +51,21 @@ export const NAMESPACE = "settlement.v1";
 const same = <T>(v: T): T => v;
 const noCheck = () => {};
 
+const JSON_OF = { string: () => z.string(), number: () => z.number().int(), boolean: () => z.boolean() };
+
 function leaf<T, A>(
   kind: "string" | "number" | "boolean",
   test?: { ok: (a: A) => boolean; message: string },
   toAvro: (v: T) => A = same as (v: T) => A,
   fromAvro: (a: A) => T = same as (a: A) => T,
 ): Field<T, A> {
+  const plain = toAvro === same && fromAvro === same;
   return {
     shape: { kind },
     checks: test !== undefined,
-    plain: toAvro === same && fromAvro === same,
+    plain,
+    // A value that changes on the way to Avro (a bigint) has no JSON form of its own.
+    ...(plain && { json: JSON_OF[kind] }),
     toAvro,
     fromAvro,
     check: test
@@ -78,13 +89,13 @@ export const address = leaf<Address, string>(
   "string",
   { ok: (a) => ADDRESS_RE.test(a), message: "must be a 0x address" },
   same,
-  (a) => a as Address,
+  same as (a: string) => Address, // the check above is what makes the cast true
 );
 export const hex = leaf<Hex, string>(
   "string",
   { ok: (a) => HEX_RE.test(a), message: "must be 0x hex" },
   same,
-  (a) => a as Hex,
+  same as (a: string) => Hex,
 );
 const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]{32,88}$/;
 /**
@@ -119,13 +130,15 @@ export const blockNumber = leaf<bigint, number>(
 export function oneOf<V extends string>(values: readonly V[]): Field<V, string> {
   const known = new Set<string>(values);
   const message = `must be one of ${values.join(", ")}`;
-  return leaf<V, string>("string", { ok: (a) => known.has(a), message }, same, (a) => a as V);
+  const f = leaf<V, string>("string", { ok: (a) => known.has(a), message }, same, same as (a: string) => V);
+  return { ...f, json: () => z.enum(values as [V, ...V[]]) };
 }
 
 export function nullable<T, A>(f: Field<T, A>): Field<T | null, A | null> {
   return {
     shape: { kind: "nullable", of: f.shape },
     checks: f.checks,
+    ...(f.json && { json: () => jsonOf(f).nullable() }),
     toAvro: (v) => (v === null ? null : f.toAvro(v)),
     fromAvro: (a) => (a === null ? null : f.fromAvro(a)),
     check: (a, path, issues) => {
@@ -138,6 +151,7 @@ export function array<T, A>(f: Field<T, A>): Field<T[], A[]> {
   return {
     shape: { kind: "array", of: f.shape },
     checks: f.checks,
+    ...(f.json && { json: () => z.array(jsonOf(f)) }),
     toAvro: (v) => v.map(f.toAvro),
     fromAvro: (a) => a.map(f.fromAvro),
     check: (a, path, issues) => {
@@ -158,6 +172,7 @@ export function map<T, A>(f: Field<T, A>): Field<Record<string, T>, Record<strin
   return {
     shape: { kind: "map", of: f.shape },
     checks: f.checks,
+    ...(f.json && { json: () => z.record(z.string(), jsonOf(f)) }),
     toAvro: each(f.toAvro),
     fromAvro: each(f.fromAvro),
     check: (a, path, issues) => {
@@ -168,6 +183,28 @@ export function map<T, A>(f: Field<T, A>): Field<Record<string, T>, Record<strin
 
 /** The field under another wire name than the snake_case of its key. */
 export const renamed = <T, A>(wireName: string, f: Field<T, A>): Field<T, A> => ({ ...f, wireName });
+
+/** The field with a description for its JSON schema (the OpenAPI document shows it). */
+export const described = <T, A>(description: string, f: Field<T, A>): Field<T, A> => ({
+  ...f,
+  json: () => jsonOf(f).describe(description),
+});
+
+function jsonOf(f: AnyField): z.ZodType {
+  if (!f.json) throw new TypeError(`no JSON form for a ${f.shape.kind} field`);
+  return f.json();
+}
+
+/**
+ * The zod object of a record definition's TypeScript value as JSON: the response schema of an HTTP
+ * route that answers the same object the record carries (the gateway's Session). Like every zod
+ * object it strips keys it does not name.
+ */
+export function jsonSchemaOf<F extends Fields>(
+  r: RecordField<F>,
+): z.ZodObject<{ [K in keyof F]: z.ZodType<Infer<F[K]>> }> {
+  return z.object(Object.fromEntries(r.entries.map((e) => [e.key, jsonOf(e.f)]))) as never;
+}
 
 export type Fields = Record<string, AnyField>;
 export type RecordOf<F extends Fields> = { [K in keyof F]: Infer<F[K]> };
@@ -229,6 +266,9 @@ export function record<F extends Fields>(fields: F): RecordField<F> {
   return {
     shape: { kind: "record", fields: new Map(entries.map((e) => [e.wire, e.f.shape])) },
     entries,
+    ...(entries.every((e) => e.f.json) && {
+      json: () => z.object(Object.fromEntries(entries.map((e) => [e.key, jsonOf(e.f)]))),
+    }),
     checks: checked.length > 0,
     toAvro: c.build("a", c.literal(c.copy(entries, "a", true))),
     // A fresh plain object, never avsc's record instance: callers compare and spread what they get.

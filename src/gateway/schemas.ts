@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { jsonSchemaOf } from "../contract/fields.ts";
 import { FLOWS, STATUSES } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
+import { sessionObject } from "../kafka/records.ts";
 import type { HealthReport } from "./ports.ts";
 
 /**
@@ -139,54 +141,11 @@ export const sessionParamsSchema = z.strictObject({
 });
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable();
-const iso = z.string().describe("ISO 8601 UTC timestamp");
-
-/** The Session object: exactly the fields of sessionView (src/domain/view.ts); anything else is stripped. */
-export const sessionSchema = z.object({
-  id: z.string(),
-  created_at: iso,
-  updated_at: iso,
-  burner_address: z.string(),
-  eip7702_auth: z.object({
-    address: z.string(),
-    chainId: z.number().int(),
-    nonce: z.number().int(),
-    r: z.string(),
-    s: z.string(),
-    yParity: z.number().int(),
-  }),
-  dest_address: z.string(),
-  dest_chain_id: z.number().int(),
-  app_fee_bps: z.number().int(),
-  app_fee_recipient: z.string(),
-  app_fee_recipient_sol: nullable(z.string()),
-  status: z.enum(STATUSES),
-  outcome: nullable(z.enum(["succeeded", "overpaid", "underpaid"])),
-  flow: z.enum(FLOWS),
-  expires_at: z.number().int().describe("Unix seconds"),
-  source_chain_id: nullable(z.number().int()),
-  detected_token: nullable(z.string()),
-  detected_amount: nullable(z.string()).describe("decimal integer in token base units"),
-  detected_tx: nullable(z.string()),
-  sweep_tx: nullable(z.string()),
-  swap_output_amount: nullable(z.string()),
-  fee_amount: nullable(z.string()),
-  bridge_amount: nullable(z.string()),
-  bridge_tx: nullable(z.string()),
-  dest_tx: nullable(z.string()),
-  retry_count: z.number().int(),
-  error_message: nullable(z.string()),
-  deposits: z.array(
-    z.object({
-      chain_id: z.number().int(),
-      token: z.string(),
-      amount: z.string(),
-      tx: z.string(),
-      log_index: z.number().int(),
-      block_number: z.number().int(),
-    }),
-  ),
-});
+/**
+ * The Session object: derived from the session.state record's definition (src/kafka/records.ts), the
+ * same object the gateway relays from that topic, so the two cannot drift; anything else is stripped.
+ */
+export const sessionSchema = jsonSchemaOf(sessionObject);
 
 export const errorSchema = z.object({ error: z.string() });
 

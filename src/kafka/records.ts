@@ -67,7 +67,7 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
   types: {
     CreateSession: creation,
     RecordTransfer: { transfer },
-    RetractTransfer: { chainId: f.number, txHash: f.chainHash, logIndex: f.number, blockHash: f.chainHash },
+    RetractTransfer: { chainId: f.number, txHash: f.hex, logIndex: f.number, blockHash: f.hex },
     ExpireSession: { now: f.number },
   },
 });
@@ -80,18 +80,21 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
   types: {
     SessionCreated: creation,
     DepositObserved: { transfer },
-    DepositRetracted: { chainId: f.number, txHash: f.chainHash, logIndex: f.number },
+    DepositRetracted: { chainId: f.number, txHash: f.hex, logIndex: f.number },
     SessionExpired: {},
   },
 });
 
 const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
 
-/** The interface's Session object (src/domain/view.ts): its keys are already the wire names. */
-const session: f.Field<SessionView, Avro> = f.record({
+/**
+ * The interface's Session object (src/domain/view.ts): its keys are already the wire names. The
+ * gateway's response schema is derived from it (jsonSchemaOf in src/gateway/schemas.ts).
+ */
+export const sessionObject = f.record({
   id: f.string,
-  created_at: f.string,
-  updated_at: f.string,
+  created_at: f.described("ISO 8601 UTC timestamp", f.string),
+  updated_at: f.described("ISO 8601 UTC timestamp", f.string),
   burner_address: f.address,
   eip7702_auth: authorization,
   dest_address: f.string,
@@ -102,10 +105,10 @@ const session: f.Field<SessionView, Avro> = f.record({
   status: f.oneOf(STATUSES),
   outcome: f.nullable(f.oneOf(OUTCOMES)),
   flow: f.oneOf(FLOWS),
-  expires_at: f.number,
+  expires_at: f.described("Unix seconds", f.number),
   source_chain_id: f.nullable(f.number),
   detected_token: f.nullable(f.address),
-  detected_amount: f.nullable(f.decimal),
+  detected_amount: f.described("decimal integer in token base units", f.nullable(f.decimal)),
   detected_tx: f.nullable(f.hex),
   sweep_tx: f.nullable(f.hex),
   swap_output_amount: f.nullable(f.decimal),
@@ -126,6 +129,7 @@ const session: f.Field<SessionView, Avro> = f.record({
     }),
   ),
 });
+const session: f.Field<SessionView, Avro> = sessionObject;
 
 // ---------------------------------------------------------------------------------------------------
 // Records of our own: their TypeScript types are inferred from the definitions.

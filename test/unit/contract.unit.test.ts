@@ -93,3 +93,27 @@ describe("definitions map TypeScript values to avsc's and back", () => {
     expect(() => def.toAvro({ ...value, blockNumber: 2n ** 60n })).toThrow(RangeError);
   });
 });
+
+describe("the JSON schema of a definition (an HTTP response carrying the same object)", () => {
+  it("names the TypeScript keys, keeps descriptions and vocabularies, and strips other keys", () => {
+    const def = f.record({
+      chainId: f.number,
+      status: f.oneOf(["a", "b"]),
+      at: f.described("ISO 8601", f.string),
+      note: f.nullable(f.string),
+    });
+    const schema = f.jsonSchemaOf(def);
+    expect(schema.parse({ chainId: 1, status: "a", at: "x", note: null, secret: 1 })).toEqual({
+      chainId: 1,
+      status: "a",
+      at: "x",
+      note: null,
+    });
+    expect(() => schema.parse({ chainId: 1, status: "c", at: "x", note: null })).toThrow();
+    expect(schema.shape.at.description).toBe("ISO 8601");
+  });
+
+  it("refuses a definition whose value is not JSON (a bigint)", () => {
+    expect(() => f.jsonSchemaOf(f.record({ amount: f.amount }))).toThrow(/no JSON form/);
+  });
+});
