@@ -32,7 +32,16 @@ const envSchema = z.object({
   KAFKA_CLIENT_ID: z.string().default("settlement"),
   /** Partitions of the co-partitioned session topics; fixed once the topics exist. */
   SESSION_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
-  SCHEMA_REGISTRY_URL: z.string().url().optional(),
+  /**
+   * Not supported (docs/DESIGN.md, "The record contract"): refused rather than ignored, so nobody
+   * believes records go through a registry when they do not.
+   */
+  SCHEMA_REGISTRY_URL: z
+    .undefined({
+      error:
+        "not supported: records use Avro single-object encoding with the schemas in schemas/ (see docs/DESIGN.md)",
+    })
+    .optional(),
 
   CASSANDRA_CONTACT_POINTS: csv.optional(),
   CASSANDRA_LOCAL_DC: z.string().default("datacenter1"),

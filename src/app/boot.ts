@@ -1,7 +1,7 @@
 import { topicCatalogue } from "../../topics/catalogue.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import { type Config, withChains } from "../config.ts";
-import { createWireFormat } from "../kafka/avro.ts";
+import { singleObjectWire } from "../kafka/avro.ts";
 import { createKafka } from "../kafka/client.ts";
 import { createCodecs } from "../kafka/codecs.ts";
 import { ensureTopics } from "../kafka/topics.ts";
@@ -29,9 +29,7 @@ export async function boot(
   });
   const topics = topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS });
   await ensureTopics(kafka, topics);
-  const codecs = createCodecs(
-    await createWireFormat({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL, topics }),
-  );
+  const codecs = createCodecs(singleObjectWire());
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
   const abort = new AbortController();
   return {

@@ -7,8 +7,8 @@ import { BaseError } from "../support/errors.ts";
 /**
  * Avro framing of every record on our topics. By default the Avro single-object encoding: the marker
  * C3 01, the 8-byte little-endian CRC-64-AVRO fingerprint of the writer schema's Parsing Canonical Form,
- * then the binary body, so anyone holding schemas/ can decode a record without our code. With a schema
- * registry the Confluent wire format is used instead: a 0 byte, the 4-byte big-endian schema id, the body.
+ * then the binary body, so anyone holding schemas/ can decode a record without our code. (There is no
+ * schema registry wire format: docs/DESIGN.md, "The record contract", says why.)
  */
 
 export type AvroType = avro.Type;
@@ -19,9 +19,6 @@ const MARKER_0 = 0xc3;
 const MARKER_1 = 0x01;
 /** Marker (2 bytes) + fingerprint (8 bytes). */
 export const SINGLE_OBJECT_HEADER_BYTES = 10;
-const CONFLUENT_MAGIC = 0x00;
-/** Magic byte + 4-byte schema id. */
-export const CONFLUENT_HEADER_BYTES = 5;
 
 // ---------------------------------------------------------------------------------------------------
 // Fingerprints
@@ -74,7 +71,7 @@ export interface LoadedSchema {
   name: string;
   /** Path relative to the schemas directory. */
   file: string;
-  /** The schema as written in the file (with docs), as a compact JSON text; what a registry receives. */
+  /** The schema as written in the file (with docs), as a compact JSON text. */
   json: string;
   type: AvroType;
   canonical: string;
@@ -181,10 +178,7 @@ export class AvroDecodeError extends BaseError {
   readonly retryable: boolean = false;
 }
 
-/**
- * The record names a writer schema this process does not know. Terminal for the bytes as they are;
- * a registry-backed serde fetches the schema and decodes again (decodeAsync).
- */
+/** The record names a writer schema this process does not know (a newer writer's). */
 export class UnknownSchemaError extends AvroDecodeError {
   override name = "UnknownSchemaError";
   override readonly code = "record_schema_unknown";
@@ -200,13 +194,14 @@ export interface AvroSerde {
   encode(value: unknown): Buffer;
   /** Throws AvroDecodeError (UnknownSchemaError for a writer schema it has not seen). */
   decode(buf: Buffer): unknown;
-  /** Like decode, but first fetches a registry schema id it has not seen (single-object: same as decode). */
-  decodeAsync(buf: Buffer): Promise<unknown>;
 }
 
 export interface WireFormat {
-  readonly kind: "single-object" | "confluent";
-  /** The serde of the record `schemaName` as written to `topic` (a registry subject is per topic). */
+  readonly kind: "single-object";
+  /**
+   * The serde of the record `schemaName` as written to `topic` (unused by single-object framing; the
+   * seam where a per-topic framing, a registry's subjects, would plug in).
+   */
   serde(schemaName: string, topic: string): AvroSerde;
 }
 
@@ -301,7 +296,6 @@ export function singleObjectWire(schemas: SchemaSet = schemaSet()): WireFormat {
       schema,
       encode: (value) => frame(header, schema.type, value),
       decode,
-      decodeAsync: async (buf) => decode(buf),
     };
   };
   return {
@@ -315,157 +309,4 @@ export function singleObjectWire(schemas: SchemaSet = schemaSet()): WireFormat {
       return s;
     },
   };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Confluent schema registry
-
-export interface SchemaRegistryClient {
-  /** Registers (or finds) `schema` under `subject`; answers its global id. */
-  register(subject: string, schema: string): Promise<number>;
-  /** The schema text of a global id. */
-  schemaById(id: number): Promise<string>;
-}
-
-const REGISTRY_CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
-
-/** A client of the registry's REST API (the endpoints Confluent's registry and its clones serve). */
-export function createSchemaRegistryClient(
-  baseUrl: string,
-  fetchImpl: typeof fetch = fetch,
-): SchemaRegistryClient {
-  const base = baseUrl.replace(/\/+$/, "");
-  async function call(method: string, path: string, body?: unknown): Promise<unknown> {
-    const init: RequestInit = { method, headers: { accept: REGISTRY_CONTENT_TYPE } };
-    if (body !== undefined) {
-      init.headers = { accept: REGISTRY_CONTENT_TYPE, "content-type": REGISTRY_CONTENT_TYPE };
-      init.body = JSON.stringify(body);
-    }
-    const res = await fetchImpl(`${base}${path}`, init);
-    const text = await res.text();
-    if (!res.ok)
-      throw new Error(`schema registry ${method} ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as unknown;
-  }
-  return {
-    async register(subject, schema) {
-      const out = (await call("POST", `/subjects/${encodeURIComponent(subject)}/versions`, { schema })) as {
-        id?: unknown;
-      };
-      if (typeof out.id !== "number") throw new Error(`schema registry: no id in the answer for ${subject}`);
-      return out.id;
-    },
-    async schemaById(id) {
-      const out = (await call("GET", `/schemas/ids/${id}`)) as { schema?: unknown };
-      if (typeof out.schema !== "string")
-        throw new Error(`schema registry: no schema in the answer for id ${id}`);
-      return out.schema;
-    },
-  };
-}
-
-export interface ConfluentWireOptions {
-  registry: SchemaRegistryClient;
-  /** Every (topic, value schema) this process writes or reads; each is registered as `<topic>-value`. */
-  subjects: ReadonlyArray<{ topic: string; schemaName: string }>;
-  schemas?: SchemaSet;
-}
-
-/**
- * Confluent wire format. Registers every subject up front, so encoding stays synchronous; ids seen on
- * a topic but not registered by us (an older or newer writer) are fetched by `decodeAsync`.
- */
-export async function confluentWire(opts: ConfluentWireOptions): Promise<WireFormat> {
-  const schemas = opts.schemas ?? schemaSet();
-  const ownIds = new Map<string, number>(); // subject -> id
-  const writers = new Map<number, AvroType>(); // id -> writer type
-  for (const { topic, schemaName } of opts.subjects) {
-    const schema = schemas.get(schemaName);
-    const id = await opts.registry.register(`${topic}-value`, schema.json);
-    ownIds.set(`${topic}-value`, id);
-    writers.set(id, schema.type);
-  }
-  const fetching = new Map<number, Promise<void>>();
-  const learn = (id: number): Promise<void> => {
-    let p = fetching.get(id);
-    if (!p) {
-      p = opts.registry.schemaById(id).then((text) => {
-        writers.set(id, typeForSchema(JSON.parse(text)));
-      });
-      // A failed fetch (registry down) may be retried by the next record.
-      p.catch(() => fetching.delete(id));
-      fetching.set(id, p);
-    }
-    return p;
-  };
-  const single = singleObjectWire(schemas);
-
-  const make = (schemaName: string, topic: string): AvroSerde => {
-    const schema = schemas.get(schemaName);
-    const subject = `${topic}-value`;
-    const id = ownIds.get(subject);
-    if (id === undefined) throw new Error(`subject ${subject} was not registered at start-up`);
-    const header = Buffer.alloc(CONFLUENT_HEADER_BYTES);
-    header[0] = CONFLUENT_MAGIC;
-    header.writeUInt32BE(id, 1);
-    const resolve = resolverCache(schema.type);
-    // Records written before the switch to the registry stay readable.
-    const legacy = single.serde(schemaName, topic);
-    const decode = (buf: Buffer): unknown => {
-      if (buf[0] === MARKER_0) return legacy.decode(buf);
-      if (buf.length < CONFLUENT_HEADER_BYTES || buf[0] !== CONFLUENT_MAGIC) {
-        throw new AvroDecodeError(`${schemaName}: not a Confluent-framed record (magic byte is not 0)`);
-      }
-      const writerId = buf.readUInt32BE(1);
-      if (writerId === id) return readBody(schema.type, buf, CONFLUENT_HEADER_BYTES);
-      const writer = writers.get(writerId);
-      if (!writer) throw new UnknownSchemaError(`${schemaName}: schema id ${writerId} is not known yet`);
-      return readBody(schema.type, buf, CONFLUENT_HEADER_BYTES, resolve(writer));
-    };
-    return {
-      schema,
-      encode: (value) => frame(header, schema.type, value),
-      decode,
-      async decodeAsync(buf) {
-        try {
-          return decode(buf);
-        } catch (e) {
-          if (!(e instanceof UnknownSchemaError) || buf[0] !== CONFLUENT_MAGIC) throw e;
-          await learn(buf.readUInt32BE(1));
-          return decode(buf);
-        }
-      },
-    };
-  };
-  const serdes = new Map<string, AvroSerde>();
-  return {
-    kind: "confluent",
-    serde(schemaName, topic) {
-      const key = `${schemaName}@${topic}`;
-      let s = serdes.get(key);
-      if (!s) {
-        s = make(schemaName, topic);
-        serdes.set(key, s);
-      }
-      return s;
-    },
-  };
-}
-
-/**
- * The wire format the configuration asks for: the registry's when SCHEMA_REGISTRY_URL is set,
- * otherwise single-object encoding (no network, nothing to start).
- */
-export async function createWireFormat(opts: {
-  schemaRegistryUrl?: string | undefined;
-  topics: ReadonlyArray<{ name: string; valueSchema: string }>;
-  schemas?: SchemaSet;
-}): Promise<WireFormat> {
-  const schemas = opts.schemas ?? schemaSet();
-  if (!opts.schemaRegistryUrl) return singleObjectWire(schemas);
-  return confluentWire({
-    registry: createSchemaRegistryClient(opts.schemaRegistryUrl),
-    subjects: opts.topics.map((t) => ({ topic: t.name, schemaName: t.valueSchema })),
-    schemas,
-  });
 }

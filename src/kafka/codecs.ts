@@ -15,8 +15,6 @@ export interface Codec<T> {
   encode(value: T): Buffer;
   /** Throws AvroDecodeError for bytes that are not a valid record of this kind. */
   decode(buf: Buffer): T;
-  /** decode, fetching an unknown registry schema id first when a registry is in use. */
-  decodeAsync(buf: Buffer): Promise<T>;
   /**
    * decode without the checks, for bytes our own `encode` wrote (which ran them before writing):
    * the replay of the journal, where the checks cost more than the Avro decoding itself. Avro still
@@ -60,12 +58,11 @@ function codec<T>(serde: AvroSerde, def: Field<T, unknown>): Codec<T> {
   return {
     encode: (v) => serde.encode(checked(def.toAvro(v), `cannot encode ${name}`)),
     decode: (buf) => def.fromAvro(checked(serde.decode(buf), name)),
-    decodeAsync: async (buf) => def.fromAvro(checked(await serde.decodeAsync(buf), name)),
     decodeTrusted: (buf) => def.fromAvro(serde.decode(buf)),
   };
 }
 
-/** The codecs over a wire format (single-object by default, or the registry's: see createWireFormat). */
+/** The codecs over a wire format (today always single-object: singleObjectWire()). */
 export function createCodecs(wire: WireFormat): Codecs {
   const out: Record<string, Codec<unknown>> = {};
   for (const [key, [schema, topic, def]] of Object.entries(CONTRACTS)) {
@@ -85,7 +82,6 @@ const lazyCodec = <K extends keyof Codecs>(key: K): Codecs[K] =>
   ({
     encode: (v) => defaultCodecs()[key].encode(v as never),
     decode: (b) => defaultCodecs()[key].decode(b),
-    decodeAsync: (b) => defaultCodecs()[key].decodeAsync(b),
     decodeTrusted: (b) => defaultCodecs()[key].decodeTrusted(b),
   }) as Codecs[K];
 

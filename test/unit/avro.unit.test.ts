@@ -1,14 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import avsc from "avsc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AvroDecodeError,
-  createSchemaRegistryClient,
-  createWireFormat,
   fingerprintBytes,
   loadSchemaSet,
   parsingCanonicalForm,
@@ -17,9 +13,6 @@ import {
   singleObjectWire,
   UnknownSchemaError,
 } from "../../src/kafka/avro.ts";
-import { createCodecs } from "../../src/kafka/codecs.ts";
-import { topicCatalogue } from "../../topics/catalogue.ts";
-import { generator } from "../support/generate.ts";
 
 /**
  * Test vectors of the Avro project (share/test/data/schema-tests.txt): an input schema, its Parsing
@@ -173,124 +166,5 @@ describe("older writer schemas", () => {
     rmSync(join(dirV2, "history"), { recursive: true });
     const current = singleObjectWire(loadSchemaSet(dirV2)).serde("t.Thing", "things");
     expect(() => current.decode(old.encode({ a: "x" }))).toThrow(UnknownSchemaError);
-  });
-});
-
-/** The registry endpoints we use, as Confluent documents them; ids are global, one per distinct schema. */
-function startRegistry(): Promise<{ url: string; server: Server; requests: string[] }> {
-  const ids = new Map<string, number>();
-  const schemas = new Map<number, string>();
-  const requests: string[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on("end", () => {
-      requests.push(`${req.method} ${req.url}`);
-      res.setHeader("content-type", "application/vnd.schemaregistry.v1+json");
-      const register = /^\/subjects\/([^/]+)\/versions$/.exec(req.url ?? "");
-      const byId = /^\/schemas\/ids\/(\d+)$/.exec(req.url ?? "");
-      if (req.method === "POST" && register) {
-        const { schema } = JSON.parse(body) as { schema: string };
-        const canonical = JSON.stringify(JSON.parse(schema));
-        let id = ids.get(canonical);
-        if (id === undefined) {
-          id = ids.size + 1;
-          ids.set(canonical, id);
-          schemas.set(id, schema);
-        }
-        res.end(JSON.stringify({ id }));
-      } else if (req.method === "GET" && byId) {
-        const schema = schemas.get(Number(byId[1]));
-        res.statusCode = schema ? 200 : 404;
-        res.end(JSON.stringify(schema ? { schema } : { error_code: 40403, message: "Schema not found" }));
-      } else {
-        res.statusCode = 404;
-        res.end(JSON.stringify({ error_code: 404, message: "Not found" }));
-      }
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}`, server, requests });
-    }),
-  );
-}
-
-describe("Confluent wire format with a schema registry", () => {
-  let registry: Awaited<ReturnType<typeof startRegistry>>;
-  beforeAll(async () => {
-    registry = await startRegistry();
-  });
-  afterAll(() => registry.server.close());
-
-  it("registers every topic's value schema as <topic>-value and frames records with its id", async () => {
-    const topics = topicCatalogue({ sessionPartitions: 3 });
-    const wire = await createWireFormat({ schemaRegistryUrl: registry.url, topics });
-    expect(wire.kind).toBe("confluent");
-    for (const t of topics) expect(registry.requests).toContain(`POST /subjects/${t.name}-value/versions`);
-
-    const codecs = createCodecs(wire);
-    const event = generator(5).event();
-    const bytes = codecs.sessionEvent.encode(event);
-    expect(bytes[0]).toBe(0);
-    const id = bytes.readUInt32BE(1);
-    const registered = await createSchemaRegistryClient(registry.url).schemaById(id);
-    expect(JSON.parse(registered).name).toBe("SessionEvent");
-    expect(codecs.sessionEvent.decode(bytes)).toStrictEqual(event);
-  });
-
-  it("fetches a writer schema it has not seen by id, then resolves it", async () => {
-    const topics = topicCatalogue({ sessionPartitions: 3 });
-    const codecs = createCodecs(await createWireFormat({ schemaRegistryUrl: registry.url, topics }));
-    // Another producer's older SessionState, without a field added since (it has a default).
-    const current = schemaSet().get("settlement.v1.SessionState");
-    const old = JSON.parse(current.json);
-    const session = old.fields[1].type;
-    session.fields = session.fields.filter((f: { name: string }) => f.name !== "app_fee_recipient_sol");
-    const oldId = await createSchemaRegistryClient(registry.url).register(
-      "session.state-value",
-      JSON.stringify(old),
-    );
-    const state = generator(9).sessionState();
-    const { app_fee_recipient_sol: _, ...oldSession } = state.session;
-    const avroValue = {
-      version: state.version,
-      session: {
-        ...oldSession,
-        eip7702_auth: {
-          ...oldSession.eip7702_auth,
-          chain_id: oldSession.eip7702_auth.chainId,
-          y_parity: oldSession.eip7702_auth.yParity,
-        },
-      },
-    };
-    const body = avsc.Type.forSchema(old).toBuffer(avroValue);
-    const header = Buffer.alloc(5);
-    header.writeUInt32BE(oldId, 1);
-    const bytes = Buffer.concat([header, body]);
-
-    expect(() => codecs.sessionState.decode(bytes)).toThrow(UnknownSchemaError);
-    const decoded = await codecs.sessionState.decodeAsync(bytes);
-    expect(decoded).toStrictEqual({ ...state, session: { ...state.session, app_fee_recipient_sol: null } });
-    expect(registry.requests).toContain(`GET /schemas/ids/${oldId}`);
-    // Once fetched, the synchronous path knows it.
-    expect(codecs.sessionState.decode(bytes)).toStrictEqual(decoded);
-  });
-
-  it("still reads single-object records written before the switch", async () => {
-    const topics = topicCatalogue({ sessionPartitions: 3 });
-    const registryCodecs = createCodecs(await createWireFormat({ schemaRegistryUrl: registry.url, topics }));
-    const plainCodecs = createCodecs(await createWireFormat({ topics }));
-    const command = generator(4).command();
-    expect(registryCodecs.sessionCommand.decode(plainCodecs.sessionCommand.encode(command))).toStrictEqual(
-      command,
-    );
-  });
-
-  it("reports a registry error with its status", async () => {
-    await expect(createSchemaRegistryClient(registry.url).schemaById(9999)).rejects.toThrow(/HTTP 404/);
   });
 });

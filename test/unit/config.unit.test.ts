@@ -36,6 +36,12 @@ describe("configuration", () => {
     expect(() => parseConfig({ [name]: value })).toThrow(name);
   });
 
+  it("SCHEMA_REGISTRY_URL is refused, not ignored: there is no registry wire format", () => {
+    expect(() => parseConfig({ SCHEMA_REGISTRY_URL: "http://127.0.0.1:8081" })).toThrow(
+      /SCHEMA_REGISTRY_URL: not supported/,
+    );
+  });
+
   it("EVM_CHAINS must be a JSON array of valid chains", () => {
     expect(() => parseConfig({ EVM_CHAINS: "not json" })).toThrow(/EVM_CHAINS/);
     expect(() => parseConfig({ EVM_CHAINS: JSON.stringify([{ name: "a", chainId: 1 }]) })).toThrow(
