@@ -1,7 +1,6 @@
-import { TOPIC } from "../../topics/catalogue.ts";
-import { createActorHost } from "../actors/host.ts";
-import { createSnapshotStore } from "../actors/snapshots.ts";
+import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
 import { gaugeFrom } from "../ops/metrics.ts";
+import { createSnapshotTable } from "../store/snapshots.ts";
 import { gatewayRole } from "./roles/gateway.ts";
 import { executorRole, webhooksRole } from "./roles/idle.ts";
 import { indexerRole } from "./roles/indexer.ts";
@@ -13,13 +12,13 @@ export type { RunningRole, Shared };
 export type RoleContext = Shared;
 export type Role = RoleName;
 
-/** The session actors: a thin call over their host (the lead reshapes the host). */
+/** The session actors: the generic entity host running the session entity. */
 const actorsRole: RoleModule = {
   name: "actors",
   async start(shared, log) {
-    const host = createActorHost({
+    const host = createSessionHost({
       kafka: shared.kafka,
-      snapshots: createSnapshotStore(shared.cassandra),
+      snapshots: sessionSnapshots(createSnapshotTable(shared.cassandra)),
       log,
       snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
     });
@@ -33,7 +32,7 @@ const actorsRole: RoleModule = {
     );
     return {
       role: "actors",
-      summary: `session actors in group "actors" over ${TOPIC.sessionCommands} + ${TOPIC.chainTransfers}: ${
+      summary: `session actors in group "${sessionEntity.group}" over ${sessionEntity.inputs.map((i) => i.topic).join(" + ")}: ${
         restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
       }`,
       stop: host.stop,

@@ -5,7 +5,7 @@
  *   (a) plain: an at-least-once consume-and-produce of the same TransferObserved records: a kafkajs
  *       group reads a scratch input topic, produces one record per input (its bytes, unchanged) to a
  *       scratch output topic with kafkajs's default producer, and commits the offsets after each batch.
- *   (b) ours: the real actor host (createActorHost) on chain.transfers, exactly once: decode, decide,
+ *   (b) ours: the real actor host (createSessionHost) on chain.transfers, exactly once: decode, decide,
  *       evolve, and one Kafka transaction per batch holding the DepositObserved events and the input
  *       offsets. It runs under .local/run/suite.lock, because it shares the "actors" group and the
  *       session topics with the integration suites; its sessions are new ones, created first.
@@ -21,15 +21,15 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { ensureStack } from "../../deploy/local/stack.ts";
-import { createActorHost } from "../../src/actors/host.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
+import { createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { createKafka } from "../../src/kafka/client.ts";
 import { sessionCommandCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { ensureTopics, recordsBefore, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createLogger } from "../../src/logging.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
+import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC, topicCatalogue } from "../../topics/catalogue.ts";
 import { withFileLock } from "./flock.ts";
 import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
@@ -243,9 +243,9 @@ async function startPlain() {
 
 async function startActors() {
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
-  const host = createActorHost({
+  const host = createSessionHost({
     kafka,
-    snapshots: createSnapshotStore(cassandra),
+    snapshots: sessionSnapshots(createSnapshotTable(cassandra)),
     log: createLogger("warn", "bench"),
     snapshotEvery: config.SNAPSHOT_EVERY_EVENTS,
   });

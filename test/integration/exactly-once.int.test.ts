@@ -1,6 +1,7 @@
-// Exactly once, end to end on the real servers: 1,000 sessions and 10,000 transfers go through an
-// actors process (a child, `tsx src/cli.ts actors`) that is killed with SIGKILL twice while it works,
-// and a projector in this process. The journal and the read model must hold every effect once.
+// Exactly once, end to end on the real servers: 1,000 sessions, 10,000 transfers and 1,000 executor
+// results go through an actors process (a child, `tsx src/cli.ts actors`) that is killed with
+// SIGKILL twice while it works, and a projector in this process. The journal, the outbox topics
+// (gateway replies, webhooks) and the read model must hold every effect once.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
@@ -16,7 +17,14 @@ import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { type Address, transferKey } from "../../src/domain/types.ts";
 import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
-import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
+import {
+  executorResultCodec,
+  gatewayReplyCodec,
+  sessionCommandCodec,
+  sessionEventCodec,
+  transferObservedCodec,
+  webhookEventCodec,
+} from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
@@ -37,6 +45,10 @@ const PER_SESSION = 10;
 const CHAIN_ID = 31_337;
 /** Transfers re-published byte for byte (an indexer that crashed after publishing, before its checkpoint). */
 const REPUBLISHED = 100;
+/** The sessions belong to a merchant, so their detection sends a webhook through the outbox. */
+const MERCHANT = `mer_eo_${randomUUID().slice(0, 8)}`;
+/** The creates wait for replies addressed to this (test) gateway. */
+const GATEWAY = `test.eo.${randomUUID()}`;
 
 const address = randomAddress;
 
@@ -72,7 +84,25 @@ function makeSessions(): TestSession[] {
 function createCommand(s: TestSession): SessionCommand {
   // far ahead: no expiry timer may interfere
   const expiresAt = Math.floor(Date.now() / 1000) + 24 * 3600;
-  return createSessionCommand(s.id, { flow: "checkout", burner: s.burner, expiresAt });
+  const command = createSessionCommand(s.id, {
+    flow: "checkout",
+    merchantId: MERCHANT,
+    burner: s.burner,
+    expiresAt,
+  });
+  command.metadata.replyTo = { gatewayId: GATEWAY, correlationId: s.id };
+  return command;
+}
+
+/** An executor result for a command the session never sent: refused, it must change nothing. */
+function strayResult(s: TestSession): Buffer {
+  return executorResultCodec.encode({
+    commandId: `stray:${s.id}`,
+    sessionId: s.id,
+    chainId: CHAIN_ID,
+    occurredAt: Date.now(),
+    result: { type: "TransactionSubmitted", txHash: `0x${"ab".repeat(32)}` },
+  });
 }
 
 /** `tsx src/cli.ts actors` as a child; node --import tsx, so the pid we kill is the service itself. */
@@ -136,7 +166,7 @@ async function actorsLag(): Promise<{ lag: bigint; committed: bigint }> {
   try {
     let lag = 0n;
     let committed = 0n;
-    for (const topic of [TOPIC.sessionCommands, TOPIC.chainTransfers]) {
+    for (const topic of [TOPIC.sessionCommands, TOPIC.chainTransfers, TOPIC.executorResults]) {
       const ends = await admin.fetchTopicOffsets(topic);
       const [group] = await admin.fetchOffsets({ groupId: ACTORS_GROUP, topics: [topic] });
       for (const e of ends) {
@@ -217,12 +247,14 @@ async function tailJournal(from: Map<number, bigint>, mine: (e: SessionEvent) =>
 }
 
 describe("exactly once across SIGKILLs of the actors process", () => {
-  it("applies every command once: 1,000 sessions, 10,000 transfers, two kills, re-published duplicates", async () => {
+  it("applies every command once and sends every outbox message once: 1,000 sessions, 10,000 transfers, 1,000 executor results, two kills, re-published duplicates", async () => {
     const t0 = Date.now();
     const mark = (label: string) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${label}`);
     const sessions = makeSessions();
     const mine = new Map(sessions.map((s) => [s.id, s]));
     const from = await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents);
+    const fromWebhooks = await stableEndOffsets(fx.service.kafka, TOPIC.webhookEvents);
+    const fromReplies = await stableEndOffsets(fx.service.kafka, TOPIC.gatewayReplies);
 
     const tail = await tailJournal(from, (e) => mine.has(e.metadata.sessionId));
     const a = startActors("A");
@@ -272,6 +304,10 @@ describe("exactly once across SIGKILLs of the actors process", () => {
     await b.ready;
     const dupes1 = again();
     await stream(dupes1.values, dupes1.keys);
+    await fx.producer.send(
+      TOPIC.executorResults,
+      sessions.map((s) => ({ key: s.id, value: strayResult(s) })),
+    );
     await stream(values.slice(4000, 5000), keys.slice(4000, 5000));
     await waitFor("B to catch up", async () => ((await actorsLag()).lag === 0n ? true : undefined), 300_000);
     mark("actors B caught up");
@@ -328,6 +364,35 @@ describe("exactly once across SIGKILLs of the actors process", () => {
       return versions.join(",") !== Array.from({ length: PER_SESSION + 1 }, (_, i) => i + 1).join(",");
     });
     expect(badVersions.map((s) => s.id)).toEqual([]);
+
+    // The outbox: one reply per create, one payment.detected per session, none lost, none doubled.
+    const outbox = async <T>(
+      topic: string,
+      from: Map<number, bigint>,
+      decode: (v: Buffer) => T,
+    ): Promise<T[]> => {
+      const out: T[] = [];
+      await readTopic(fx.service.kafka, {
+        topic,
+        from,
+        onBatch: (records) => {
+          for (const r of records) if (r.value) out.push(decode(r.value));
+        },
+      });
+      return out;
+    };
+    const replies = (
+      await outbox(TOPIC.gatewayReplies, fromReplies, (v) => gatewayReplyCodec.decode(v))
+    ).filter((r) => r.gatewayId === GATEWAY);
+    expect(replies.map((r) => r.correlationId).sort()).toEqual(sessions.map((s) => s.id).sort());
+    expect(replies.every((r) => r.code === null && r.session?.version === 1)).toBe(true);
+    const webhooks = (
+      await outbox(TOPIC.webhookEvents, fromWebhooks, (v) => webhookEventCodec.decode(v))
+    ).filter((w) => w.merchantId === MERCHANT);
+    expect(webhooks.map((w) => w.idempotencyKey).sort()).toEqual(
+      sessions.map((s) => `${s.id}:payment.detected`).sort(),
+    );
+    mark(`outbox: ${replies.length} replies, ${webhooks.length} webhooks, each once`);
 
     // The kills hit open transactions: their records are in the log, no read_committed reader saw them.
     await tail.caughtUp(await stableEndOffsets(fx.service.kafka, TOPIC.sessionEvents));
