@@ -153,6 +153,18 @@ describe("session reads with the in-memory cache", () => {
     expect(await svc.get(OTHER)).toEqual(state(OTHER, 1));
   });
 
+  it("answers a session created while its read found nothing, and caches no 'not found'", async () => {
+    // Another gateway's POST: the projector writes and publishes while this read is under way.
+    const svc = fakeService();
+    const release = svc.holdReads();
+    const reading = svc.get(OTHER);
+    svc.project(state(OTHER, 1));
+    release();
+    expect(await reading).toEqual(state(OTHER, 1));
+    expect(await svc.get(OTHER)).toEqual(state(OTHER, 1));
+    expect(svc.reads()).toBe(1);
+  });
+
   it("holds at most maxSessions, dropping (and unsubscribing) the least recently read", async () => {
     const svc = fakeService({ maxSessions: 2 });
     const ids = [ID, OTHER, "11111111-2222-4333-8444-555555555555"];
