@@ -10,6 +10,7 @@ import {
   TransactionFailedError,
 } from "../kafka/transactions.ts";
 import type { Logger } from "../logging.ts";
+import { retry } from "../support/retry.ts";
 import type { EntityDefinition } from "./entity.ts";
 import { createPartitionActor, type PartitionActor, type Step } from "./partition-actor.ts";
 import type { SnapshotStore } from "./snapshots.ts";
@@ -147,16 +148,15 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
   }
 
   /** Restores until it succeeds or the partition is taken away; a broker hiccup must not orphan it. */
-  async function restore(partition: number, transactor: PartitionTransactor) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await restoreOnce(partition, transactor);
-      } catch (err) {
-        if (!owned.has(partition) || attempt >= 10) throw err;
-        log.warn({ err, partition, attempt }, "restore failed; retrying");
-        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
-      }
-    }
+  function restore(partition: number, transactor: PartitionTransactor) {
+    return retry(() => restoreOnce(partition, transactor), {
+      attempts: 10,
+      baseMs: 400,
+      maxMs: 5000,
+      // Whatever failed (a broker or Cassandra hiccup), a partition still ours is worth another try.
+      isRetryable: () => owned.has(partition) && !stopping,
+      onRetry: (err, { attempt }) => log.warn({ err, partition, attempt }, "restore failed; retrying"),
+    });
   }
 
   async function restoreOnce(partition: number, transactor: PartitionTransactor) {
@@ -335,25 +335,29 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
     actor: PartitionActor<Command, Event, State>,
     firstOffsets: Map<string, bigint>,
   ) {
-    for (let attempt = 1; ; attempt++) {
-      // A partition taken away meanwhile is the new owner's: re-initialising would fence it.
-      if (stopping || owned.get(actor.partition) !== o) return;
-      try {
+    await retry(
+      async () => {
+        // A partition taken away meanwhile is the new owner's: re-initialising would fence it.
+        if (stopping || owned.get(actor.partition) !== o) return;
         await o.transactor.fence();
         await catchUp(actor);
         for (const [topic, first] of firstOffsets) {
           const committed = await consumer.committedOffset(topic, actor.partition);
           consumer.seek(topic, actor.partition, committed ?? first);
         }
-        return;
-      } catch (err) {
-        log.warn(
-          { err, partition: actor.partition, attempt },
-          "recovery after a failed transaction failed; retrying",
-        );
-        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
-      }
-    }
+      },
+      {
+        attempts: Number.POSITIVE_INFINITY,
+        baseMs: 400,
+        maxMs: 5000,
+        isRetryable: () => true,
+        onRetry: (err, { attempt }) =>
+          log.warn(
+            { err, partition: actor.partition, attempt },
+            "recovery after a failed transaction failed; retrying",
+          ),
+      },
+    );
   }
 
   function decodeInput(batch: InputBatch): Command[] {

@@ -2,7 +2,6 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import type { EntityDefinition } from "../actors/entity.ts";
 import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
 import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
-import { stateFromJson, stateToJson } from "../actors/state-serde.ts";
 import type { RecordExecutionResult, SessionCommand, SessionInput } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import type { SessionMessage } from "../domain/messages.ts";
@@ -19,6 +18,7 @@ import {
 } from "../kafka/codecs.ts";
 import type { ExecutorResult, TransferObserved } from "../kafka/records.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
+import { stateFromJson, stateToJson } from "./session-json.ts";
 
 /** The session actors' consumer group, and the prefix of their transactional ids. */
 export const ACTORS_GROUP = "actors";

@@ -1,6 +1,6 @@
-import { stateFromJson, stateToJson } from "../actors/state-serde.ts";
 import type { Session } from "../domain/types.ts";
 import { type SessionView, sessionView } from "../domain/view.ts";
+import { stateFromJson, stateToJson } from "../entities/session-json.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 
 export interface StoredSession {

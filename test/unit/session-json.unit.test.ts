@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { packStates, stateFromJson, stateToJson, unpackStates } from "../../src/actors/state-serde.ts";
 import type { Session } from "../../src/domain/types.ts";
+import { packStates, stateFromJson, stateToJson, unpackStates } from "../../src/entities/session-json.ts";
 import { generator } from "../support/generate.ts";
 
 /** The format as first written: every bigint anywhere as {"$bigint": "<decimal>"}, keys in order. */
