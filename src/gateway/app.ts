@@ -61,15 +61,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  // Bodies are JSON and nothing else (any other media type is a 415); no key may name the prototype.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    try {
-      done(null, parseJson(String(body)));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
+  acceptJsonOnly(app);
 
   app.setErrorHandler((err, request, reply) => {
     sendError(request, reply, toGatewayError(err, { bodyLimitBytes: config.BODY_LIMIT_BYTES }));
@@ -139,6 +131,18 @@ function answerClientError(err: Error, socket: Duplex): void {
     );
   }
   socket.destroy(err);
+}
+
+/** Bodies are JSON and nothing else (any other media type is a 415); no key may name the prototype. */
+export function acceptJsonOnly(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, parseJson(String(body)));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
 }
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);

@@ -23,7 +23,6 @@
  *   BENCH_KINDS=POST npx tsx test/bench/gateway.bench.ts 10 3 1   # POST only, one connection
  */
 
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -31,45 +30,36 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { ensureStack } from "../../deploy/local/stack.ts";
-import { resolveInfra, stackRoot } from "../../src/app/infra.ts";
+import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createKafka } from "../../src/kafka/client.ts";
 import { recordsBefore, stableEndOffsets, waitForGroupCaughtUp } from "../../src/kafka/topics.ts";
 import { PROJECTOR_GROUP } from "../../src/projections/projector.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
-import { type Child, startChild as startProcess } from "../support/child-process.ts";
+import type { Child } from "../support/child-process.ts";
 import { eachConcurrently } from "../support/concurrently.ts";
-import { newBurner, sessionBody } from "../support/payer.ts";
-import { withFileLock } from "./flock.ts";
+import {
+  coresUsed,
+  cpuSnapshot,
+  describeCores,
+  RATE_LIMIT_RAISED,
+  type StartChild,
+  signedBodies,
+  stackPids,
+  startRoles,
+  withRoleProcesses,
+} from "./service-roles.ts";
 import { fmtRate, median } from "./workload.ts";
 
 const [seconds = 10, rounds = 3, connections = 50, sessionCount = 1_000, postCount = 20_000] = process.argv
   .slice(2)
   .map(Number);
 const WARM_UP_SECONDS = 3;
-const BENCH_LOCK = ".local/run/bench.lock";
-const SUITE_LOCK = ".local/run/suite.lock";
-/** High enough that no bucket ever empties during a run. */
-const RATE_LIMIT_RAISED = "1000000000";
-const ROLE_ENV = {
-  LOG_LEVEL: "warn",
-  PORT: "0",
-  RATE_LIMIT_PER_SECOND: RATE_LIMIT_RAISED,
-  RATE_LIMIT_BURST: RATE_LIMIT_RAISED,
-};
-/** A role that is not up after this long (the actors restore the whole journal) fails the run. */
-const START_TIMEOUT_MS = 300_000;
 const SAMPLE_EVERY_MS = 200;
-const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 const config = parseConfig({ ...process.env, LOG_LEVEL: "warn" });
 const infra = await resolveInfra(config, { ensureStack });
 const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.gateway" });
-const sourceChain = infra.chains[0];
-if (!sourceChain) throw new Error("no EVM chain configured: POST /sessions needs one");
-// Burners delegate on the first chain and settle to the second, like a cross-chain payer.
-const burnerChain = { chainId: sourceChain.chainId, delegate: sourceChain.delegate };
-const destinationChain = { chainId: (infra.chains[1] ?? sourceChain).chainId };
 
 type Target = "ours" | "bare";
 type Kind = "GET" | "POST";
@@ -87,17 +77,6 @@ interface Run {
   cpu: Map<string, number>;
 }
 
-const children: Child[] = [];
-let interrupted = false;
-const stopChildren = () => Promise.all(children.map((c) => c.stop()));
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.log(`\n${signal}: stopping the roles`);
-    stopChildren().finally(() => process.exit(130));
-  });
-}
-
 console.log(
   `node ${process.version}, ${cpus().length} cores; autocannon with ${connections} connections, pipelining 1, ${seconds} s per run, ${rounds} rounds after a ${WARM_UP_SECONDS} s warm-up`,
 );
@@ -105,39 +84,21 @@ console.log(
   `rate limit raised for the gateway: RATE_LIMIT_PER_SECOND=${RATE_LIMIT_RAISED} RATE_LIMIT_BURST=${RATE_LIMIT_RAISED} (defaults 5 and 60); roles log at warn`,
 );
 
-try {
-  await withFileLock(BENCH_LOCK, () => withFileLock(SUITE_LOCK, run));
-} catch (err) {
-  // Stopped roles fail the run's requests: that is the interruption, not an error to report.
-  if (!interrupted) throw err;
-} finally {
-  await stopChildren();
-}
+await withRoleProcesses(run);
 
-async function run(): Promise<void> {
+async function run(startChild: StartChild, children: readonly Child[]): Promise<void> {
   const journal = recordsBefore(await stableEndOffsets(kafka, TOPIC.sessionEvents));
   console.log(`session.events holds ${journal.toLocaleString("en")} records before this run`);
 
   let t0 = performance.now();
-  const seedBodies = await makeBodies(sessionCount);
-  const postBodies = await makeBodies(postCount);
+  const seedBodies = await signedBodies(sessionCount, infra.chains);
+  const postBodies = await signedBodies(postCount, infra.chains);
   console.log(
     `signed ${(sessionCount + postCount).toLocaleString("en")} burner authorizations in ${since(t0)} s`,
   );
 
   t0 = performance.now();
-  const [actors, projector] = await Promise.all([
-    startChild("actors", ["src/cli.ts", "actors"], ROLE_ENV, /^actors\s+(.*)$/),
-    startChild("projector", ["src/cli.ts", "projector"], ROLE_ENV, /^projector\s+(.*)$/),
-  ]);
-  // Node options for the gateway alone, e.g. to profile it (see the top of the file).
-  const gatewayNodeArgs = process.env.GATEWAY_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const gateway = await startChild(
-    "gateway",
-    [...gatewayNodeArgs, "src/cli.ts", "gateway"],
-    ROLE_ENV,
-    /^gateway\s+listening on (http:\/\/\S+)/,
-  );
+  const { actors, projector, gateway } = await startRoles(startChild);
   console.log(`roles up in ${since(t0)} s:`);
   for (const c of [actors, projector, gateway])
     console.log(`  ${c.name.padEnd(10)} pid ${c.pid}  ${c.ready}`);
@@ -168,7 +129,7 @@ async function run(): Promise<void> {
   rmSync(path.dirname(bareSessions), { recursive: true });
   console.log(`bare fastify pid ${bare.pid} at ${bare.ready}; Session body ${template.length} bytes`);
 
-  const stack = stackPids();
+  const stack = stackPids(config);
   const sampler = startSampler([actors, projector, gateway, bare]);
   const urls: Record<Target, string> = { ours: gateway.ready, bare: bare.ready };
   const ids: Record<Target, string[]> = { ours: ourIds, bare: bareIds };
@@ -207,8 +168,7 @@ async function run(): Promise<void> {
     });
     sampler.phase(null);
     const cpu1 = cpuSnapshot(watched);
-    const cores = new Map<string, number>();
-    for (const [name, used] of cpu1) cores.set(name, (used - (cpu0.get(name) ?? 0)) / result.duration);
+    const cores = coresUsed(cpu0, cpu1, result.duration);
     return {
       rate: result.requests.average,
       p50: result.latency.p50,
@@ -282,11 +242,7 @@ async function run(): Promise<void> {
 }
 
 function describe(r: Run): string {
-  const cpu = [...r.cpu]
-    .filter(([, c]) => c >= 0.05)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, c]) => `${name} ${c.toFixed(2)}`)
-    .join(", ");
+  const cpu = describeCores(r.cpu);
   const bad = r.non2xx + r.errors > 0 ? `  non-2xx ${r.non2xx} errors ${r.errors} (${r.statusCodes})` : "";
   return `${fmtRate(r.rate).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  cores: ${cpu}${bad}`;
 }
@@ -299,13 +255,6 @@ function mib(kb: number): string {
 }
 function since(t0: number): string {
   return ((performance.now() - t0) / 1000).toFixed(1);
-}
-
-async function makeBodies(n: number): Promise<string[]> {
-  const bodies: string[] = [];
-  for (let i = 0; i < n; i++)
-    bodies.push(JSON.stringify(sessionBody(await newBurner(burnerChain), destinationChain)));
-  return bodies;
 }
 
 /** POSTs every body (a few at a time) and returns the ids of the sessions created. */
@@ -341,47 +290,6 @@ async function untilReadable(base: string, ids: string[]): Promise<number> {
   return pending.length;
 }
 
-/** A child of the run: stopped with the others at the end, or on SIGINT while it starts. */
-function startChild(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  ready: RegExp,
-): Promise<Child> {
-  return startProcess(name, args, {
-    env,
-    ready,
-    timeoutMs: START_TIMEOUT_MS,
-    started: (c) => children.push(c),
-  });
-}
-
-/** The stack's own servers, when this machine runs them: their CPU share explains ours. */
-function stackPids(): Array<{ name: string; pid: number }> {
-  const found: Array<{ name: string; pid: number }> = [];
-  for (const name of ["cassandra", "kafka"]) {
-    try {
-      const pid = Number(readFileSync(path.join(stackRoot(config), "run", `${name}.pid`), "utf8").trim());
-      if (pid > 0 && procCpuTicks(pid) !== null) found.push({ name, pid });
-    } catch {
-      // Servers named in the environment run elsewhere.
-    }
-  }
-  return found;
-}
-
-/** utime + stime of a process in clock ticks, or null when it is gone. */
-function procCpuTicks(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
-}
-
 function procRssKb(pid: number): number | null {
   try {
     const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -389,18 +297,6 @@ function procRssKb(pid: number): number | null {
   } catch {
     return null;
   }
-}
-
-/** CPU seconds so far of each process, and of this one (autocannon) as "bench". */
-function cpuSnapshot(procs: Array<{ name: string; pid: number }>): Map<string, number> {
-  const snapshot = new Map<string, number>();
-  for (const p of procs) {
-    const ticks = procCpuTicks(p.pid);
-    if (ticks !== null) snapshot.set(p.name, ticks / TICKS_PER_SECOND);
-  }
-  const own = process.cpuUsage();
-  snapshot.set("bench", (own.user + own.system) / 1e6);
-  return snapshot;
 }
 
 /** RSS of each process every SAMPLE_EVERY_MS while a phase is set, kept per phase. */
