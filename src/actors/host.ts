@@ -232,7 +232,11 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       });
     }
     // Backpressure: a partition whose transaction is slow stops taking input until it commits.
-    if (o.pending && o.pending.records >= maxPending) await o.flushing;
+    if (o.pending && o.pending.records >= maxPending) {
+      await o.flushing;
+      // A failed transaction meanwhile sought the input back: this batch is read again.
+      return !batch.isStale();
+    }
     return true;
   }
 
@@ -268,8 +272,16 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
         o.sinceSnapshot += events.length;
         maybeSnapshot(o, actor);
       } catch (error) {
-        if (!(error instanceof TransactionFailedError)) throw error;
-        log.warn({ err: error, partition: actor.partition }, "transaction failed; re-reading the journal");
+        // Anything else (an event or message its codec refuses) is a bug, not a broker's mood; it is
+        // recovered from the same way rather than left to crash the process as an unhandled rejection.
+        if (error instanceof TransactionFailedError) {
+          log.warn({ err: error, partition: actor.partition }, "transaction failed; re-reading the journal");
+        } else {
+          log.error(
+            { err: error, partition: actor.partition },
+            "could not write the decided work; re-reading the journal",
+          );
+        }
         const dropped = takePending(o);
         actor.discardStaged();
         const recovery = recover(o, actor, mergeFirstOffsets(work, dropped));
