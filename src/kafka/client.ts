@@ -45,6 +45,13 @@ export function kafkaLogLevel(
   // the session core's idempotence, not by retrying forever.
   if (message.startsWith("Limiting retries for the idempotent producer")) return null;
   if (typeof error === "string" && RETRIED_RESPONSES.includes(error)) return "debug";
+  // The producer's own line for a send it retries: "Failed to send messages: <response>" (or the
+  // bare response), with no error field. The actor host's back-to-back transactions meet
+  // CONCURRENT_TRANSACTIONS while the previous commit's markers are written, many times a second.
+  if (namespace === "Producer") {
+    const response = message.replace(/^Failed to send messages: /, "");
+    if (RETRIED_RESPONSES.includes(response)) return "debug";
+  }
   if (namespace === "Consumer") {
     if (message.startsWith("Crash: ") && RETRIED_RESPONSES.some((m) => message.endsWith(m))) return "warn";
     if (message.startsWith("Restarting the consumer in ")) return "warn";

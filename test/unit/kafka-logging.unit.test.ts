@@ -25,6 +25,16 @@ describe("kafkajs log lines", () => {
     expect(lines).toEqual([{ level: "debug", message: expect.stringContaining("AddOffsetsToTxn") }]);
   });
 
+  it("the producer's own line for a CONCURRENT_TRANSACTIONS send it retries is logged at debug", () => {
+    const { logger, lines } = logged();
+    const error = createErrorFromCode(51).message;
+    logger
+      .namespace("Producer")
+      .error(`Failed to send messages: ${error}`, { retryCount: 0, retryTime: 100 });
+    logger.namespace("Producer").error(error, { retryCount: 1, retryTime: 200 });
+    expect(lines.map((l) => l.level)).toEqual(["debug", "debug"]);
+  });
+
   it("any other error response stays an error", () => {
     const { logger, lines } = logged();
     const error = createErrorFromCode(47).message; // INVALID_PRODUCER_EPOCH
