@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Address, Hex } from "../domain/types.ts";
+import type { Address, BlockId, ChainAddress, Hex, TxId } from "../domain/types.ts";
 
 /**
  * The record contract: one declarative definition per record, built from the small field types
@@ -99,18 +99,29 @@ export const hex = leaf<Hex, string>(
 );
 const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]{32,88}$/;
 /**
- * An address on any configured chain (EVM 0x hex, Solana base58): the domain's ChainAddress. The
- * chain adapter canonicalises it where it enters; here only its spelling is checked.
+ * The spellings of the families we know, told apart by the value itself: a record of a session or
+ * a transfer does not always carry the chain whose family would say which one applies (a burner has
+ * no chain id), and the codecs know no configuration. So the contract checks the family-independent
+ * part, "an address (id) in some family's spelling"; the chain adapter and the gateway, which know
+ * the family, validate and canonicalise where values enter. A family with a new alphabet adds its
+ * spelling here, never in the domain.
  */
-export const chainAddress = leaf<string, string>("string", {
-  ok: (a) => ADDRESS_RE.test(a) || BASE58_RE.test(a),
+export const isChainAddress = (a: string): boolean => ADDRESS_RE.test(a) || BASE58_RE.test(a);
+export const isChainHash = (a: string): boolean => HEX_RE.test(a) || BASE58_RE.test(a);
+/** An address on any configured chain (EVM 0x hex, Solana base58): the domain's ChainAddress. */
+export const chainAddress = leaf<ChainAddress, string>("string", {
+  ok: isChainAddress,
   message: "must be a 0x address or a base58 address",
 });
-/** A transaction id or block hash on any chain (EVM 0x hex, Solana base58): the domain's TxId. */
+/** A transaction id or block hash on any chain (EVM 0x hex, Solana base58). */
 export const chainHash = leaf<string, string>("string", {
-  ok: (a) => HEX_RE.test(a) || BASE58_RE.test(a),
+  ok: isChainHash,
   message: "must be 0x hex or base58",
 });
+/** The domain's TxId (EVM 0x hash, Solana base58 signature). */
+export const txId: Field<TxId, string> = chainHash;
+/** The domain's BlockId (a block's or a slot's hash). */
+export const blockId: Field<BlockId, string> = chainHash;
 /** A uint256 amount kept as its decimal string (the read side's Session object). */
 export const decimal = leaf<string, string>("string", decimalTest);
 /** A uint256 amount: bigint in TypeScript, a decimal string in Avro (it does not fit a long). */

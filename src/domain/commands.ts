@@ -1,4 +1,12 @@
-import type { Address, Authorization, Flow, StandingRefund, StealthAnnouncement, Transfer } from "./types.ts";
+import type {
+  Address,
+  Authorization,
+  ChainAddress,
+  Flow,
+  StandingRefund,
+  StealthAnnouncement,
+  Transfer,
+} from "./types.ts";
 
 /** Who sent a command and where its reply goes. Time and ids arrive here, never from a clock. */
 export interface CommandMetadata {
@@ -16,7 +24,7 @@ export interface CreateSession {
     sessionId: string;
     flow: Flow;
     merchantId: string | null;
-    burner: Address;
+    burner: ChainAddress;
     auth: Authorization;
     destAddress: string;
     destChainId: number;

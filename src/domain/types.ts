@@ -7,13 +7,18 @@ export type Hex = `0x${string}`;
 
 /**
  * An address on one of the configured chains, in its family's canonical spelling (EVM: lower-case
- * 0x hex; Solana: base58). The family is known from the chain id beside it. The chain adapter
- * (src/chains/adapter.ts) validates and canonicalises addresses where they enter; the domain only
- * stores and compares them, so a new chain family needs nothing here. The transfer's and session's
- * fields below still say `Address` until the record contract (src/kafka/codecs.ts) stops checking
- * them as 0x hex; they become ChainAddress together.
+ * 0x hex; Solana: base58, whose letter case is part of the value). The family is known from the
+ * chain id beside it. The chain adapter (src/chains/adapter.ts) and the gateway validate and
+ * canonicalise addresses where they enter; the domain only stores and compares them, so a new
+ * chain family needs nothing here.
  */
 export type ChainAddress = string;
+
+/** A transaction's id in its family's spelling (EVM: 0x hash; Solana: base58 signature). */
+export type TxId = string;
+
+/** A block's (EVM) or slot's (Solana) hash in its family's spelling. */
+export type BlockId = string;
 
 /**
  * An EVM address, lower-case 0x hex: what the burner's EIP-7702 authorization and the EIP-712
@@ -56,14 +61,16 @@ export interface StealthAnnouncement {
   viewTag: number;
 }
 
-/** One on-chain transfer into the burner; (chainId, txHash, logIndex) identifies it. */
+/**
+ * One on-chain transfer into the burner, on a chain of any family; (chainId, txHash, logIndex)
+ * identifies it.
+ */
 export interface Transfer {
   chainId: number;
-  token: Address;
+  /** The token's address (EVM: the ERC-20 contract, NATIVE_TOKEN for the coin; Solana: the mint). */
+  token: ChainAddress;
   amount: bigint;
-  // Still 0x hex: widening the transaction and block ids to a family's spelling (Solana: base58)
-  // waits for the session commands and events and the record contract to take plain strings.
-  txHash: Hex;
+  txHash: TxId;
   /**
    * Position of the transfer in its transaction (EVM: the ERC-20 Transfer's log index); -1 for a
    * native transfer (a transaction carries at most one value)
@@ -71,12 +78,12 @@ export interface Transfer {
   logIndex: number;
   /** height of the block (EVM) or slot (Solana) */
   blockNumber: bigint;
-  blockHash: Hex;
-  from: Address;
+  blockHash: BlockId;
+  from: ChainAddress;
 }
 
 export const transferKey = (t: Pick<Transfer, "chainId" | "txHash" | "logIndex">): string =>
-  `${t.chainId}:${t.txHash.toLowerCase()}:${t.logIndex}`;
+  `${t.chainId}:${isHexSpelled(t.txHash) ? t.txHash.toLowerCase() : t.txHash}:${t.logIndex}`;
 
 /**
  * transferKey(a) === transferKey(b), without building any string: the lookups of evolve and decide
@@ -87,17 +94,22 @@ export const transferKey = (t: Pick<Transfer, "chainId" | "txHash" | "logIndex">
 export const sameTransfer = (
   a: Pick<Transfer, "chainId" | "txHash" | "logIndex">,
   b: Pick<Transfer, "chainId" | "txHash" | "logIndex">,
-): boolean => a.chainId === b.chainId && a.logIndex === b.logIndex && sameHex(a.txHash, b.txHash);
+): boolean => a.chainId === b.chainId && a.logIndex === b.logIndex && sameId(a.txHash, b.txHash);
+
+/** "0x" or "0X" first: the EVM spelling, where letter case carries nothing. */
+const isHexSpelled = (s: string): boolean => s.charCodeAt(0) === 48 && (s.charCodeAt(1) | 0x20) === 120;
 
 /**
- * Equal 0x-hex strings up to letter case. Setting bit 0x20 lower-cases A-F and X and leaves digits
- * alone; it would also confuse some non-hex characters, which a Hex never holds (checked where
- * values enter: the gateway, the codecs).
+ * The same id or address: 0x hex up to letter case (EVM spells one hash in either case), any other
+ * spelling exactly (base58 tells 'a' from 'A'). Setting bit 0x20 lower-cases A-F and X and leaves
+ * digits alone; it would also confuse some non-hex characters, which a 0x value never holds
+ * (checked where values enter: the chain adapter, the gateway, the record contract). A 0x value and
+ * a base58 one are never the same: base58 has no '0'.
  */
-export function sameHex(a: Hex, b: Hex): boolean {
+export function sameId(a: string, b: string): boolean {
   if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
+  if (a.length !== b.length || !isHexSpelled(a) || !isHexSpelled(b)) return false;
+  for (let i = 2; i < a.length; i++) {
     if ((a.charCodeAt(i) | 0x20) !== (b.charCodeAt(i) | 0x20)) return false;
   }
   return true;
@@ -110,9 +122,10 @@ export interface Session {
   updatedAt: number; // unix ms
   flow: Flow;
   merchantId: string | null;
-  burner: Address;
+  /** The one-time deposit address (EVM: an EIP-7702 account, hence `auth`). */
+  burner: ChainAddress;
   auth: Authorization;
-  destAddress: string;
+  destAddress: ChainAddress;
   destChainId: number;
   appFeeBps: number;
   appFeeRecipient: Address;
@@ -124,12 +137,12 @@ export interface Session {
   stealth: StealthAnnouncement | null;
   /** Every confirmed transfer into the burner, in the order observed. */
   deposits: Transfer[];
-  sweepTx: Hex | null;
+  sweepTx: TxId | null;
   swapOutputAmount: bigint | null;
   feeAmount: bigint | null;
   bridgeAmount: bigint | null;
-  bridgeTx: Hex | null;
-  destTx: string | null;
+  bridgeTx: TxId | null;
+  destTx: TxId | null;
   retryCount: number;
   errorMessage: string | null;
   /** Recently applied command ids: a retried command is answered, never applied twice. */

@@ -27,15 +27,16 @@ const authorization = f.record({
   yParity: f.number,
 });
 
+/** A transfer on a chain of any family: its ids and addresses in that family's spelling. */
 const transferFields = {
   chainId: f.number,
-  token: f.address,
+  token: f.chainAddress,
   amount: f.amount,
-  txHash: f.hex,
+  txHash: f.txId,
   logIndex: f.number,
   blockNumber: f.blockNumber,
-  blockHash: f.hex,
-  from: f.renamed("from_address", f.address),
+  blockHash: f.blockId,
+  from: f.renamed("from_address", f.chainAddress),
 };
 const transfer: f.Field<Transfer, Avro> = f.record(transferFields);
 
@@ -45,7 +46,9 @@ const replyTo = f.record({ gatewayId: f.string, correlationId: f.string });
 const creation = {
   flow: f.oneOf(FLOWS),
   merchantId: f.nullable(f.string),
-  burner: f.address,
+  burner: f.chainAddress,
+  // EVM-only: the burner's EIP-7702 authorization, the fee sink (Solana's is app_fee_recipient_sol
+  // on the Session object), standing refunds (EIP-712) and stealth announcements (ERC-5564).
   auth: authorization,
   destAddress: f.string,
   destChainId: f.number,
@@ -67,7 +70,7 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
   types: {
     CreateSession: creation,
     RecordTransfer: { transfer },
-    RetractTransfer: { chainId: f.number, txHash: f.hex, logIndex: f.number, blockHash: f.hex },
+    RetractTransfer: { chainId: f.number, txHash: f.txId, logIndex: f.number, blockHash: f.blockId },
     ExpireSession: { now: f.number },
   },
 });
@@ -80,7 +83,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
   types: {
     SessionCreated: creation,
     DepositObserved: { transfer },
-    DepositRetracted: { chainId: f.number, txHash: f.hex, logIndex: f.number },
+    DepositRetracted: { chainId: f.number, txHash: f.txId, logIndex: f.number },
     SessionExpired: {},
   },
 });
@@ -95,7 +98,7 @@ export const sessionObject = f.record({
   id: f.string,
   created_at: f.described("ISO 8601 UTC timestamp", f.string),
   updated_at: f.described("ISO 8601 UTC timestamp", f.string),
-  burner_address: f.address,
+  burner_address: f.chainAddress,
   eip7702_auth: authorization,
   dest_address: f.string,
   dest_chain_id: f.number,
@@ -107,23 +110,23 @@ export const sessionObject = f.record({
   flow: f.oneOf(FLOWS),
   expires_at: f.described("Unix seconds", f.number),
   source_chain_id: f.nullable(f.number),
-  detected_token: f.nullable(f.address),
+  detected_token: f.nullable(f.chainAddress),
   detected_amount: f.described("decimal integer in token base units", f.nullable(f.decimal)),
-  detected_tx: f.nullable(f.hex),
-  sweep_tx: f.nullable(f.hex),
+  detected_tx: f.nullable(f.txId),
+  sweep_tx: f.nullable(f.txId),
   swap_output_amount: f.nullable(f.decimal),
   fee_amount: f.nullable(f.decimal),
   bridge_amount: f.nullable(f.decimal),
-  bridge_tx: f.nullable(f.hex),
+  bridge_tx: f.nullable(f.txId),
   dest_tx: f.nullable(f.string),
   retry_count: f.number,
   error_message: f.nullable(f.string),
   deposits: f.array(
     f.record({
       chain_id: f.number,
-      token: f.address,
+      token: f.chainAddress,
       amount: f.decimal,
-      tx: f.hex,
+      tx: f.txId,
       log_index: f.number,
       block_number: f.number,
     }),
@@ -137,7 +140,7 @@ const session: f.Field<SessionView, Avro> = sessionObject;
 /** chain.transfers: the indexer's output, keyed by session id: a Transfer and where it was seen. */
 export const transferObserved = f.record({
   sessionId: f.string,
-  burner: f.address,
+  burner: f.chainAddress,
   ...transferFields,
   /** Depth of the block when published (>= the chain's confirmation setting). */
   confirmations: f.number,

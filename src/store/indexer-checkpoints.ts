@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { BlockRef } from "../chains/evm/block-source.ts";
-import type { Address, Hex } from "../domain/types.ts";
+import type { BlockRef } from "../chains/adapter.ts";
+import { isChainAddress, isChainHash } from "../contract/fields.ts";
 import type { TransferObserved } from "../kafka/records.ts";
 import type { CassandraClient } from "./cassandra.ts";
 
@@ -61,7 +61,7 @@ export function createCheckpointStore(client: CassandraClient, chainId: number):
       ).first();
       let checkpoint: Checkpoint | null = null;
       if (cp && cp.block_number !== null) {
-        const ref = { number: big(cp.block_number), hash: cp.block_hash as Hex };
+        const ref = { number: big(cp.block_number), hash: String(cp.block_hash) };
         const ts = cp.block_timestamp as Date | null;
         const recent = decodeRecent(cp.recent_blocks as string | null);
         checkpoint = {
@@ -80,7 +80,7 @@ export function createCheckpointStore(client: CassandraClient, chainId: number):
       for await (const row of rows) {
         published.push({
           number: big(row.block_number),
-          hash: row.block_hash as Hex,
+          hash: String(row.block_hash),
           records: decodeRecords(row.transfers as string),
         });
       }
@@ -166,14 +166,12 @@ function encodeRecent(recent: readonly BlockRef[]): string {
 function decodeRecent(text: string | null): BlockRef[] {
   if (!text) return [];
   const { first, hashes } = recentSchema.parse(JSON.parse(text));
-  return hashes.map((hash, i) => ({ number: BigInt(first) + BigInt(i), hash: hash as Hex }));
+  return hashes.map((hash, i) => ({ number: BigInt(first) + BigInt(i), hash }));
 }
 
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/);
-const address = z
-  .string()
-  .regex(/^0x[0-9a-f]{40}$/)
-  .transform((v) => v as Address);
+// Any family's spelling (the record contract's check): the rows were canonicalised by the adapter.
+const id = z.string().refine(isChainHash, "must be 0x hex or base58");
+const address = z.string().refine(isChainAddress, "must be a 0x address or a base58 address");
 const uint = z
   .string()
   .regex(/^\d+$/)
@@ -185,10 +183,10 @@ const storedRecord = z.object({
   chainId: z.number().int(),
   token: address,
   amount: uint,
-  txHash: hex.transform((v) => v as Hex),
+  txHash: id,
   logIndex: z.number().int(),
   blockNumber: uint,
-  blockHash: hex.transform((v) => v as Hex),
+  blockHash: id,
   from: address,
   confirmations: z.number().int(),
   observedAt: z.number(),

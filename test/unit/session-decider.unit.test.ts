@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type Address,
+  type BlockId,
   type CommandMetadata,
   type CreateSession,
   type DepositObserved,
@@ -100,7 +101,7 @@ const recordTransfer = (
 });
 const retractTransfer = (
   t: Transfer,
-  blockHash: Hex = t.blockHash,
+  blockHash: BlockId = t.blockHash,
   commandId = `retract ${transferKey(t)} ${blockHash}`,
   issuedAt = minutes(2),
 ): RetractTransfer => ({
@@ -655,7 +656,7 @@ type Expected = SessionEvent["type"] | "nothing" | RejectionCode;
 function model() {
   let created = false;
   let status: "pending" | "detected" | "expired" = "pending";
-  const live = new Map<string, Hex>();
+  const live = new Map<string, BlockId>();
   const applied = new Set<string>();
   const step = (c: SessionCommand): Expected => {
     if (applied.has(c.metadata.commandId)) return "nothing";

@@ -2,16 +2,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { BlockNotFoundError, type PublicClient } from "viem";
 import type { Address, Hex } from "../../domain/types.ts";
 import { BaseError } from "../../support/errors.ts";
+import type { BlockRef } from "../adapter.ts";
 
 /**
  * Follows one EVM chain at a confirmation depth and turns it into chain input: blocks in order, each
  * linked to the one before, and a `reorg` whenever a block already handed out is no longer canonical.
  */
 
-export interface BlockRef {
-  number: bigint;
-  hash: Hex;
-}
+export type { BlockRef };
 
 /** What native-transfer detection needs from a transaction; nothing else is kept. */
 export interface BlockTx {

@@ -45,7 +45,7 @@ export async function findTransfers(args: {
   const last = blocks.at(-1);
   if (!first || !last || !args.anyWatched) return [];
   const byNumber = new Map(blocks.map((b) => [b.number, b]));
-  const expected = (ref: { number: bigint; hash: Hex }): void => {
+  const expected = (ref: BlockRef): void => {
     if (byNumber.get(ref.number)?.hash !== ref.hash) {
       throw new ChainMovedError(`block ${ref.number} is now ${ref.hash}, not the block handed out`);
     }
@@ -81,7 +81,7 @@ export async function findTransfersTo(args: {
   burners: ReadonlySet<Address>;
   from: bigint;
   to: bigint;
-  expectedHash: (number: bigint) => Hex | undefined;
+  expectedHash: (number: bigint) => string | undefined;
 }): Promise<FoundTransfer[]> {
   const { client, chainId, from, to } = args;
   if (to < from || args.burners.size === 0) return [];
