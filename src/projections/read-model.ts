@@ -2,6 +2,7 @@ import type { Session } from "../domain/types.ts";
 import { type SessionView, sessionView } from "../domain/view.ts";
 import { stateFromJson, stateToJson } from "../entities/session-json.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
+import { sessionsTable } from "../store/sessions.ts";
 
 export interface StoredSession {
   version: number;
@@ -9,7 +10,10 @@ export interface StoredSession {
   state: Session;
 }
 
-/** The sessions read model in Cassandra: one row per session, the latest version wins. */
+/**
+ * The sessions read model in Cassandra: one row per session, the latest version wins. The rows are
+ * reached through src/store/sessions.ts; here they become the Session object and the state.
+ */
 export interface SessionReadModel {
   readonly table: string;
   get(id: string): Promise<StoredSession | null>;
@@ -20,52 +24,35 @@ export interface SessionReadModel {
   ensureTable(): Promise<void>;
 }
 
-const TABLE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
-
 export function createSessionReadModel(cassandra: CassandraClient, table = "sessions"): SessionReadModel {
-  if (!TABLE_NAME.test(table)) throw new Error(`bad read model table name: ${table}`);
-  const upsert = `UPDATE ${table} USING TIMESTAMP ? SET version = ?, status = ?, merchant_id = ?, burner = ?, view_json = ?, state_json = ?, updated_at = ? WHERE id = ?`;
+  const rows = sessionsTable(cassandra, table);
   return {
-    table,
-    async ensureTable() {
-      await cassandra.execute(
-        `CREATE TABLE IF NOT EXISTS ${table} (id uuid PRIMARY KEY, version int, status text, merchant_id text, burner text, view_json text, state_json text, updated_at timestamp)`,
-      );
-    },
+    table: rows.name,
+    ensureTable: () => rows.ensure(),
     async get(id) {
-      const rs = await cassandra.execute(`SELECT version, view_json, state_json FROM ${table} WHERE id = ?`, [
-        id,
-      ]);
-      const row = rs.first();
-      if (!row || row.get("version") === null) return null;
-      return {
-        version: row.get("version"),
-        view: JSON.parse(row.get("view_json")),
-        state: stateFromJson(row.get("state_json")),
-      };
+      const row = await rows.get(id);
+      if (!row) return null;
+      return { version: row.version, view: JSON.parse(row.viewJson), state: stateFromJson(row.stateJson) };
     },
     async getView(id) {
-      const rs = await cassandra.execute(`SELECT version, view_json FROM ${table} WHERE id = ?`, [id]);
-      const row = rs.first();
-      if (!row || row.get("version") === null) return null;
-      return { version: row.get("version"), view: JSON.parse(row.get("view_json")) };
+      const row = await rows.getView(id);
+      return row && { version: row.version, view: JSON.parse(row.viewJson) };
     },
     async write(states) {
       // Bounded parallelism: enough to keep the driver's pipeline full, not enough to flood one node.
       const queue = [...states];
       const worker = async () => {
         for (let s = queue.pop(); s; s = queue.pop()) {
-          await cassandra.execute(upsert, [
-            BigInt(s.version),
-            s.version,
-            s.status,
-            s.merchantId,
-            s.burner,
-            JSON.stringify(sessionView(s)),
-            stateToJson(s),
-            new Date(s.updatedAt),
-            s.id,
-          ]);
+          await rows.upsert({
+            id: s.id,
+            version: s.version,
+            status: s.status,
+            merchantId: s.merchantId,
+            burner: s.burner,
+            viewJson: JSON.stringify(sessionView(s)),
+            stateJson: stateToJson(s),
+            updatedAt: s.updatedAt,
+          });
         }
       };
       await Promise.all(Array.from({ length: Math.min(64, queue.length) }, worker));

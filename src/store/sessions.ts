@@ -1,0 +1,81 @@
+import type { CassandraClient } from "./cassandra.ts";
+
+/**
+ * One row of the sessions read model (migrations/0001_sessions.cql, or a table of the same shape
+ * that a replay rebuilds under another name): the session's latest version, its Session object and
+ * its state, both as JSON text. What the JSON holds is the projections' business (read-model.ts).
+ */
+export interface SessionRow {
+  id: string;
+  version: number;
+  status: string;
+  merchantId: string | null;
+  burner: string;
+  viewJson: string;
+  stateJson: string;
+  /** unix ms */
+  updatedAt: number;
+}
+
+/** Typed access to a sessions read-model table. */
+export interface SessionsTable {
+  readonly name: string;
+  /** Creates the table when missing (a replay's target table; `sessions` itself comes from the migrations). */
+  ensure(): Promise<void>;
+  /** The row's version and JSON, or null when the session has no row. */
+  get(id: string): Promise<Pick<SessionRow, "version" | "viewJson" | "stateJson"> | null>;
+  /** The row's version and Session object alone: no state to fetch. */
+  getView(id: string): Promise<Pick<SessionRow, "version" | "viewJson"> | null>;
+  /**
+   * Writes the row with its version as the cell timestamp, so an older version never overwrites a
+   * newer one, whatever order concurrent writers (projector, replay) arrive in.
+   */
+  upsert(row: SessionRow): Promise<void>;
+}
+
+/** Table names go into CQL text (they cannot be bound): only this shape is let through. */
+const TABLE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
+
+export function sessionsTable(cassandra: CassandraClient, name = "sessions"): SessionsTable {
+  if (!TABLE_NAME.test(name)) throw new Error(`bad read model table name: ${name}`);
+  const upsert = `UPDATE ${name} USING TIMESTAMP ? SET version = ?, status = ?, merchant_id = ?, burner = ?, view_json = ?, state_json = ?, updated_at = ? WHERE id = ?`;
+  return {
+    name,
+    async ensure() {
+      await cassandra.execute(
+        `CREATE TABLE IF NOT EXISTS ${name} (id uuid PRIMARY KEY, version int, status text, merchant_id text, burner text, view_json text, state_json text, updated_at timestamp)`,
+      );
+    },
+    async get(id) {
+      const rs = await cassandra.execute(`SELECT version, view_json, state_json FROM ${name} WHERE id = ?`, [
+        id,
+      ]);
+      const row = rs.first();
+      if (!row || row.get("version") === null) return null;
+      return {
+        version: row.get("version"),
+        viewJson: row.get("view_json"),
+        stateJson: row.get("state_json"),
+      };
+    },
+    async getView(id) {
+      const rs = await cassandra.execute(`SELECT version, view_json FROM ${name} WHERE id = ?`, [id]);
+      const row = rs.first();
+      if (!row || row.get("version") === null) return null;
+      return { version: row.get("version"), viewJson: row.get("view_json") };
+    },
+    async upsert(r) {
+      await cassandra.execute(upsert, [
+        BigInt(r.version),
+        r.version,
+        r.status,
+        r.merchantId,
+        r.burner,
+        r.viewJson,
+        r.stateJson,
+        new Date(r.updatedAt),
+        r.id,
+      ]);
+    },
+  };
+}
