@@ -16,6 +16,11 @@ export interface RetryOptions {
   signal?: AbortSignal | undefined;
   /** Which failures are worth another try (default: errors that say they are retryable). */
   isRetryable?: ((err: unknown) => boolean) | undefined;
+  /**
+   * The wait before the next try, given the failure and the backoff: default the backoff. For a
+   * server that says how long to wait (the client library honours a 429's Retry-After).
+   */
+  delayMs?: ((err: unknown, backoffMs: number) => number) | undefined;
   /** Called before each wait, e.g. to log; `attempt` is the try that just failed (1 for the first). */
   onRetry?: ((err: unknown, info: { attempt: number; delayMs: number }) => void) | undefined;
   /** In [0, 1); tests pass a fixed one. */
@@ -56,7 +61,8 @@ export async function retry<T>(fn: (context: RetryContext) => Promise<T>, option
     } catch (err) {
       failures++;
       if (options.signal?.aborted || failures >= options.attempts || !retryable(err)) throw err;
-      const delayMs = backoff(failures, options, random());
+      const step = backoff(failures, options, random());
+      const delayMs = options.delayMs ? options.delayMs(err, step) : step;
       options.onRetry?.(err, { attempt: context.attempt, delayMs });
       await sleep(delayMs, options.signal);
       context.attempt = failures + 1;

@@ -1,0 +1,196 @@
+import { retry } from "../support/retry.ts";
+import { ApiError } from "./errors.ts";
+
+/**
+ * The payer's HTTP client for the service: one place for the base URL, the per-request timeout and
+ * the interface's retry rules (retry 429 after backing off, 5xx, network and timeout failures; never
+ * another 4xx). Actions (src/client/actions/) take it as their first argument, as viem's take a
+ * client. Runs wherever `fetch` does: Node 20, browsers, workers.
+ */
+
+export interface RetryPolicy {
+  /** Tries in all, the first included. Default 4. */
+  attempts: number;
+  /** The wait after the first failure, doubled after each further one (with jitter). Default 250 ms. */
+  baseMs: number;
+  /** The longest backoff. Default 4000 ms. */
+  maxMs: number;
+  /**
+   * A `Retry-After` longer than this is not waited for: the error is thrown at once, for the caller
+   * to decide (a payer's UI should not hang for minutes). Default 60000 ms.
+   */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseMs: 250, maxMs: 4000, maxRetryAfterMs: 60_000 };
+/** The interface's client default (interface.md, Limits). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface ApiClientConfig {
+  /** Where the gateway is, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  baseUrl: string;
+  /** How long one try may take, until the whole JSON body is read (for a stream: until its headers). */
+  timeout?: number | undefined;
+  retry?: Partial<RetryPolicy> | undefined;
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch | undefined;
+}
+
+export interface ApiRequest {
+  method: "GET" | "POST";
+  /** From the base URL, starting with `/`; path parameters already encoded. */
+  path: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  headers?: Record<string, string> | undefined;
+  /** Aborting rejects with the signal's reason and stops retrying. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  readonly timeout: number;
+  readonly retry: RetryPolicy;
+  /** A JSON request, retried by the rules; resolves with the parsed 2xx body. */
+  request<T>(request: ApiRequest): Promise<T>;
+  /**
+   * A streaming GET (`text/event-stream`), retried by the rules until the stream's headers arrive;
+   * the timeout stops at the headers, the body then lives until the caller's signal aborts.
+   */
+  stream(request: Omit<ApiRequest, "method" | "body">): Promise<Response>;
+}
+
+/**
+ * @example
+ * import { createApiClient } from "deposit-settlement/client";
+ * const client = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
+ * const session = await client.request({ method: "GET", path: "/sessions/<id>" });
+ */
+export function createApiClient(config: ApiClientConfig): ApiClient {
+  const baseUrl = config.baseUrl.replace(/\/+$/, "");
+  const timeout = config.timeout ?? DEFAULT_TIMEOUT_MS;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...config.retry };
+  const fetchFn = config.fetch ?? globalThis.fetch;
+
+  const withRetries = <T>(signal: AbortSignal | undefined, once: () => Promise<T>) =>
+    retry(once, {
+      attempts: policy.attempts,
+      baseMs: policy.baseMs,
+      maxMs: policy.maxMs,
+      signal,
+      isRetryable: (err) =>
+        err instanceof ApiError && err.retryable && (err.retryAfterMs ?? 0) <= policy.maxRetryAfterMs,
+      // The server's Retry-After is a floor: never come back sooner than it asked.
+      delayMs: (err, backoffMs) => Math.max(backoffMs, (err as ApiError).retryAfterMs ?? 0),
+    });
+
+  /** One try: the answer, or an ApiError (or the caller's abort reason). `read` runs under the timer. */
+  async function attempt<T>(req: ApiRequest, read: (res: Response, url: string) => Promise<T>): Promise<T> {
+    const url = `${baseUrl}${req.path}`;
+    const timer = new AbortController();
+    const timeoutReason = new Error(`no answer within ${timeout} ms`);
+    const clock = setTimeout(() => timer.abort(timeoutReason), timeout);
+    const signal = req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal;
+    const at = { method: req.method, url };
+    // A failure before a full answer: the caller's abort passes through untouched (it is theirs).
+    const failed = (err: unknown): never => {
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (timer.signal.aborted)
+        throw new ApiError(`no answer within ${timeout} ms`, {
+          ...at,
+          kind: "timeout",
+          status: 0,
+          cause: err,
+        });
+      throw new ApiError("the service could not be reached", {
+        ...at,
+        kind: "network",
+        status: 0,
+        cause: err,
+      });
+    };
+    try {
+      const headers: Record<string, string> = { accept: "application/json", ...req.headers };
+      if (req.body !== undefined) headers["content-type"] = "application/json";
+      const res = await fetchFn(url, {
+        method: req.method,
+        headers,
+        signal,
+        ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+      }).catch(failed);
+      if (!res.ok) throw await httpError(res, at).catch(failed);
+      return await read(res, url).catch((err) =>
+        err instanceof ApiError ? Promise.reject(err) : failed(err),
+      );
+    } finally {
+      clearTimeout(clock);
+    }
+  }
+
+  return {
+    baseUrl,
+    timeout,
+    retry: policy,
+    request: <T>(req: ApiRequest) =>
+      withRetries(req.signal, () =>
+        attempt(req, async (res, url) => {
+          const text = await res.text();
+          try {
+            return JSON.parse(text) as T;
+          } catch (cause) {
+            throw new ApiError(`the ${res.status} answer is not JSON`, {
+              kind: "parse",
+              status: res.status,
+              method: req.method,
+              url,
+              cause,
+            });
+          }
+        }),
+      ),
+    stream: (req) =>
+      withRetries(req.signal, () =>
+        attempt(
+          { ...req, method: "GET", headers: { ...req.headers, accept: "text/event-stream" } },
+          async (res, url) => {
+            if (res.headers.get("content-type")?.startsWith("text/event-stream") && res.body) return res;
+            await res.body?.cancel();
+            throw new ApiError(`the ${res.status} answer is not an event stream`, {
+              kind: "parse",
+              status: res.status,
+              method: "GET",
+              url,
+            });
+          },
+        ),
+      ),
+  };
+}
+
+/** A non-2xx answer as an ApiError, with the service's `{ "error": "…" }` message when it sent one. */
+async function httpError(res: Response, at: { method: string; url: string }): Promise<ApiError> {
+  const text = await res.text();
+  let serverMessage: string | null = null;
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string")
+      serverMessage = (body as { error: string }).error;
+  } catch {
+    // Not JSON (a proxy's HTML page): the status still says what happened.
+  }
+  return new ApiError(serverMessage ?? `HTTP ${res.status}`, {
+    ...at,
+    kind: "http",
+    status: res.status,
+    serverMessage,
+    retryAfterMs: retryAfterMs(res.headers.get("retry-after")),
+  });
+}
+
+/** `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
