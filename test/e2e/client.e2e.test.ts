@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LocalChain } from "../../deploy/local/chains.ts";
+import {
+  type ApiClient,
+  ApiError,
+  createApiClient,
+  createSession,
+  getSession,
+  newBurner,
+  SessionEndedError,
+  waitForStatus,
+} from "../../src/client/index.ts";
+import { fund } from "../support/payer.ts";
+import { startTestService, type TestService } from "../support/service.ts";
+
+// The payer's client library driving the real service on the local stack: Kafka, Cassandra and the
+// two anvil chains, every role in this process, the gateway on a real port.
+
+let service: TestService;
+let client: ApiClient;
+let source: LocalChain;
+let dest: LocalChain;
+
+beforeAll(async () => {
+  service = await startTestService({ env: { SSE_KEEPALIVE_MS: "500", INDEXER_POLL_MS: "250" } });
+  [source, dest] = service.stack.chains as [LocalChain, LocalChain];
+  client = createApiClient({ baseUrl: service.url });
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+describe("the payer's client library against the service", () => {
+  it("creates a session, reads it, and sees a USDC deposit detected over SSE", async () => {
+    const burner = await newBurner(source);
+    const destination = { address: dest.funded.address, chainId: dest.chainId };
+    const created = await createSession(client, { burner, destination });
+    expect(created).toMatchObject({ status: "pending", expires_at: expect.any(Number) });
+
+    const session = await getSession(client, { id: created.id });
+    expect(session).toMatchObject({
+      id: created.id,
+      status: "pending",
+      burner_address: burner.address.toLowerCase(),
+      eip7702_auth: { ...burner.eip7702Auth, address: burner.eip7702Auth.address.toLowerCase() },
+      dest_address: dest.funded.address.toLowerCase(),
+      dest_chain_id: dest.chainId,
+      expires_at: created.expires_at,
+    });
+
+    // Follow the stream before the money moves, as a payer's page would.
+    const seen: string[] = [];
+    const detected = waitForStatus(client, {
+      id: created.id,
+      status: "detected",
+      timeout: 60_000,
+      onSession: (s) => seen.push(s.status),
+    });
+    const { hash } = await fund(source, burner.address, 25_000_000n, "usdc");
+    await expect(detected).resolves.toMatchObject({
+      id: created.id,
+      status: "detected",
+      source_chain_id: source.chainId,
+      detected_token: source.usdc.toLowerCase(),
+      detected_amount: "25000000",
+      detected_tx: hash,
+    });
+    expect(seen).toEqual(["pending", "detected"]);
+    expect((await getSession(client, { id: created.id })).status).toBe("detected");
+  });
+
+  it("answers the same session to a repeated create with the same Idempotency-Key", async () => {
+    const burner = await newBurner(source);
+    const params = {
+      burner,
+      destination: { address: dest.funded.address, chainId: dest.chainId },
+      idempotencyKey: `client-e2e-${crypto.randomUUID()}`,
+    };
+    const [a, b] = [await createSession(client, params), await createSession(client, params)];
+    expect(b).toEqual(a);
+  });
+
+  it("reports the service's refusals as http ApiErrors with its message, without retrying", async () => {
+    const other = await newBurner(source);
+    const burner = { ...(await newBurner(source)), eip7702Auth: other.eip7702Auth };
+    const refused = await createSession(client, {
+      burner,
+      destination: { address: dest.funded.address, chainId: dest.chainId },
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ kind: "http", status: 400, code: "api_error", retryable: false });
+    expect((refused as ApiError).serverMessage).toMatch(/authoriz/i);
+
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    await expect(getSession(client, { id: unknown })).rejects.toMatchObject({ kind: "http", status: 404 });
+    await expect(waitForStatus(client, { id: unknown, status: "detected" })).rejects.toMatchObject({
+      kind: "http",
+      status: 404,
+    });
+  });
+
+  it("times out a wait for a deposit that never comes, naming the last status", async () => {
+    const created = await createSession(client, {
+      burner: await newBurner(source),
+      destination: { address: dest.funded.address, chainId: dest.chainId },
+    });
+    const err = await waitForStatus(client, { id: created.id, status: "detected", timeout: 1500 }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).not.toBeInstanceOf(SessionEndedError);
+    expect(err).toMatchObject({ kind: "timeout", status: 0, cause: "last status pending" });
+  });
+});
