@@ -1,4 +1,4 @@
-import type { ChainAddress, Transfer } from "../domain/types.ts";
+import type { BlockId, ChainAddress, Transfer } from "../domain/types.ts";
 import type { TransferObserved } from "../kafka/records.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import { BaseError } from "../support/errors.ts";
@@ -36,22 +36,42 @@ export interface ChainAdapter {
 /** A block (EVM) or slot (Solana) by height and hash. */
 export interface BlockRef {
   number: bigint;
-  hash: string;
+  hash: BlockId;
 }
+
+/** What the indexer needs of every block a source hands out; a family's block adds what its finder needs. */
+export interface ChainBlock extends BlockRef {
+  /** unix seconds, by the chain's clock (freshness) */
+  timestamp: bigint;
+}
+
+/**
+ * Blocks a source and the indexer's checkpoint remember, to find a common ancestor after a reorg;
+ * a deeper reorg stops the indexer for an operator (the source's too-deep error is terminal).
+ */
+export const REMEMBERED_BLOCKS = 256;
 
 /**
  * Chain input as a discriminated union, so a reorg is a case the compiler makes the indexer handle.
  * `B` is the family's block: what its transfer finder needs from it.
  */
-export type ChainInput<B extends BlockRef> =
-  | (B & { kind: "block" /** chain head when the block was handed out */; head: bigint })
-  | {
-      kind: "reorg" /** newest handed-out block still canonical */;
-      commonAncestor: BlockRef;
-      dropped: BlockRef[];
-    };
+export type ChainInput<B extends BlockRef> = BlockInput<B> | ReorgInput;
 
-/** Follows a chain at a confirmation depth: blocks in order, each linked to the one before. */
+/** A block handed out, with the chain head then: its depth is head - number, never below the confirmations. */
+export type BlockInput<B extends BlockRef> = B & { kind: "block"; head: bigint };
+
+export interface ReorgInput {
+  kind: "reorg";
+  /** The newest handed-out block still canonical; the next block input is its child. */
+  commonAncestor: BlockRef;
+  /** Handed-out blocks that are no longer canonical, oldest first. */
+  dropped: BlockRef[];
+}
+
+/**
+ * Follows a chain at a confirmation depth: blocks in order, each linked to the one before. A source
+ * is opened on the blocks already handed out (the checkpoint's memory) and resumes after them.
+ */
 export interface BlockSource<B extends BlockRef> {
   /** One step: `[]` when nothing new is confirmed, `[reorg]`, or a run of consecutive blocks. */
   next(): Promise<Array<ChainInput<B>>>;

@@ -251,6 +251,27 @@ describe("EVM indexer against anvil and Cassandra", () => {
     }
   });
 
+  it("offered burners of every family (as the burner feed does), watches its own, canonicalised", async () => {
+    const ix = startIndexer(0);
+    try {
+      await ix.caughtUp();
+      const burner = randomAddress();
+      const solanaBurner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+      const sessionId = randomUUID();
+      const results = await ix.indexer.watch([
+        { burner: solanaBurner, sessionId: randomUUID() },
+        { burner: burner.toUpperCase().replace("0X", "0x"), sessionId },
+      ]);
+      expect(results).toEqual([{ outcome: "added", burner, owner: sessionId }]);
+      expect(ix.indexer.watchlist.size()).toBe(1);
+      await expect(ix.indexer.watchlist.add(solanaBurner, randomUUID())).rejects.toThrow(
+        /is not an address of chain/,
+      );
+    } finally {
+      await ix.stop();
+    }
+  });
+
   it("never publishes a transfer whose block is reorged out before it is confirmed", async () => {
     const ix = startIndexer(2);
     try {

@@ -1,9 +1,8 @@
 import { createPublicClient, http, type PublicClient } from "viem";
-import type { BlockSource, ChainAdapter, ChainIndexer, ChainIndexerDeps } from "../adapter.ts";
+import type { ChainAdapter } from "../adapter.ts";
 import { executorNotImplementedUntilSettlement } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
-import type { BlockSource as EvmBlockSource, FetchedBlock } from "./block-source.ts";
-import { createEvmIndexer } from "./indexer.ts";
+import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
 
 /**
  * The EVM family's adapter: viem clients live here and nowhere in the roles or /health. Settlement
@@ -21,22 +20,8 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
   return {
     family: "evm",
     chain,
-    parseAddress: (raw) => (/^0x[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : null),
-    createIndexer: (deps: ChainIndexerDeps): ChainIndexer => {
-      const indexer = createEvmIndexer({ ...deps, chain, client: scanClient() });
-      return {
-        async watch(burners) {
-          const results = await indexer.watchlist.addMany(burners);
-          return results.map(({ outcome, entry }) => ({
-            outcome,
-            burner: entry.burner,
-            owner: entry.sessionId,
-          }));
-        },
-        run: indexer.run,
-        status: indexer.status,
-      };
-    },
+    parseAddress: parseEvmAddress,
+    createIndexer: (deps) => createEvmIndexer({ ...deps, chain, client: scanClient() }),
     relayer,
     minRelayerBalance: BigInt(chain.minRelayerBalanceWei),
     async relayerBalance({ timeoutMs }) {
@@ -48,8 +33,3 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
     executor: executorNotImplementedUntilSettlement("evm"),
   };
 }
-
-/** The EVM block source is this family's BlockSource (checked here, where the two meet). */
-export type EvmBlockSourceIsNeutral = EvmBlockSource extends BlockSource<FetchedBlock> ? true : never;
-const _evmBlockSourceIsNeutral: EvmBlockSourceIsNeutral = true;
-void _evmBlockSourceIsNeutral;

@@ -2,14 +2,23 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { BlockNotFoundError, type PublicClient } from "viem";
 import type { Address, Hex } from "../../domain/types.ts";
 import { BaseError } from "../../support/errors.ts";
-import type { BlockRef } from "../adapter.ts";
+import { mapConcurrent } from "../../support/map-concurrent.ts";
+import {
+  type BlockInput as AnyBlockInput,
+  type BlockSource as AnyBlockSource,
+  type ChainInput as AnyChainInput,
+  type BlockRef,
+  type ChainBlock,
+  REMEMBERED_BLOCKS,
+  type ReorgInput,
+} from "../adapter.ts";
 
 /**
  * Follows one EVM chain at a confirmation depth and turns it into chain input: blocks in order, each
  * linked to the one before, and a `reorg` whenever a block already handed out is no longer canonical.
  */
 
-export type { BlockRef };
+export type { BlockRef, ReorgInput };
 
 /** What native-transfer detection needs from a transaction; nothing else is kept. */
 export interface BlockTx {
@@ -19,28 +28,14 @@ export interface BlockTx {
   value: bigint;
 }
 
-export interface FetchedBlock extends BlockRef {
+/** An EVM block as its source hands it out: the chain-neutral block and what the transfer finder reads. */
+export interface FetchedBlock extends ChainBlock {
   parentHash: Hex;
-  /** unix seconds */
-  timestamp: bigint;
   transactions: readonly BlockTx[];
 }
 
-export interface BlockInput extends FetchedBlock {
-  kind: "block";
-  /** Chain head when the block was handed out: its depth is head - number, never below `confirmations`. */
-  head: bigint;
-}
-
-export interface ReorgInput {
-  kind: "reorg";
-  /** The newest handed-out block that is still canonical; the next block input is its child. */
-  commonAncestor: BlockRef;
-  /** Handed-out blocks that are no longer canonical, oldest first. */
-  dropped: BlockRef[];
-}
-
-export type ChainInput = BlockInput | ReorgInput;
+export type BlockInput = AnyBlockInput<FetchedBlock>;
+export type ChainInput = AnyChainInput<FetchedBlock>;
 
 /** The chain forked below every block we remember: no safe ancestor, so an operator has to look. */
 export class ReorgTooDeepError extends BaseError {
@@ -65,17 +60,13 @@ export interface BlockSourceOptions {
   memory?: number;
 }
 
-export interface BlockSource {
-  /**
-   * One step: `[]` after waiting `pollMs` when nothing new is confirmed, `[reorg]`, or a run of
-   * consecutive blocks. A reorg always comes alone, before the blocks of the new branch.
-   */
-  next(): Promise<ChainInput[]>;
-  /** The remembered blocks, oldest first; the last one is the newest handed out. */
-  recent(): BlockRef[];
-}
+/**
+ * The neutral BlockSource over EVM blocks. `next()` answers `[]` after waiting `pollMs` when nothing
+ * new is confirmed, `[reorg]`, or a run of consecutive blocks; a reorg always comes alone, before the
+ * blocks of the new branch.
+ */
+export type BlockSource = AnyBlockSource<FetchedBlock>;
 
-export const DEFAULT_MEMORY = 256;
 const DEFAULT_BATCH = 100;
 /** Parallel block requests; with a batching transport they travel as few JSON-RPC batches. */
 const FETCH_CONCURRENCY = 25;
@@ -84,7 +75,7 @@ export function createBlockSource(opts: BlockSourceOptions): BlockSource {
   const { client, signal } = opts;
   const confirmations = BigInt(opts.confirmations);
   const batchSize = BigInt(opts.batchSize ?? DEFAULT_BATCH);
-  const memory = opts.memory ?? DEFAULT_MEMORY;
+  const memory = opts.memory ?? REMEMBERED_BLOCKS;
   // Invariant: contiguous and linked, every entry is the parent of the next.
   const recent: BlockRef[] = opts.resume.map(({ number, hash }) => ({ number, hash }));
   let startAt: bigint | null = null;
@@ -180,24 +171,6 @@ export async function fetchBlocks(client: PublicClient, from: bigint, to: bigint
       })),
     };
   });
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
-export async function mapConcurrent<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let nextIndex = 0;
-  const worker = async (): Promise<void> => {
-    while (nextIndex < items.length) {
-      const i = nextIndex++;
-      results[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 export const lower = (a: string): Address => a.toLowerCase() as Address;

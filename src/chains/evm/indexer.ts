@@ -1,346 +1,51 @@
 import type { PublicClient } from "viem";
 import type { EvmChainConfig } from "../../config.ts";
-import { assertNever } from "../../domain/evolve.ts";
-import { transferKey } from "../../domain/types.ts";
-import type { TransferObserved } from "../../kafka/records.ts";
-import type { CassandraClient } from "../../store/cassandra.ts";
-import {
-  type Checkpoint,
-  createCheckpointStore,
-  type PublishedBlock,
-} from "../../store/indexer-checkpoints.ts";
-import { isTerminal } from "../../support/errors.ts";
-import { type RetryContext, retry } from "../../support/retry.ts";
-import {
-  type BlockInput,
-  type BlockRef,
-  type ChainInput,
-  createBlockSource,
-  DEFAULT_MEMORY,
-} from "./block-source.ts";
-import { type FoundTransfer, findTransfers, findTransfersTo } from "./transfers.ts";
-import { createWatchlist, type WatchEntry, type Watchlist } from "./watchlist.ts";
+import type { ChainAddress } from "../../domain/types.ts";
+import type { ChainIndexerDeps, TransferFinder } from "../adapter.ts";
+import { createIndexer, type Indexer } from "../indexer.ts";
+import { createBlockSource, type FetchedBlock } from "./block-source.ts";
+import { findTransfers, findTransfersTo } from "./transfers.ts";
 
 /**
- * One chain's indexer: chain input -> TransferObserved records. Per step of blocks it records what
- * it will publish (indexer_published), publishes, then advances the checkpoint: at-least-once, and a
- * record published twice (crash before the checkpoint) is the same record, which the session actor
- * drops by (chainId, txHash, logIndex). Steps and backfills run one at a time (the lane), so a
- * backfill always sees a settled checkpoint. Details in docs/INDEXER.md.
+ * The EVM family's parts of the chain-neutral indexer (src/chains/indexer.ts): viem's block source
+ * and transfer finder over one client. The loop, the checkpoints and the watchlist are the same for
+ * every family.
  */
 
-export interface EvmIndexerDeps {
+export interface EvmIndexerDeps extends ChainIndexerDeps {
   chain: EvmChainConfig;
   client: PublicClient;
-  cassandra: CassandraClient;
-  /** Resolves once the records are durably on chain.transfers, in order. */
-  publish: (records: TransferObserved[]) => Promise<void>;
-  log: (msg: string, fields?: object) => void;
-  signal: AbortSignal;
-  pollMs?: number;
   /** Confirmed blocks a newly watched burner is backfilled over (default 128). */
   backfillBlocks?: number;
 }
 
-export interface EvmIndexerStatus {
-  chainId: number;
-  /** The checkpoint: the newest block fully processed. */
-  lastBlock: bigint | null;
-  /** unix ms when the indexer last advanced or found itself caught up with the confirmed head */
-  lastBlockAt: number | null;
-}
+/** EVM addresses: lower-case 0x hex (what viem's logs and transactions are lower-cased to here). */
+export const parseEvmAddress = (raw: string): ChainAddress | null =>
+  /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : null;
 
-export interface EvmIndexer {
-  watchlist: Watchlist;
-  /** Follows the chain until `signal` aborts; rejects only on a terminal error (e.g. a reorg too deep). */
-  run(): Promise<void>;
-  status(): EvmIndexerStatus;
-}
-
-/** How often a caught-up indexer refreshes updated_at (freshness) while the chain is quiet. */
-const HEARTBEAT_MS = 5_000;
-const RETRY_MIN_MS = 500;
-const RETRY_MAX_MS = 30_000;
-
-export function createEvmIndexer(deps: EvmIndexerDeps): EvmIndexer {
-  const { chain, client, signal, log } = deps;
-  const chainId = chain.chainId;
-  const pollMs = deps.pollMs ?? 1000;
-  const backfillBlocks = BigInt(deps.backfillBlocks ?? 128);
-  const store = createCheckpointStore(deps.cassandra, chainId);
-  const lane = createLane();
-
-  // Mirror of the durable state, reloaded from Cassandra on every (re)start.
-  let loaded = false;
-  let checkpoint: Checkpoint | null = null;
-  let published = new Map<bigint, PublishedBlock>();
-  let lastHead: bigint | null = null;
-  let lastBlockAt: number | null = null;
-  let lastTouch = 0;
-  // Burners added before the very first checkpoint: backfilled once there is one.
-  const deferred: WatchEntry[] = [];
-
-  const watchlist = createWatchlist({
-    chainId,
-    cassandra: deps.cassandra,
-    position: () => checkpoint?.number ?? null,
-    backfill: (entries) => lane.run(() => backfill(entries)),
-  });
-
-  async function reload(): Promise<void> {
-    const state = await store.load();
-    checkpoint = state.checkpoint;
-    published = new Map(state.published.map((p) => [p.number, p]));
-    loaded = true;
-  }
-
-  const observe = (t: FoundTransfer, sessionId: string, head: bigint, now: number): TransferObserved => ({
-    sessionId,
-    burner: t.to,
-    chainId,
-    token: t.token,
-    amount: t.amount,
-    txHash: t.txHash,
-    logIndex: t.logIndex,
-    blockNumber: t.blockNumber,
-    blockHash: t.blockHash,
-    from: t.from,
-    confirmations: Number(head - t.blockNumber),
-    observedAt: now,
-    retracted: false,
-  });
-
-  const retract = (records: readonly TransferObserved[], now: number): TransferObserved[] =>
-    records.map((r) => ({ ...r, observedAt: now, retracted: true }));
-
-  async function save(cp: Checkpoint): Promise<void> {
-    await store.save(cp);
-    checkpoint = cp;
-    lastBlockAt = lastTouch = Date.now();
-  }
-
-  async function applyBlocks(run: readonly BlockInput[]): Promise<void> {
-    const last = run.at(-1);
-    if (!last) return;
-    const found = await findTransfers({
-      client,
-      chainId,
-      blocks: run,
-      isWatched: (a) => watchlist.get(a) !== undefined,
-      anyWatched: watchlist.size() > 0,
-    });
-    const now = Date.now();
-    const rows: PublishedBlock[] = [];
-    const stale: bigint[] = [];
-    const outgoing: TransferObserved[] = [];
-    for (const block of run) {
-      const prior = published.get(block.number);
-      let records: TransferObserved[] = [];
-      if (prior && prior.hash !== block.hash) {
-        // Recorded before a crash, then reorged out while we were down. The retraction goes first:
-        // the actor ignores a second observation of a known transfer, so order decides the outcome.
-        outgoing.push(...retract(prior.records, now));
-        stale.push(prior.number);
-      } else if (prior) {
-        records = [...prior.records]; // recorded before a crash: publish the very same records again
-        outgoing.push(...records);
-      }
-      const known = new Set(records.map(transferKey));
-      for (const t of found) {
-        const entry = watchlist.get(t.to);
-        if (t.blockNumber !== block.number || !entry || known.has(transferKey(t))) continue;
-        const record = observe(t, entry.sessionId, block.head, now);
-        records.push(record);
-        outgoing.push(record);
-      }
-      if (records.length > 0) rows.push({ number: block.number, hash: block.hash, records });
-    }
-    await store.record(rows);
-    for (const row of rows) published.set(row.number, row);
-    if (outgoing.length > 0) await deps.publish(outgoing);
-    const gone = stale.filter((n) => !rows.some((r) => r.number === n));
-    await store.remove(gone);
-    for (const n of gone) published.delete(n);
-
-    lastHead = last.head;
-    const recent = [...(checkpoint?.recent ?? []), ...run.map(ref)].slice(-DEFAULT_MEMORY);
-    await save({ ...ref(last), timestamp: last.timestamp, recent });
-    if (outgoing.length > 0)
-      log("published transfers", { chainId, block: String(last.number), count: outgoing.length });
-    await prune(recent[0]?.number ?? 0n);
-    if (deferred.length > 0) await backfill(deferred.splice(0));
-  }
-
-  async function applyReorg(reorg: Extract<ChainInput, { kind: "reorg" }>): Promise<void> {
-    const ancestor = reorg.commonAncestor;
-    // Every row above the ancestor is off the canonical chain, including rows recorded above the
-    // checkpoint before a crash.
-    const gone = [...published.values()].filter((p) => p.number > ancestor.number);
-    gone.sort((a, b) => (a.number < b.number ? -1 : 1));
-    const retractions = gone.flatMap((p) => retract(p.records, Date.now()));
-    log("reorg", {
-      chainId,
-      ancestor: String(ancestor.number),
-      dropped: reorg.dropped.length,
-      retracted: retractions.length,
-    });
-    // Retract before forgetting: a crash in between re-detects the reorg and retracts again.
-    if (retractions.length > 0) await deps.publish(retractions);
-    await store.remove(gone.map((p) => p.number));
-    for (const p of gone) published.delete(p.number);
-    const kept = (checkpoint?.recent ?? []).filter((b) => b.number <= ancestor.number);
-    const recent = kept.at(-1)?.hash === ancestor.hash ? kept : [ref(ancestor)];
-    await save({ ...ref(ancestor), timestamp: null, recent });
-  }
-
-  /** Rows older than the reorg window can no longer be retracted: drop them. */
-  async function prune(oldestKept: bigint): Promise<void> {
-    const old = [...published.keys()].filter((n) => n < oldestKept);
-    await store.remove(old);
-    for (const n of old) published.delete(n);
-  }
-
-  /** One scan of the recent confirmed blocks for a whole batch of newly watched burners. */
-  async function backfill(entries: readonly WatchEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    if (!loaded) await reload();
-    const cp = checkpoint;
-    if (!cp) {
-      deferred.push(...entries);
-      return;
-    }
-    const sessionOf = new Map(entries.map((e) => [e.burner, e.sessionId]));
-    const from = cp.number - backfillBlocks + 1n;
-    const hashes = new Map(cp.recent.map((b) => [b.number, b.hash]));
-    const found = await findTransfersTo({
-      client,
-      chainId,
-      burners: new Set(sessionOf.keys()),
-      from: from < 0n ? 0n : from,
-      to: cp.number,
-      expectedHash: (n) => hashes.get(n),
-    });
-    const head = lastHead ?? cp.number + BigInt(chain.confirmations);
-    const now = Date.now();
-    const changed = new Map<bigint, PublishedBlock>();
-    const outgoing: TransferObserved[] = [];
-    for (const t of found) {
-      const row = changed.get(t.blockNumber) ?? published.get(t.blockNumber);
-      // already published by the scan (the burner was watched in time), or a row of another branch
-      if (row && (row.hash !== t.blockHash || row.records.some((r) => transferKey(r) === transferKey(t))))
-        continue;
-      const sessionId = sessionOf.get(t.to);
-      if (sessionId === undefined) continue;
-      const record = observe(t, sessionId, head, now);
-      changed.set(t.blockNumber, {
-        number: t.blockNumber,
-        hash: t.blockHash,
-        records: [...(row?.records ?? []), record],
-      });
-      outgoing.push(record);
-    }
-    await store.record([...changed.values()]);
-    for (const row of changed.values()) published.set(row.number, row);
-    if (outgoing.length > 0) await deps.publish(outgoing);
-    log("backfilled burners", {
-      chainId,
-      burners: entries.length,
-      to: String(cp.number),
-      found: outgoing.length,
-    });
-  }
-
-  async function apply(step: readonly ChainInput[]): Promise<void> {
-    let run: BlockInput[] = [];
-    for (const input of step) {
-      switch (input.kind) {
-        case "block":
-          run.push(input);
-          break;
-        case "reorg":
-          await applyBlocks(run);
-          run = [];
-          await applyReorg(input);
-          break;
-        default:
-          assertNever(input);
-      }
-    }
-    await applyBlocks(run);
-  }
-
-  /** Nothing new is confirmed: the indexer is caught up, which is what freshness reports. */
-  async function heartbeat(): Promise<void> {
-    if (!checkpoint) return;
-    lastBlockAt = Date.now();
-    if (lastBlockAt - lastTouch < HEARTBEAT_MS) return;
-    await store.touch();
-    lastTouch = lastBlockAt;
-  }
-
-  /** From the checkpoint until the signal aborts; each failure restarts here, so state stays consistent. */
-  async function follow(context: RetryContext): Promise<void> {
-    await watchlist.load();
-    await lane.run(reload);
-    const source = createBlockSource({
-      client,
-      confirmations: chain.confirmations,
-      pollMs,
-      signal,
-      resume: checkpoint?.recent ?? [],
-    });
-    log("indexer following", {
-      chainId,
-      from: checkpoint ? String(checkpoint.number) : "confirmed head",
-    });
-    while (!signal.aborted) {
-      const step = await source.next();
-      await lane.run(() => (step.length > 0 ? apply(step) : heartbeat()));
-      context.reset(); // a later failure is a new incident: it waits RETRY_MIN_MS again
-    }
-  }
-
-  async function run(): Promise<void> {
-    try {
-      // Any failure but a terminal one is retried forever: an RPC error of unknown kind is most
-      // likely the node or the network, and the durable state is consistent whatever failed.
-      await retry(follow, {
-        attempts: Number.POSITIVE_INFINITY,
-        baseMs: RETRY_MIN_MS,
-        maxMs: RETRY_MAX_MS,
-        signal,
-        isRetryable: (err) => !isTerminal(err),
-        onRetry: (err, { delayMs }) =>
-          log("indexer step failed; resuming from the checkpoint", {
-            chainId,
-            error: String(err),
-            waitMs: delayMs,
-          }),
-      });
-    } catch (err) {
-      if (!signal.aborted) throw err;
-    }
-    await lane.run(async () => {}); // let an in-flight step or backfill finish
-    log("indexer stopped", { chainId });
-  }
-
+export function evmTransferFinder(client: PublicClient, chainId: number): TransferFinder<FetchedBlock> {
   return {
-    watchlist,
-    run,
-    status: () => ({ chainId, lastBlock: checkpoint?.number ?? null, lastBlockAt }),
+    inBlocks: (blocks, isWatched) => findTransfers({ client, chainId, blocks, isWatched, anyWatched: true }),
+    toAddresses: ({ addresses, from, to, expectedHash }) =>
+      findTransfersTo({ client, chainId, burners: addresses, from, to, expectedHash }),
   };
 }
 
-const ref = (b: BlockRef): BlockRef => ({ number: b.number, hash: b.hash });
-
-/** Runs tasks one at a time, in call order; a failed task does not block the ones after it. */
-function createLane() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return {
-    run<T>(task: () => Promise<T>): Promise<T> {
-      const result = tail.then(task);
-      tail = result.catch(() => {});
-      return result;
-    },
-  };
+export function createEvmIndexer(deps: EvmIndexerDeps): Indexer {
+  const { chain, client } = deps;
+  return createIndexer<FetchedBlock>({
+    ...deps,
+    chainId: chain.chainId,
+    confirmations: chain.confirmations,
+    openSource: (resume) =>
+      createBlockSource({
+        client,
+        confirmations: chain.confirmations,
+        pollMs: deps.pollMs ?? 1000,
+        signal: deps.signal,
+        resume,
+      }),
+    finder: evmTransferFinder(client, chain.chainId),
+    parseAddress: parseEvmAddress,
+  });
 }

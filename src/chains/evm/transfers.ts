@@ -1,7 +1,14 @@
 import { type PublicClient, parseAbiItem } from "viem";
-import { type Address, type Hex, NATIVE_TOKEN, type Transfer } from "../../domain/types.ts";
+import {
+  type Address,
+  type ChainAddress,
+  type Hex,
+  NATIVE_TOKEN,
+  type Transfer,
+} from "../../domain/types.ts";
 import { BaseError } from "../../support/errors.ts";
-import { type BlockRef, type FetchedBlock, fetchBlocks, lower, mapConcurrent } from "./block-source.ts";
+import { mapConcurrent } from "../../support/map-concurrent.ts";
+import { type BlockRef, type FetchedBlock, fetchBlocks, lower } from "./block-source.ts";
 
 /**
  * Finds transfers into watched burners: ERC-20 `Transfer` logs and plain value transfers. Every
@@ -78,7 +85,8 @@ const TOPIC_FILTER_MAX = 32;
 export async function findTransfersTo(args: {
   client: PublicClient;
   chainId: number;
-  burners: ReadonlySet<Address>;
+  /** canonicalised here (lower-case): the caller's spelling does not matter */
+  burners: ReadonlySet<ChainAddress>;
   from: bigint;
   to: bigint;
   expectedHash: (number: bigint) => string | undefined;

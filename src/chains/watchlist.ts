@@ -1,8 +1,10 @@
 import { z } from "zod";
-import type { Address } from "../../domain/types.ts";
-import type { CassandraClient } from "../../store/cassandra.ts";
-import { watchedBurnersTable } from "../../store/watched-burners.ts";
-import { mapConcurrent } from "./block-source.ts";
+import type { ChainAddress } from "../domain/types.ts";
+import type { CassandraClient } from "../store/cassandra.ts";
+import { watchedBurnersTable } from "../store/watched-burners.ts";
+import { BaseError } from "../support/errors.ts";
+import { mapConcurrent } from "../support/map-concurrent.ts";
+import type { WatchOutcome } from "./adapter.ts";
 
 /**
  * The burners one chain's indexer watches, persisted in `watched_burners` and held in memory for
@@ -14,7 +16,7 @@ import { mapConcurrent } from "./block-source.ts";
  */
 
 export interface WatchEntry {
-  burner: Address;
+  burner: ChainAddress;
   sessionId: string;
   /** The indexer's checkpoint when the burner was registered; the backfill ends there. */
   sinceBlock: bigint;
@@ -24,7 +26,7 @@ export interface WatchEntry {
  * added: newly watched. already_watched: the same session registered it before (the backfill runs
  * again, harmlessly, so a retried add after a crash completes it). conflict: another session owns it.
  */
-export type AddOutcome = "added" | "already_watched" | "conflict";
+export type AddOutcome = WatchOutcome;
 
 export interface Watchlist {
   /** Reads every watched burner of the chain into memory; returns how many. */
@@ -35,42 +37,52 @@ export interface Watchlist {
   addMany(
     pairs: ReadonlyArray<{ burner: string; sessionId: string }>,
   ): Promise<Array<{ outcome: AddOutcome; entry: WatchEntry }>>;
-  get(burner: Address): WatchEntry | undefined;
+  /** By the family's canonical spelling (what the transfer finder reports). */
+  get(burner: ChainAddress): WatchEntry | undefined;
   size(): number;
 }
 
 export interface WatchlistDeps {
   chainId: number;
   cassandra: CassandraClient;
+  /** The chain family's canonical spelling of an address, or null (the adapter's parseAddress). */
+  parseAddress: (raw: string) => ChainAddress | null;
   /** The indexer's checkpoint block, or null before its first one. */
   position: () => bigint | null;
   /** Finds and publishes transfers to newly watched burners in blocks already scanned. */
   backfill: (entries: readonly WatchEntry[]) => Promise<void>;
 }
 
-const burnerSchema = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "burner must be a 0x address")
-  .transform((v) => v.toLowerCase() as Address);
 const sessionIdSchema = z.uuid();
+
+/** A burner that is no address of this chain's family: the caller offered it to the wrong chain. */
+export class NotAChainAddressError extends BaseError {
+  override name = "NotAChainAddressError";
+  readonly code = "not_a_chain_address";
+  readonly retryable = false;
+}
 
 export function createWatchlist(deps: WatchlistDeps): Watchlist {
   const table = watchedBurnersTable(deps.cassandra, deps.chainId);
-  const entries = new Map<Address, WatchEntry>();
-  // Rows hold burners this watchlist wrote, validated as 0x addresses on the way in.
-  const fromRow = (row: { burner: string; sessionId: string; sinceBlock: bigint }): WatchEntry => ({
-    ...row,
-    burner: row.burner as Address,
-  });
+  // Rows hold burners this watchlist wrote, canonicalised on the way in.
+  const entries = new Map<ChainAddress, WatchEntry>();
+  const parseBurner = (raw: string): ChainAddress => {
+    const burner = deps.parseAddress(raw);
+    if (burner === null)
+      throw new NotAChainAddressError(
+        `burner ${JSON.stringify(raw)} is not an address of chain ${deps.chainId}`,
+      );
+    return burner;
+  };
 
   const addMany: Watchlist["addMany"] = async (pairs) => {
     const sinceBlock = deps.position() ?? 0n;
     // Bounded: a feed catching up hands over thousands of burners at once; each insert is an LWT.
     const results = await mapConcurrent(pairs, 16, async (pair) => {
-      const burner = burnerSchema.parse(pair.burner);
+      const burner = parseBurner(pair.burner);
       const sessionId = sessionIdSchema.parse(pair.sessionId).toLowerCase();
       const { applied, row } = await table.insertIfAbsent({ burner, sessionId, sinceBlock });
-      const entry = fromRow(row);
+      const entry: WatchEntry = row;
       entries.set(burner, entry);
       const outcome: AddOutcome =
         entry.sessionId !== sessionId ? "conflict" : applied ? "added" : "already_watched";
@@ -83,10 +95,7 @@ export function createWatchlist(deps: WatchlistDeps): Watchlist {
 
   return {
     async load() {
-      for await (const row of table.all()) {
-        const entry = fromRow(row);
-        entries.set(entry.burner, entry);
-      }
+      for await (const entry of table.all()) entries.set(entry.burner, entry);
       return entries.size;
     },
 
