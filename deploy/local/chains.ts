@@ -1,5 +1,6 @@
 // Local EVM chains for development and tests: two anvil nodes (source 31337, destination 31338) running
-// detached so they outlive whoever started them, with TestUSDC and BurnerDelegate deployed on each.
+// detached so they outlive whoever started them, with TestUSDC, BurnerDelegate, Uniswap V2 (seeded pools) and
+// the CCTP V2-shaped bridge deployed on each, the two bridges linked to each other.
 // Addresses go to <root>/chains.json; a later call reuses running nodes and existing deployments.
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
@@ -9,20 +10,24 @@ import path from "node:path";
 import {
   type Address,
   type Chain,
+  concat,
   createPublicClient,
   createTestClient,
   createWalletClient,
   defineChain,
-  getAddress,
   type Hex,
   http,
   keccak256,
   type PublicClient,
   parseEther,
+  toHex,
 } from "viem";
 import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { type Artifacts, loadArtifacts } from "../../src/chains/evm/contracts.ts";
+import { createBatch, type TxBatch } from "./batch.ts";
+import { type LocalCctp, queueCctp, queueLink } from "./cctp.ts";
+import { type LocalDex, loadUniswapArtifacts, queueDex, type UniswapArtifacts, verifyDex } from "./dex.ts";
 
 export type LocalChainName = "source" | "destination";
 export type DevAccount = { address: Address; privateKey: Hex };
@@ -34,6 +39,10 @@ export type LocalChain = {
   delegate: Address;
   relayer: DevAccount;
   funded: DevAccount;
+  /** Uniswap V2 with seeded DAI/USDC and WETH/USDC pools (absent when EVM_CHAINS names chains without it). */
+  dex?: LocalDex;
+  /** The CCTP V2-shaped bridge (absent when EVM_CHAINS names chains without it). */
+  cctp?: LocalCctp;
 };
 
 export const CHAIN_SPECS = [
@@ -54,7 +63,12 @@ export const DEV_ACCOUNTS = {
   relayer: devAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"),
   platformFeeRecipient: devAccount("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"),
   funded: devAccount("0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6"),
+  /** Signs CCTP messages as the local stand-in for Circle's attestation service (cctp-attester.ts). */
+  attester: devAccount("0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a"),
 } as const;
+
+/** CCTP domains of the local chains: local values, outside the range Circle has assigned so far. */
+export const CCTP_DOMAINS: Record<LocalChainName, number> = { source: 100, destination: 101 };
 
 const USDC_FLOOR = 1_000_000n * 10n ** 6n;
 const USDC_MINT = 10_000_000n * 10n ** 6n;
@@ -65,7 +79,12 @@ const START_TIMEOUT_MS = 30_000;
 const LOCK_TIMEOUT_MS = 180_000;
 
 type Spec = (typeof CHAIN_SPECS)[number];
-type DeploymentRecord = LocalChain & { usdcBuild: string; delegateBuild: string };
+type DeploymentRecord = LocalChain & {
+  usdcBuild: string;
+  delegateBuild: string;
+  dexBuild?: string;
+  cctpBuild?: string;
+};
 type ChainsFile = { version: 1; chains: Partial<Record<LocalChainName, DeploymentRecord>> };
 
 const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<Address>;
@@ -79,6 +98,24 @@ const localChainSchema = z.object({
   delegate: hexAddress,
   relayer: devAccountSchema,
   funded: devAccountSchema,
+  dex: z
+    .object({
+      factory: hexAddress,
+      router: hexAddress,
+      weth: hexAddress,
+      dai: hexAddress,
+      pairInitCodeHash: hexKey,
+      pairs: z.object({ daiUsdc: hexAddress, wethUsdc: hexAddress }),
+    })
+    .optional(),
+  cctp: z
+    .object({
+      domain: z.number().int().nonnegative(),
+      messageTransmitter: hexAddress,
+      tokenMessenger: hexAddress,
+      attester: hexAddress,
+    })
+    .optional(),
 });
 
 export function toViemChain(c: Pick<LocalChain, "name" | "chainId" | "rpcUrl">): Chain {
@@ -109,15 +146,19 @@ export async function ensureChains(opts: {
     const artifactsP = loadArtifacts({ cacheDir: path.join(root, "cache/contracts"), log });
     const startedAny = await Promise.all(CHAIN_SPECS.map((spec) => ensureNode(root, spec, log)));
     const artifacts = await artifactsP;
+    const uniswap = loadUniswapArtifacts();
     const file = path.join(root, "chains.json");
     const previous = await readChainsFile(file);
     const records = await Promise.all(
-      CHAIN_SPECS.map((spec) => ensureDeployed(spec, artifacts, previous.chains[spec.name], log)),
+      CHAIN_SPECS.map((spec) => ensureDeployed(spec, artifacts, uniswap, previous.chains[spec.name], log)),
     );
+    await linkBridges(records, log);
     const next: ChainsFile = { version: 1, chains: {} };
     for (const r of records) next.chains[r.name] = r;
     await writeAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
-    const chains = records.map(({ usdcBuild: _u, delegateBuild: _d, ...chain }): LocalChain => chain);
+    const chains = records.map(
+      ({ usdcBuild: _u, delegateBuild: _d, dexBuild: _x, cctpBuild: _c, ...chain }): LocalChain => chain,
+    );
     return { chains, started: startedAny.some(Boolean) };
   });
 }
@@ -258,20 +299,29 @@ async function hasCode(client: PublicClient, address: Address): Promise<boolean>
   return code !== undefined && code !== "0x";
 }
 
-/** Deploys whatever is missing or was built from different bytecode, then tops up the test accounts. */
-async function ensureDeployed(
-  spec: Spec,
-  artifacts: Artifacts,
-  previous: DeploymentRecord | undefined,
-  log: (l: string) => void,
-): Promise<DeploymentRecord> {
+function connect(spec: Spec) {
   const rpcUrl = rpcUrlOf(spec);
   const chain = toViemChain({ name: spec.name, chainId: spec.chainId, rpcUrl });
   const transport = http(rpcUrl);
   const client = createPublicClient({ chain, transport, pollingInterval: 200 }) as PublicClient;
   const deployer = privateKeyToAccount(DEV_ACCOUNTS.deployer.privateKey);
   const wallet = createWalletClient({ chain, transport, account: deployer, pollingInterval: 200 });
-  const { TestUSDC, BurnerDelegate } = artifacts.contracts;
+  return { rpcUrl, chain, transport, client, wallet };
+}
+
+/**
+ * Deploys whatever is missing or was built from different bytecode (all in one batch of back-to-back
+ * transactions), then tops up the test accounts. A new USDC means a new DEX and bridge: they hold its address.
+ */
+async function ensureDeployed(
+  spec: Spec,
+  artifacts: Artifacts,
+  uniswap: UniswapArtifacts,
+  previous: DeploymentRecord | undefined,
+  log: (l: string) => void,
+): Promise<DeploymentRecord> {
+  const { rpcUrl, chain, transport, client, wallet } = connect(spec);
+  const { TestUSDC, BurnerDelegate, TestERC20, MessageTransmitterV2, TokenMessengerV2 } = artifacts.contracts;
   const usdcBuild = buildId(TestUSDC.bytecode);
   const delegateBuild = buildId(BurnerDelegate.bytecode);
 
@@ -280,39 +330,58 @@ async function ensureDeployed(
   const keepDelegate =
     reusable?.delegateBuild === delegateBuild && (await hasCode(client, reusable.delegate));
 
-  // Explicit nonces let both deployments go out before waiting, so they land in the same block.
-  let nonce = await client.getTransactionCount({ address: deployer.address, blockTag: "pending" });
-  const usdcTx = keepUsdc
-    ? undefined
-    : await wallet.deployContract({
-        abi: TestUSDC.abi,
-        bytecode: TestUSDC.bytecode,
-        args: [deployer.address],
-        nonce: nonce++,
-      });
-  const delegateTx = keepDelegate
-    ? undefined
-    : await wallet.deployContract({
-        abi: BurnerDelegate.abi,
-        bytecode: BurnerDelegate.bytecode,
-        args: [DEV_ACCOUNTS.relayer.address, DEV_ACCOUNTS.platformFeeRecipient.address],
-        nonce: nonce++,
-      });
-  const deployedAt = async (hash: Hex | undefined, label: string): Promise<Address | undefined> => {
-    if (hash === undefined) return undefined;
-    const receipt = await client.waitForTransactionReceipt({ hash });
-    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`${label} deploy failed`);
-    const address = getAddress(receipt.contractAddress);
-    log(`${spec.name}: deployed ${label} at ${address}`);
-    return address;
-  };
-  const [newUsdc, newDelegate] = await Promise.all([
-    deployedAt(usdcTx, "TestUSDC"),
-    deployedAt(delegateTx, "BurnerDelegate"),
-  ]);
-  const usdc = newUsdc ?? reusable?.usdc;
-  const delegate = newDelegate ?? reusable?.delegate;
-  if (!usdc || !delegate) throw new Error(`${spec.name}: deployment bookkeeping failed`);
+  const batch = await createBatch(client, wallet);
+  const deployed: string[] = [];
+  const usdc =
+    keepUsdc && reusable
+      ? reusable.usdc
+      : batch.deploy("TestUSDC", { ...TestUSDC, args: [batch.from], gas: 2_000_000n });
+  if (!keepUsdc) deployed.push(`TestUSDC at ${usdc}`);
+  const delegate =
+    keepDelegate && reusable
+      ? reusable.delegate
+      : batch.deploy("BurnerDelegate", {
+          ...BurnerDelegate,
+          args: [DEV_ACCOUNTS.relayer.address, DEV_ACCOUNTS.platformFeeRecipient.address],
+          gas: 3_000_000n,
+        });
+  if (!keepDelegate) deployed.push(`BurnerDelegate at ${delegate}`);
+
+  const dexBuild = buildId(
+    concat([
+      uniswap.factory.bytecode,
+      uniswap.router.bytecode,
+      uniswap.weth.bytecode,
+      TestERC20.bytecode,
+      usdc,
+    ]),
+  );
+  const keepDex =
+    reusable?.dexBuild === dexBuild && reusable.dex && (await hasCode(client, reusable.dex.router));
+  const deadline = (await client.getBlock()).timestamp + 3600n;
+  const dex = keepDex && reusable?.dex ? reusable.dex : queueDex(batch, uniswap, TestERC20, usdc, deadline);
+  if (!keepDex) deployed.push(`Uniswap V2 router at ${dex.router} (factory ${dex.factory}, DAI ${dex.dai})`);
+
+  const domain = CCTP_DOMAINS[spec.name];
+  const attester = DEV_ACCOUNTS.attester.address;
+  const cctpBuild = buildId(
+    concat([MessageTransmitterV2.bytecode, TokenMessengerV2.bytecode, usdc, attester, toHex(domain)]),
+  );
+  const keepCctp =
+    reusable?.cctpBuild === cctpBuild &&
+    reusable.cctp &&
+    (await hasCode(client, reusable.cctp.tokenMessenger));
+  const cctp =
+    keepCctp && reusable?.cctp
+      ? reusable.cctp
+      : queueCctp(batch, artifacts.contracts, { domain, attester, usdc, feeRecipient: batch.from });
+  if (!keepCctp) deployed.push(`CCTP domain ${domain}: TokenMessengerV2 at ${cctp.tokenMessenger}`);
+
+  const started = Date.now();
+  const sent = await batch.settle();
+  if (!keepDex) await verifyDex(client, dex, usdc, spec.name);
+  if (sent > 0)
+    log(`${spec.name}: ${sent} transactions in ${Date.now() - started} ms: ${deployed.join("; ")}`);
 
   await topUp(client, wallet, createTestClient({ chain, transport, mode: "anvil" }), usdc, log, spec.name);
   return {
@@ -323,9 +392,36 @@ async function ensureDeployed(
     delegate,
     relayer: DEV_ACCOUNTS.relayer,
     funded: DEV_ACCOUNTS.funded,
+    dex,
+    cctp,
     usdcBuild,
     delegateBuild,
+    dexBuild,
+    cctpBuild,
   };
+}
+
+/** Points each chain's TokenMessengerV2 at the other's (messenger and USDC), where it is not already. */
+async function linkBridges(records: DeploymentRecord[], log: (l: string) => void): Promise<void> {
+  await Promise.all(
+    records.map(async (local) => {
+      const spec = CHAIN_SPECS.find((s) => s.name === local.name);
+      if (!spec || !local.cctp) return;
+      const { client, wallet } = connect(spec);
+      const batch: TxBatch = await createBatch(client, wallet);
+      for (const remote of records) {
+        if (remote === local || !remote.cctp) continue;
+        await queueLink(
+          client,
+          batch,
+          { cctp: local.cctp, usdc: local.usdc },
+          { cctp: remote.cctp, usdc: remote.usdc },
+        );
+      }
+      const sent = await batch.settle();
+      if (sent > 0) log(`${local.name}: linked the bridge to the other chain (${sent} transactions)`);
+    }),
+  );
 }
 
 async function topUp(

@@ -17,7 +17,13 @@ const SOURCES_DIR = path.join(REPO_ROOT, "src/contracts");
 const ABI_MODULE = path.join(REPO_ROOT, "src/chains/evm/abi.ts");
 const OZ_PREFIX = "@openzeppelin/contracts/";
 
-export const CONTRACT_NAMES = ["BurnerDelegate", "TestUSDC"] as const;
+export const CONTRACT_NAMES = [
+  "BurnerDelegate",
+  "TestUSDC",
+  "TestERC20",
+  "MessageTransmitterV2",
+  "TokenMessengerV2",
+] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 export type Artifact = { abi: Abi; bytecode: Hex; deployedBytecode: Hex };
@@ -103,7 +109,7 @@ async function compile(
       deployedBytecode: `0x${out.evm.deployedBytecode.object}`,
     };
   };
-  return { BurnerDelegate: pick("BurnerDelegate"), TestUSDC: pick("TestUSDC") };
+  return Object.fromEntries(CONTRACT_NAMES.map((name) => [name, pick(name)])) as Artifacts["contracts"];
 }
 
 /** Compiled artifacts, from the cache when the sources are unchanged, otherwise compiled and cached. */
@@ -147,9 +153,9 @@ export function renderAbiModule(artifacts: Artifacts): string {
   return `${lines.join("\n\n")}\n`;
 }
 
-/** BurnerDelegate -> burnerDelegateAbi, TestUSDC -> testUsdcAbi */
+/** BurnerDelegate -> burnerDelegateAbi, TestUSDC -> testUsdcAbi, TokenMessengerV2 -> tokenMessengerV2Abi */
 export function abiExportName(name: ContractName): string {
-  const words = name.match(/[A-Z][a-z]+|[A-Z]+(?![a-z])/g) ?? [name];
+  const words = name.match(/[A-Z][a-z]+\d*|[A-Z]+\d*(?![a-z])/g) ?? [name];
   return `${words.map((w, i) => (i === 0 ? w.toLowerCase() : w.charAt(0) + w.slice(1).toLowerCase())).join("")}Abi`;
 }
 

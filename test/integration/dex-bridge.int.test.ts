@@ -1,0 +1,443 @@
+// Uniswap V2 and the CCTP V2-shaped bridge on the real anvil chains of the local stack: swaps through the
+// router with an output floor, and a burn on the source chain attested by the local attester (over HTTP, in
+// Circle's wire form) and received on the destination chain, with every way to break the receive we guard.
+import { fileURLToPath } from "node:url";
+import {
+  type Abi,
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  keccak256,
+  maxUint256,
+  type PublicClient,
+  parseEther,
+  parseEventLogs,
+  toFunctionSignature,
+} from "viem";
+import { generatePrivateKey, nonceManager, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CCTP_DOMAINS,
+  DEV_ACCOUNTS,
+  ensureChains,
+  type LocalChain,
+  toViemChain,
+} from "../../deploy/local/chains.ts";
+import { loadUniswapArtifacts } from "../../deploy/local/dex.ts";
+import * as abis from "../../src/chains/evm/abi.ts";
+import {
+  messageTransmitterV2Abi,
+  testErc20Abi,
+  testUsdcAbi,
+  tokenMessengerV2Abi,
+} from "../../src/chains/evm/abi.ts";
+import {
+  type AttestedMessage,
+  attesterChainsFromStack,
+  createAttester,
+  startAttesterServer,
+} from "../../src/chains/evm/cctp-attester.ts";
+import {
+  addressToBytes32,
+  decodeBurnBody,
+  decodeMessage,
+  encodeBurnBody,
+  encodeMessage,
+  FINALITY_FINALIZED,
+} from "../../src/chains/evm/cctp-message.ts";
+import { abiExportName, CONTRACT_NAMES, loadArtifacts } from "../../src/chains/evm/contracts.ts";
+import {
+  uniswapV2FactoryAbi,
+  uniswapV2PairAbi,
+  uniswapV2RouterAbi,
+  weth9Abi,
+} from "../../src/chains/evm/uniswap-v2.ts";
+
+const ROOT = fileURLToPath(new URL("../../.local", import.meta.url));
+const usdc = (n: number) => BigInt(Math.round(n * 1e6));
+const ZERO32 = `0x${"0".repeat(64)}` as Hex;
+
+type Side = ReturnType<typeof side>;
+function side(chain: LocalChain) {
+  const viemChain = toViemChain(chain);
+  const transport = http(chain.rpcUrl);
+  const client = createPublicClient({ chain: viemChain, transport, pollingInterval: 200 }) as PublicClient;
+  const wallet = (key: Hex) =>
+    createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(key, { nonceManager }) });
+  if (!chain.dex || !chain.cctp) throw new Error(`${chain.name}: the stack deployed no DEX or bridge`);
+  return {
+    chain,
+    dex: chain.dex,
+    cctp: chain.cctp,
+    client,
+    funded: wallet(chain.funded.privateKey),
+    relayer: wallet(chain.relayer.privateKey),
+    balance: (token: Address, owner: Address) =>
+      client.readContract({ address: token, abi: testErc20Abi, functionName: "balanceOf", args: [owner] }),
+  };
+}
+
+let src: Side;
+let dst: Side;
+let attesterUrl: string;
+let stopAttester: () => Promise<void>;
+
+beforeAll(async () => {
+  const { chains } = await ensureChains({ root: ROOT, log: (l) => console.log(l) });
+  const byName = (n: LocalChain["name"]) => side(chains.find((c) => c.name === n) as LocalChain);
+  [src, dst] = [byName("source"), byName("destination")];
+  const server = await startAttesterServer({
+    chains: attesterChainsFromStack({ chains }),
+    privateKey: DEV_ACCOUNTS.attester.privateKey,
+  });
+  attesterUrl = server.url;
+  stopAttester = server.close;
+});
+afterAll(() => stopAttester?.());
+
+/** The custom error (or revert string) an eth_call of the promise's call reverted with. */
+async function revertOf(call: Promise<unknown>): Promise<string | undefined> {
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err, "expected a revert").toBeInstanceOf(BaseError);
+  const reverted = (err as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as
+    | ContractFunctionRevertedError
+    | undefined;
+  return reverted?.data?.errorName === "Error" ? reverted.reason : reverted?.data?.errorName;
+}
+
+async function mined(s: Side, hash: Hex) {
+  const receipt = await s.client.waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe("success");
+  return receipt;
+}
+
+/** Burns `amount` of the funded account's USDC on the source chain for `mintRecipient` on `destinationDomain`. */
+async function burn(amount: bigint, mintRecipient: Address, o: { minFinality?: number; caller?: Hex } = {}) {
+  await mined(
+    src,
+    await src.funded.writeContract({
+      address: src.chain.usdc,
+      abi: testUsdcAbi,
+      functionName: "approve",
+      args: [src.cctp.tokenMessenger, amount],
+    }),
+  );
+  const hash = await src.funded.writeContract({
+    address: src.cctp.tokenMessenger,
+    abi: tokenMessengerV2Abi,
+    functionName: "depositForBurn",
+    args: [
+      amount,
+      dst.cctp.domain,
+      addressToBytes32(mintRecipient),
+      src.chain.usdc,
+      o.caller ?? ZERO32,
+      0n,
+      o.minFinality ?? FINALITY_FINALIZED,
+    ],
+  });
+  return (await mined(src, hash)).transactionHash;
+}
+
+const deadline = async (s: Side) => (await s.client.getBlock()).timestamp + 600n;
+
+describe("build", () => {
+  it("abi.ts matches the compiler output for every contract", async () => {
+    const { contracts } = await loadArtifacts({ cacheDir: `${ROOT}/cache/contracts` });
+    for (const name of CONTRACT_NAMES) {
+      expect((abis as Record<string, unknown>)[abiExportName(name)], name).toEqual(contracts[name].abi);
+    }
+  });
+
+  it("every Uniswap signature the service calls is in the published artifacts", () => {
+    const uni = loadUniswapArtifacts();
+    const signatures = (abi: Abi) =>
+      abi.filter((f) => f.type === "function").map((f) => toFunctionSignature(f as never));
+    const pairs = [
+      [uniswapV2RouterAbi, uni.router.abi],
+      [uniswapV2FactoryAbi, uni.factory.abi],
+      [uniswapV2PairAbi, uni.pair.abi],
+      [weth9Abi, uni.weth.abi],
+    ] as const;
+    for (const [ours, published] of pairs) {
+      expect(signatures(published)).toEqual(expect.arrayContaining(signatures(ours as Abi)));
+    }
+  });
+});
+
+describe("uniswap v2", () => {
+  it.each(["source", "destination"] as const)(
+    "%s: router, factory and the seeded pools line up",
+    async (name) => {
+      const s = name === "source" ? src : dst;
+      const read = <F extends "factory" | "WETH">(functionName: F) =>
+        s.client.readContract({ address: s.dex.router, abi: uniswapV2RouterAbi, functionName });
+      expect(await read("factory")).toBe(s.dex.factory);
+      expect(await read("WETH")).toBe(s.dex.weth);
+      for (const [token, pair] of [
+        [s.dex.dai, s.dex.pairs.daiUsdc],
+        [s.dex.weth, s.dex.pairs.wethUsdc],
+      ] as const) {
+        const onChain = await s.client.readContract({
+          address: s.dex.factory,
+          abi: uniswapV2FactoryAbi,
+          functionName: "getPair",
+          args: [token, s.chain.usdc],
+        });
+        expect(onChain).toBe(pair);
+        const [r0, r1] = await s.client.readContract({
+          address: pair,
+          abi: uniswapV2PairAbi,
+          functionName: "getReserves",
+        });
+        expect(r0 > 0n && r1 > 0n).toBe(true);
+      }
+    },
+  );
+
+  it("a swap with a floor at the quote pays the quote; a floor one unit above it reverts", async () => {
+    const me = src.funded.account.address;
+    const path = [src.chain.usdc, src.dex.dai] as const;
+    const amountIn = usdc(1_000);
+    const approve = await src.funded.writeContract({
+      address: src.chain.usdc,
+      abi: testUsdcAbi,
+      functionName: "approve",
+      args: [src.dex.router, maxUint256],
+    });
+    await mined(src, approve);
+    const amounts = await src.client.readContract({
+      address: src.dex.router,
+      abi: uniswapV2RouterAbi,
+      functionName: "getAmountsOut",
+      args: [amountIn, [...path]],
+    });
+    const quoted = amounts[1] ?? 0n;
+    // 1M/1M pool, 0.3% fee: 1000 USDC buys a little under 997 DAI
+    expect(quoted).toBeGreaterThan(parseEther("995"));
+    expect(quoted).toBeLessThan(parseEther("997"));
+
+    const swap = (floor: bigint, gas?: bigint) =>
+      src.funded.writeContract({
+        address: src.dex.router,
+        abi: uniswapV2RouterAbi,
+        functionName: "swapExactTokensForTokens",
+        args: [amountIn, floor, [...path], me, maxUint256],
+        ...(gas ? { gas } : {}),
+      });
+    const tooHigh = src.client.simulateContract({
+      account: src.funded.account,
+      address: src.dex.router,
+      abi: uniswapV2RouterAbi,
+      functionName: "swapExactTokensForTokens",
+      args: [amountIn, quoted + 1n, [...path], me, await deadline(src)],
+    });
+    expect(await revertOf(tooHigh)).toBe("UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT");
+    const daiBefore = await src.balance(src.dex.dai, me);
+    const reverted = await src.client.waitForTransactionReceipt({ hash: await swap(quoted + 1n, 300_000n) });
+    expect(reverted.status).toBe("reverted");
+    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore);
+
+    await mined(src, await swap(quoted));
+    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore + quoted);
+  });
+
+  it("native ETH swaps through the WETH/USDC pool at about 3000 USDC", async () => {
+    const to = privateKeyToAddress(generatePrivateKey());
+    const hash = await src.funded.writeContract({
+      address: src.dex.router,
+      abi: uniswapV2RouterAbi,
+      functionName: "swapExactETHForTokens",
+      args: [usdc(2_900), [src.dex.weth, src.chain.usdc], to, await deadline(src)],
+      value: parseEther("1"),
+    });
+    await mined(src, hash);
+    const got = await src.balance(src.chain.usdc, to);
+    expect(got).toBeGreaterThan(usdc(2_900));
+    expect(got).toBeLessThan(usdc(3_000));
+  });
+});
+
+describe("cctp v2 bridge", () => {
+  /** Polls the attester's HTTP API like the executor will, until the message is complete. */
+  async function attestation(txHash: Hex): Promise<AttestedMessage> {
+    for (let i = 0; i < 50; i++) {
+      const res = await fetch(`${attesterUrl}/v2/messages/${src.cctp.domain}?transactionHash=${txHash}`);
+      const body = (await res.json()) as { messages?: AttestedMessage[] };
+      const m = body.messages?.[0];
+      if (res.status === 200 && m?.status === "complete") return m;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`no complete attestation for ${txHash}`);
+  }
+
+  const receive = (s: Side, message: Hex, attestation: Hex, from = s.relayer) =>
+    s.client.simulateContract({
+      account: from.account,
+      address: s.cctp.messageTransmitter,
+      abi: messageTransmitterV2Abi,
+      functionName: "receiveMessage",
+      args: [message, attestation],
+    });
+
+  it("a burn on the source is attested and minted on the destination exactly once", async () => {
+    const recipient = privateKeyToAddress(generatePrivateKey());
+    const amount = usdc(25);
+    const supplyBefore = await src.client.readContract({
+      address: src.chain.usdc,
+      abi: testUsdcAbi,
+      functionName: "totalSupply",
+    });
+    const txHash = await burn(amount, recipient);
+    expect(
+      await src.client.readContract({
+        address: src.chain.usdc,
+        abi: testUsdcAbi,
+        functionName: "totalSupply",
+      }),
+    ).toBe(supplyBefore - amount);
+
+    const attested = await attestation(txHash);
+    expect(attested.cctpVersion).toBe(2);
+    const header = decodeMessage(attested.message);
+    expect(header).toMatchObject({
+      version: 1,
+      sourceDomain: CCTP_DOMAINS.source,
+      destinationDomain: CCTP_DOMAINS.destination,
+      nonce: attested.eventNonce,
+      sender: addressToBytes32(src.cctp.tokenMessenger),
+      recipient: addressToBytes32(dst.cctp.tokenMessenger),
+      finalityThresholdExecuted: FINALITY_FINALIZED,
+    });
+    expect(decodeBurnBody(header.messageBody)).toMatchObject({
+      version: 1,
+      burnToken: addressToBytes32(src.chain.usdc),
+      mintRecipient: addressToBytes32(recipient),
+      amount,
+      messageSender: addressToBytes32(src.funded.account.address),
+      feeExecuted: 0n,
+    });
+    // The same query later gives the same signed message: one burn can never carry two nonces.
+    expect(await attestation(txHash)).toEqual(attested);
+
+    const attestationHex = attested.attestation as Hex;
+    const { request } = await receive(dst, attested.message, attestationHex);
+    const receipt = await mined(dst, await dst.relayer.writeContract(request));
+    const [received] = parseEventLogs({
+      abi: messageTransmitterV2Abi,
+      eventName: "MessageReceived",
+      logs: receipt.logs,
+    });
+    expect(received?.args.nonce).toBe(attested.eventNonce);
+    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(amount);
+
+    expect(await revertOf(receive(dst, attested.message, attestationHex))).toBe("NonceAlreadyUsed");
+    const replay = await dst.relayer.writeContract({ ...request, gas: 500_000n });
+    expect((await dst.client.waitForTransactionReceipt({ hash: replay })).status).toBe("reverted");
+    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(amount);
+  });
+
+  it("a forged attestation, or a genuine one over a changed message, reverts", async () => {
+    const recipient = privateKeyToAddress(generatePrivateKey());
+    const attested = await attestation(await burn(usdc(3), recipient));
+    const forger = privateKeyToAccount(generatePrivateKey());
+    const forged = await forger.sign({ hash: keccak256(attested.message) });
+    expect(await revertOf(receive(dst, attested.message, forged))).toBe("InvalidAttester");
+
+    const header = decodeMessage(attested.message);
+    const body = decodeBurnBody(header.messageBody);
+    const inflated = encodeMessage({
+      ...header,
+      messageBody: encodeBurnBody({
+        ...body,
+        amount: body.amount * 1000n,
+      }),
+    });
+    expect(await revertOf(receive(dst, inflated, attested.attestation as Hex))).toBe("InvalidAttester");
+    expect(await revertOf(receive(dst, attested.message, "0x1234"))).toBe("InvalidAttestationLength");
+    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(0n);
+  });
+
+  it("a message for another domain reverts on the wrong chain, and burns to unknown domains are refused", async () => {
+    const attested = await attestation(await burn(usdc(2), privateKeyToAddress(generatePrivateKey())));
+    // Genuinely attested for domain 101, relayed to the source chain (domain 100).
+    expect(await revertOf(receive(src, attested.message, attested.attestation as Hex))).toBe(
+      "WrongDestinationDomain",
+    );
+    // Signed by the real attester key but addressed to a domain nobody has.
+    const elsewhere = encodeMessage({ ...decodeMessage(attested.message), destinationDomain: 999 });
+    const signed = await privateKeyToAccount(DEV_ACCOUNTS.attester.privateKey).sign({
+      hash: keccak256(elsewhere),
+    });
+    expect(await revertOf(receive(dst, elsewhere, signed))).toBe("WrongDestinationDomain");
+
+    const toNowhere = src.client.simulateContract({
+      account: src.funded.account,
+      address: src.cctp.tokenMessenger,
+      abi: tokenMessengerV2Abi,
+      functionName: "depositForBurn",
+      args: [usdc(1), 999, addressToBytes32(src.funded.account.address), src.chain.usdc, ZERO32, 0n, 2000],
+    });
+    expect(await revertOf(toNowhere)).toBe("NoRemoteTokenMessenger");
+  });
+
+  it("a destinationCaller message is received only from that caller", async () => {
+    const recipient = privateKeyToAddress(generatePrivateKey());
+    const caller = addressToBytes32(dst.relayer.account.address);
+    const attested = await attestation(await burn(usdc(4), recipient, { caller }));
+    expect(await revertOf(receive(dst, attested.message, attested.attestation as Hex, dst.funded))).toBe(
+      "WrongDestinationCaller",
+    );
+    const { request } = await receive(dst, attested.message, attested.attestation as Hex);
+    await mined(dst, await dst.relayer.writeContract(request));
+    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(usdc(4));
+  });
+});
+
+describe("attester", () => {
+  it("attests a fast message at once and holds a standard one until it is deep enough", async () => {
+    const strict = createAttester({
+      chains: attesterChainsFromStack({ chains: [src.chain] }),
+      privateKey: DEV_ACCOUNTS.attester.privateKey,
+      finalizedDepth: 1_000_000,
+    });
+    const recipient = privateKeyToAddress(generatePrivateKey());
+    const standard = await strict.messages(
+      src.cctp.domain,
+      await burn(usdc(1), recipient, { minFinality: 2000 }),
+    );
+    expect(standard).toMatchObject([
+      { status: "pending_confirmations", attestation: "PENDING", message: "0x" },
+    ]);
+    const fast = await strict.messages(
+      src.cctp.domain,
+      await burn(usdc(1), recipient, { minFinality: 1000 }),
+    );
+    expect(fast?.[0]?.status).toBe("complete");
+    expect(decodeMessage(fast?.[0]?.message as Hex).finalityThresholdExecuted).toBe(1000);
+  });
+
+  it("answers Circle's error shapes: 400 for a bad domain or hash, 404 for a transaction without a message", async () => {
+    const get = async (p: string) => {
+      const res = await fetch(`${attesterUrl}${p}`);
+      return { status: res.status, body: (await res.json()) as { error?: string } };
+    };
+    const hash = `0x${"ab".repeat(32)}`;
+    expect(await get(`/v2/messages/abc?transactionHash=${hash}`)).toMatchObject({ status: 400 });
+    expect(await get(`/v2/messages/7?transactionHash=${hash}`)).toMatchObject({ status: 400 });
+    expect(await get(`/v2/messages/${CCTP_DOMAINS.source}?transactionHash=0x12`)).toMatchObject({
+      status: 400,
+    });
+    expect(await get(`/v2/messages/${CCTP_DOMAINS.source}?transactionHash=${hash}`)).toEqual({
+      status: 404,
+      body: { error: "Message not found" },
+    });
+  });
+});
