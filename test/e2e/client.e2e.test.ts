@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
 import {
@@ -109,5 +111,18 @@ describe("the payer's client library against the service", () => {
     );
     expect(err).not.toBeInstanceOf(SessionEndedError);
     expect(err).toMatchObject({ kind: "timeout", status: 0, cause: "last status pending" });
+  });
+
+  it("runs the demo, the README's example, to detected against the service", async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "deploy/local/demo.ts"],
+      {
+        env: { ...process.env, GATEWAY_URL: service.url },
+        timeout: 120_000,
+      },
+    );
+    expect(stdout).toMatch(/SSE status=pending/);
+    expect(stdout).toMatch(/SSE status=detected amount=25000000 tx=0x[0-9a-f]{64}/);
   });
 });
