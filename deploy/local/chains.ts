@@ -24,6 +24,7 @@ import {
 } from "viem";
 import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
+import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import { type Artifacts, loadArtifacts } from "../../src/chains/evm/contracts.ts";
 import { createBatch, type TxBatch } from "./batch.ts";
 import { type LocalCctp, queueCctp, queueLink } from "./cctp.ts";
@@ -152,7 +153,7 @@ export async function ensureChains(opts: {
     const records = await Promise.all(
       CHAIN_SPECS.map((spec) => ensureDeployed(spec, artifacts, uniswap, previous.chains[spec.name], log)),
     );
-    await linkBridges(records, log);
+    await finishChains(records, log);
     const next: ChainsFile = { version: 1, chains: {} };
     for (const r of records) next.chains[r.name] = r;
     await writeAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
@@ -320,7 +321,7 @@ async function ensureDeployed(
   previous: DeploymentRecord | undefined,
   log: (l: string) => void,
 ): Promise<DeploymentRecord> {
-  const { rpcUrl, chain, transport, client, wallet } = connect(spec);
+  const { rpcUrl, client, wallet } = connect(spec);
   const { TestUSDC, BurnerDelegate, TestERC20, MessageTransmitterV2, TokenMessengerV2 } = artifacts.contracts;
   const usdcBuild = buildId(TestUSDC.bytecode);
   const delegateBuild = buildId(BurnerDelegate.bytecode);
@@ -383,7 +384,6 @@ async function ensureDeployed(
   if (sent > 0)
     log(`${spec.name}: ${sent} transactions in ${Date.now() - started} ms: ${deployed.join("; ")}`);
 
-  await topUp(client, wallet, createTestClient({ chain, transport, mode: "anvil" }), usdc, log, spec.name);
   return {
     name: spec.name,
     chainId: spec.chainId,
@@ -401,16 +401,19 @@ async function ensureDeployed(
   };
 }
 
-/** Points each chain's TokenMessengerV2 at the other's (messenger and USDC), where it is not already. */
-async function linkBridges(records: DeploymentRecord[], log: (l: string) => void): Promise<void> {
+/**
+ * The last batch on each chain, once both are deployed: points its TokenMessengerV2 at the other chain's
+ * (messenger and USDC) where it is not already, and tops up the test accounts.
+ */
+async function finishChains(records: DeploymentRecord[], log: (l: string) => void): Promise<void> {
   await Promise.all(
     records.map(async (local) => {
       const spec = CHAIN_SPECS.find((s) => s.name === local.name);
-      if (!spec || !local.cctp) return;
-      const { client, wallet } = connect(spec);
+      if (!spec) return;
+      const { client, wallet, chain, transport } = connect(spec);
       const batch: TxBatch = await createBatch(client, wallet);
       for (const remote of records) {
-        if (remote === local || !remote.cctp) continue;
+        if (remote === local || !remote.cctp || !local.cctp) continue;
         await queueLink(
           client,
           batch,
@@ -418,16 +421,24 @@ async function linkBridges(records: DeploymentRecord[], log: (l: string) => void
           { cctp: remote.cctp, usdc: remote.usdc },
         );
       }
+      await topUp(
+        client,
+        createTestClient({ chain, transport, mode: "anvil" }),
+        batch,
+        local.usdc,
+        log,
+        spec.name,
+      );
       const sent = await batch.settle();
-      if (sent > 0) log(`${local.name}: linked the bridge to the other chain (${sent} transactions)`);
+      if (sent > 0) log(`${local.name}: bridge linked and accounts topped up (${sent} transactions)`);
     }),
   );
 }
 
 async function topUp(
   client: PublicClient,
-  wallet: ReturnType<typeof createWalletClient>,
   test: ReturnType<typeof createTestClient>,
+  batch: TxBatch,
   usdc: Address,
   log: (l: string) => void,
   name: string,
@@ -441,44 +452,21 @@ async function topUp(
   const funded = DEV_ACCOUNTS.funded.address;
   const balance = await client.readContract({
     address: usdc,
-    abi: erc20MintAbi,
+    abi: testUsdcAbi,
     functionName: "balanceOf",
     args: [funded],
   });
   if (balance < USDC_FLOOR) {
-    const hash = await wallet.writeContract({
+    batch.call("mint USDC to the funded account", {
       address: usdc,
-      abi: erc20MintAbi,
+      abi: testUsdcAbi,
       functionName: "mint",
       args: [funded, USDC_MINT],
-      account: privateKeyToAccount(DEV_ACCOUNTS.deployer.privateKey),
-      chain: wallet.chain,
+      gas: 100_000n,
     });
-    const receipt = await client.waitForTransactionReceipt({ hash });
-    if (receipt.status !== "success") throw new Error(`${name}: USDC mint failed`);
-    log(`${name}: minted ${USDC_MINT / 10n ** 6n} USDC to ${funded}`);
+    log(`${name}: minting ${USDC_MINT / 10n ** 6n} USDC to ${funded}`);
   }
 }
-
-const erc20MintAbi = [
-  {
-    type: "function",
-    name: "balanceOf",
-    stateMutability: "view",
-    inputs: [{ name: "account", type: "address" }],
-    outputs: [{ name: "", type: "uint256" }],
-  },
-  {
-    type: "function",
-    name: "mint",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "to", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-    outputs: [],
-  },
-] as const;
 
 // ---------------------------------------------------------------- files and processes
 

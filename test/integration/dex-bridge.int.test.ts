@@ -202,66 +202,88 @@ describe("uniswap v2", () => {
     },
   );
 
-  it("a swap with a floor at the quote pays the quote; a floor one unit above it reverts", async () => {
-    const me = src.funded.account.address;
-    const path = [src.chain.usdc, src.dex.dai] as const;
-    const amountIn = usdc(1_000);
-    const approve = await src.funded.writeContract({
-      address: src.chain.usdc,
-      abi: testUsdcAbi,
-      functionName: "approve",
-      args: [src.dex.router, maxUint256],
-    });
-    await mined(src, approve);
-    const amounts = await src.client.readContract({
-      address: src.dex.router,
-      abi: uniswapV2RouterAbi,
-      functionName: "getAmountsOut",
-      args: [amountIn, [...path]],
-    });
-    const quoted = amounts[1] ?? 0n;
-    // 1M/1M pool, 0.3% fee: 1000 USDC buys a little under 997 DAI
-    expect(quoted).toBeGreaterThan(parseEther("995"));
-    expect(quoted).toBeLessThan(parseEther("997"));
-
-    const swap = (floor: bigint, gas?: bigint) =>
-      src.funded.writeContract({
+  /** The router's quote for one hop, checked against Uniswap V2's formula on the pair's current reserves. */
+  async function quote(amountIn: bigint, path: readonly [Address, Address], pair: Address): Promise<bigint> {
+    const [amounts, [r0, r1], token0] = await Promise.all([
+      src.client.readContract({
         address: src.dex.router,
         abi: uniswapV2RouterAbi,
-        functionName: "swapExactTokensForTokens",
-        args: [amountIn, floor, [...path], me, maxUint256],
-        ...(gas ? { gas } : {}),
+        functionName: "getAmountsOut",
+        args: [amountIn, [...path]],
+      }),
+      src.client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "getReserves" }),
+      src.client.readContract({ address: pair, abi: uniswapV2PairAbi, functionName: "token0" }),
+    ]);
+    const [rIn, rOut] = token0 === path[0] ? [r0, r1] : [r1, r0];
+    const expected = (amountIn * 997n * rOut) / (rIn * 1000n + amountIn * 997n);
+    expect(amounts[1]).toBe(expected);
+    return expected;
+  }
+
+  const swap = (path: readonly [Address, Address], amountIn: bigint, floor: bigint, gas?: bigint) =>
+    src.funded.writeContract({
+      address: src.dex.router,
+      abi: uniswapV2RouterAbi,
+      functionName: "swapExactTokensForTokens",
+      args: [amountIn, floor, [...path], src.funded.account.address, maxUint256],
+      ...(gas ? { gas } : {}),
+    });
+
+  // Swaps there and back, so repeated runs leave the pool's price where it was (less the fees it keeps).
+  it("a swap with its floor at the quote pays the quote; a floor one unit above reverts and moves nothing", async () => {
+    const me = src.funded.account.address;
+    const pair = src.dex.pairs.daiUsdc;
+    for (const token of [src.chain.usdc, src.dex.dai]) {
+      const hash = await src.funded.writeContract({
+        address: token,
+        abi: testErc20Abi,
+        functionName: "approve",
+        args: [src.dex.router, maxUint256],
       });
+      await mined(src, hash);
+    }
+    const usdcToDai = [src.chain.usdc, src.dex.dai] as const;
+    const daiOut = await quote(usdc(1_000), usdcToDai, pair);
+    const daiBefore = await src.balance(src.dex.dai, me);
+    await mined(src, await swap(usdcToDai, usdc(1_000), daiOut));
+    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore + daiOut);
+
+    const daiToUsdc = [src.dex.dai, src.chain.usdc] as const;
+    const usdcOut = await quote(daiOut, daiToUsdc, pair);
     const tooHigh = src.client.simulateContract({
       account: src.funded.account,
       address: src.dex.router,
       abi: uniswapV2RouterAbi,
       functionName: "swapExactTokensForTokens",
-      args: [amountIn, quoted + 1n, [...path], me, await deadline(src)],
+      args: [daiOut, usdcOut + 1n, [...daiToUsdc], me, await deadline(src)],
     });
     expect(await revertOf(tooHigh)).toBe("UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT");
-    const daiBefore = await src.balance(src.dex.dai, me);
-    const reverted = await src.client.waitForTransactionReceipt({ hash: await swap(quoted + 1n, 300_000n) });
+    const usdcBefore = await src.balance(src.chain.usdc, me);
+    const reverted = await src.client.waitForTransactionReceipt({
+      hash: await swap(daiToUsdc, daiOut, usdcOut + 1n, 300_000n),
+    });
     expect(reverted.status).toBe("reverted");
-    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore);
+    expect(await src.balance(src.chain.usdc, me)).toBe(usdcBefore);
 
-    await mined(src, await swap(quoted));
-    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore + quoted);
+    await mined(src, await swap(daiToUsdc, daiOut, usdcOut));
+    expect(await src.balance(src.chain.usdc, me)).toBe(usdcBefore + usdcOut);
+    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore);
   });
 
-  it("native ETH swaps through the WETH/USDC pool at about 3000 USDC", async () => {
+  it("native ETH swaps through the WETH/USDC pool", async () => {
     const to = privateKeyToAddress(generatePrivateKey());
+    const amountIn = parseEther("0.01"); // small: nothing swaps it back, so runs barely move the pool
+    const out = await quote(amountIn, [src.dex.weth, src.chain.usdc], src.dex.pairs.wethUsdc);
+    expect(out).toBeGreaterThan(0n);
     const hash = await src.funded.writeContract({
       address: src.dex.router,
       abi: uniswapV2RouterAbi,
       functionName: "swapExactETHForTokens",
-      args: [usdc(2_900), [src.dex.weth, src.chain.usdc], to, await deadline(src)],
-      value: parseEther("1"),
+      args: [out, [src.dex.weth, src.chain.usdc], to, await deadline(src)],
+      value: amountIn,
     });
     await mined(src, hash);
-    const got = await src.balance(src.chain.usdc, to);
-    expect(got).toBeGreaterThan(usdc(2_900));
-    expect(got).toBeLessThan(usdc(3_000));
+    expect(await src.balance(src.chain.usdc, to)).toBe(out);
   });
 });
 
