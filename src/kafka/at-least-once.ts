@@ -84,17 +84,68 @@ export interface PlainProducer {
   disconnect(): Promise<void>;
 }
 
-/** An idempotent (not transactional) producer: no duplicates from its own retries, acks from all replicas. */
+/**
+ * An idempotent (not transactional) producer: no duplicates from its own retries, acks from all
+ * replicas. It keeps one request in flight, so sends made while one is in flight wait, and are then
+ * written together in the next request (group commit): under 50 concurrent POSTs each command waits
+ * for about one request instead of queueing behind 49, each a round trip. A failed request fails
+ * every send it carried; each caller retries its own (at least once).
+ */
 export function createPlainProducer(kafka: KafkaClient): PlainProducer {
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  return {
-    connect: () => producer.connect(),
-    disconnect: () => producer.disconnect(),
-    async send(topic, messages) {
+  const send = coalescingSender(async (byTopic) => {
+    for (const [topic, messages] of byTopic) {
       // A projector batch of thousands of changed sessions is more than the broker takes at once.
       for (const chunk of requestChunks(messages, messageBytes)) {
         await producer.send({ topic, messages: chunk, acks: -1 });
       }
-    },
+    }
+  });
+  return {
+    connect: () => producer.connect(),
+    disconnect: () => producer.disconnect(),
+    send,
   };
+}
+
+type Messages = Array<{ key: string; value: Buffer; partition?: number }>;
+
+/**
+ * Sends at once when nothing is in flight; otherwise queues, and sends everything queued in one go
+ * (per topic, in the order of the calls) once the request in flight is done. Each call resolves when
+ * the request that carried its messages succeeded, and rejects with its error.
+ */
+export function coalescingSender(
+  write: (byTopic: Map<string, Messages>) => Promise<void>,
+): (topic: string, messages: Messages) => Promise<void> {
+  type Failure = { error: unknown } | null;
+  let queued: Array<{ topic: string; messages: Messages; done: (failure: Failure) => void }> = [];
+  let writing = false;
+  const drain = async () => {
+    writing = true;
+    while (queued.length > 0) {
+      const taken = queued;
+      queued = [];
+      const byTopic = new Map<string, Messages>();
+      for (const { topic, messages } of taken) {
+        const list = byTopic.get(topic);
+        if (list) list.push(...messages);
+        else byTopic.set(topic, [...messages]);
+      }
+      let failure: Failure = null;
+      try {
+        await write(byTopic);
+      } catch (error) {
+        failure = { error };
+      }
+      for (const t of taken) t.done(failure);
+    }
+    writing = false;
+  };
+  return (topic, messages) =>
+    new Promise<void>((resolve, reject) => {
+      if (messages.length === 0) return resolve();
+      queued.push({ topic, messages, done: (failure) => (failure ? reject(failure.error) : resolve()) });
+      if (!writing) void drain();
+    });
 }
