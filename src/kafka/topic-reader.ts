@@ -8,6 +8,8 @@ export interface ReadRecord {
   readonly offset: bigint;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
+  /** The record's timestamp (its producer's send time, unix ms), where the reader hands it over. */
+  readonly timestamp?: number;
 }
 
 export interface ReadTopicOptions {
@@ -149,6 +151,9 @@ class FetchedRecord implements ReadRecord {
   }
   get value(): Buffer | null {
     return this.message.value;
+  }
+  get timestamp(): number {
+    return Number(this.message.timestamp);
   }
 }
 

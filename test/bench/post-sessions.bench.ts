@@ -26,8 +26,10 @@ import autocannon from "autocannon";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
+import { ACTORS_GROUP } from "../../src/entities/session.ts";
 import { createKafka } from "../../src/kafka/client.ts";
 import { ensureTopics, recordsBefore, stableEndOffsets } from "../../src/kafka/topics.ts";
+import { PROJECTOR_GROUP } from "../../src/projections/projector.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { Child } from "../support/child-process.ts";
 import {
@@ -38,8 +40,10 @@ import {
   signedBodies,
   stackPids,
   startRoles,
+  untilSoleMembers,
   withRoleProcesses,
 } from "./service-roles.ts";
+import { markEnds, stagesSince } from "./stage-times.ts";
 import { fmtRate, median } from "./workload.ts";
 
 const [seconds = 10, rounds = 3, connections = 50, postCount = 60_000] = process.argv.slice(2).map(Number);
@@ -53,6 +57,7 @@ const kafka = createKafka({ brokers: infra.brokers, clientId: "bench.post-sessio
 type Target = "ours" | "bare";
 interface Run {
   rate: number;
+  mean: number;
   p50: number;
   p99: number;
   bad: number;
@@ -104,6 +109,9 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   for (const c of [...Object.values(roles), bare])
     console.log(`  ${c.name.padEnd(10)} pid ${c.pid}  ${c.ready}`);
 
+  const shared = await untilSoleMembers(kafka, [ACTORS_GROUP, PROJECTOR_GROUP]);
+  if (shared.length > 0)
+    console.log(`  (groups ${shared.join(", ")} still have other members: figures are suspect)`);
   const urls: Record<Target, string> = { ours: roles.gateway.ready, bare: bare.ready };
   const cursor: Record<Target, number> = { ours: 0, bare: 0 };
   const watched = [...children, ...stackPids(config)];
@@ -128,6 +136,7 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
     });
     return {
       rate: result.requests.average,
+      mean: result.latency.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
       bad: result.non2xx + result.errors + result.timeouts,
@@ -141,10 +150,12 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
     const order: Target[] = round % 2 === 0 ? ["bare", "ours"] : ["ours", "bare"];
     for (const conns of [connections, 1]) {
       for (const target of order) {
+        const marks = target === "ours" && round > 0 ? await markEnds(kafka) : null;
         const r = await measure(target, conns, round === 0 ? WARM_UP_SECONDS : seconds);
         console.log(
-          `${(round === 0 ? "warm-up" : `round ${round}`).padEnd(8)} ${String(conns).padStart(2)} conn ${target}  ${fmtRate(r.rate).padStart(6)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  load ${r.load.toFixed(1)}  cores: ${describeCores(r.cores)}${r.bad ? `  NOT 2xx or failed: ${r.bad}` : ""}`,
+          `${(round === 0 ? "warm-up" : `round ${round}`).padEnd(8)} ${String(conns).padStart(2)} conn ${target}  ${fmtRate(r.rate).padStart(6)} req/s  mean ${ms(r.mean)}  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  load ${r.load.toFixed(1)}  cores: ${describeCores(r.cores)}${r.bad ? `  NOT 2xx or failed: ${r.bad}` : ""}`,
         );
+        if (marks) console.log(`           stages: ${await stagesSince(kafka, marks)}`);
         if (round > 0) results.set(`${target} ${conns}`, [...(results.get(`${target} ${conns}`) ?? []), r]);
       }
     }
@@ -163,7 +174,7 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
         m((r) => r.rate),
       );
       console.log(
-        `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
+        `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  mean ${ms(m((r) => r.mean))}  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
       );
     }
     const ratio = (rateOf.get(`ours ${conns}`) ?? 0) / (rateOf.get(`bare ${conns}`) ?? 1);

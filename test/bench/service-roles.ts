@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { stackRoot } from "../../src/app/infra.ts";
 import type { Config } from "../../src/config.ts";
+import type { KafkaClient } from "../../src/kafka/client.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { newBurner, sessionBody } from "../support/payer.ts";
 import { withFileLock } from "./flock.ts";
@@ -83,6 +84,29 @@ export async function startRoles(
   ]);
   const gateway = await role("gateway", /^gateway\s+listening on (http:\/\/\S+)/);
   return { actors, projector, gateway };
+}
+
+/**
+ * Waits until each group has one member, ours: a member left behind by a killed run (or another
+ * test) keeps half the partitions until its session times out (30 s), and commands to them would
+ * wait for the rebalance. Answers the groups that still have others after `timeoutMs`.
+ */
+export async function untilSoleMembers(kafka: KafkaClient, groups: string[], timeoutMs = 60_000) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { groups: found } = await admin.describeGroups(groups);
+      const shared = found
+        .filter((g) => g.state !== "Stable" || g.members.length !== 1)
+        .map((g) => g.groupId);
+      if (shared.length === 0 || Date.now() >= deadline) return shared;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 const nodeArgsOf = (role: string): string[] =>
