@@ -15,10 +15,12 @@ import {
   createTestClient,
   createWalletClient,
   defineChain,
+  encodeAbiParameters,
   type Hex,
   http,
   keccak256,
   type PublicClient,
+  parseAbiParameters,
   parseEther,
   toHex,
 } from "viem";
@@ -70,6 +72,11 @@ export const DEV_ACCOUNTS = {
 
 /** CCTP domains of the local chains: local values, outside the range Circle has assigned so far. */
 export const CCTP_DOMAINS: Record<LocalChainName, number> = { source: 100, destination: 101 };
+
+/** BurnerDelegate's constructor, for the build id: a delegate is redeployed when any of its immutables change. */
+const delegateConstructorParams = parseAbiParameters(
+  "address, address, address, address, address, address, uint256[], uint32[]",
+);
 
 const USDC_FLOOR = 1_000_000n * 10n ** 6n;
 const USDC_MINT = 10_000_000n * 10n ** 6n;
@@ -324,12 +331,9 @@ async function ensureDeployed(
   const { rpcUrl, client, wallet } = connect(spec);
   const { TestUSDC, BurnerDelegate, TestERC20, MessageTransmitterV2, TokenMessengerV2 } = artifacts.contracts;
   const usdcBuild = buildId(TestUSDC.bytecode);
-  const delegateBuild = buildId(BurnerDelegate.bytecode);
 
   const reusable = previous?.chainId === spec.chainId && previous.rpcUrl === rpcUrl ? previous : undefined;
   const keepUsdc = reusable?.usdcBuild === usdcBuild && (await hasCode(client, reusable.usdc));
-  const keepDelegate =
-    reusable?.delegateBuild === delegateBuild && (await hasCode(client, reusable.delegate));
 
   const batch = await createBatch(client, wallet);
   const deployed: string[] = [];
@@ -338,15 +342,6 @@ async function ensureDeployed(
       ? reusable.usdc
       : batch.deploy("TestUSDC", { ...TestUSDC, args: [batch.from], gas: 2_000_000n });
   if (!keepUsdc) deployed.push(`TestUSDC at ${usdc}`);
-  const delegate =
-    keepDelegate && reusable
-      ? reusable.delegate
-      : batch.deploy("BurnerDelegate", {
-          ...BurnerDelegate,
-          args: [DEV_ACCOUNTS.relayer.address, DEV_ACCOUNTS.platformFeeRecipient.address],
-          gas: 3_000_000n,
-        });
-  if (!keepDelegate) deployed.push(`BurnerDelegate at ${delegate}`);
 
   const dexBuild = buildId(
     concat([
@@ -377,6 +372,29 @@ async function ensureDeployed(
       ? reusable.cctp
       : queueCctp(batch, artifacts.contracts, { domain, attester, usdc, feeRecipient: batch.from });
   if (!keepCctp) deployed.push(`CCTP domain ${domain}: TokenMessengerV2 at ${cctp.tokenMessenger}`);
+
+  // Last: the delegate holds the addresses above in its code (immutables), and a route to every other chain.
+  const routes = CHAIN_SPECS.filter((s) => s.name !== spec.name);
+  const delegateArgs = [
+    DEV_ACCOUNTS.relayer.address,
+    DEV_ACCOUNTS.platformFeeRecipient.address,
+    usdc,
+    dex.weth,
+    dex.router,
+    cctp.tokenMessenger,
+    routes.map((s) => BigInt(s.chainId)),
+    routes.map((s) => CCTP_DOMAINS[s.name]),
+  ] as const;
+  const delegateBuild = buildId(
+    concat([BurnerDelegate.bytecode, encodeAbiParameters(delegateConstructorParams, delegateArgs)]),
+  );
+  const keepDelegate =
+    reusable?.delegateBuild === delegateBuild && (await hasCode(client, reusable.delegate));
+  const delegate =
+    keepDelegate && reusable
+      ? reusable.delegate
+      : batch.deploy("BurnerDelegate", { ...BurnerDelegate, args: delegateArgs, gas: 3_000_000n });
+  if (!keepDelegate) deployed.push(`BurnerDelegate at ${delegate}`);
 
   const started = Date.now();
   const sent = await batch.settle();

@@ -6,11 +6,44 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 
+/// @notice The Uniswap V2 router call the sweep makes (UniswapV2Router02).
+interface IUniswapV2Router {
+  function swapExactTokensForTokens(
+    uint256 amountIn,
+    uint256 amountOutMin,
+    address[] calldata path,
+    address to,
+    uint256 deadline
+  ) external returns (uint256[] memory amounts);
+}
+
+interface IWETH {
+  function deposit() external payable;
+}
+
+/// @notice Circle CCTP V2's TokenMessengerV2 entry point (the local src/contracts/TokenMessengerV2.sol has it too).
+interface ITokenMessengerV2 {
+  function depositForBurn(
+    uint256 amount,
+    uint32 destinationDomain,
+    bytes32 mintRecipient,
+    address burnToken,
+    bytes32 destinationCaller,
+    uint256 maxFee,
+    uint32 minFinalityThreshold
+  ) external;
+}
+
 /**
  * @title BurnerDelegate
  * @notice EIP-7702 delegate for one-time deposit (burner) EOAs. A burner signs an authorization that points
  * its code at this contract; every function below then runs as code of the burner, so `address(this)` is the
  * burner and every signature must recover to `address(this)`.
+ *
+ * The sweep enforces the whole signed Intent: deposit identity (inToken, maxIn), the swap's output floor
+ * (minOut), the app fee, and the recipient and destination chain. The keeper chooses only the platform fee
+ * (capped) and the bridge's speed and fee (capped); there is no recipient, router or bridge argument: the
+ * router, the bridge (CCTP TokenMessengerV2), USDC, WETH and the chain id -> CCTP domain table are immutables.
  *
  * @dev EIP-712 domain: name "BurnerDelegate", version "2", chainId = block.chainid,
  * verifyingContract = address(this), i.e. the burner address, not the address this contract was deployed at.
@@ -51,6 +84,15 @@ contract BurnerDelegate is EIP712 {
     bytes32 salt;
   }
 
+  /// @dev What one sweep moved, in the units of its token (amountIn) and of USDC (the rest).
+  struct Settlement {
+    uint256 amountIn;
+    uint256 usdcOut;
+    uint256 platformFee;
+    uint256 appFee;
+    uint256 delivered;
+  }
+
   /// @custom:storage-location erc7201:settlement.storage.BurnerDelegate
   struct DelegateStorage {
     mapping(bytes32 salt => bool) intentSaltUsed;
@@ -68,22 +110,49 @@ contract BurnerDelegate is EIP712 {
   bytes32 public constant STANDING_REFUND_TYPEHASH = keccak256("StandingRefund(address to,uint256 deadline)");
 
   uint16 public constant MAX_FEE_BPS = 100;
+  /// @notice Cap on the bridge's `maxFee` (CCTP fast-transfer fee), in bps of the amount burned. Circle's
+  /// standard transfers cost 0 and its fast-transfer fees are a few bps; the cap keeps the keeper from giving
+  /// the payer's money to the bridge.
+  uint16 public constant MAX_BRIDGE_FEE_BPS = 20;
+  /// @notice How many chain id -> CCTP domain routes the constructor accepts (immutables cannot be arrays).
+  uint256 public constant MAX_ROUTES = 8;
   uint256 private constant BPS = 10_000;
 
   /// @notice The relayer allowed to sweep and to run standing refunds before their deadline.
   address public immutable KEEPER;
   /// @notice Receives the platform fee taken on every sweep.
   address public immutable PLATFORM_FEE_RECIPIENT;
+  /// @notice The token every sweep settles in; what the bridge burns and mints.
+  address public immutable USDC;
+  /// @notice Native ETH is wrapped here before it is swapped.
+  address public immutable WETH;
+  /// @notice The Uniswap V2 router every non-USDC deposit is swapped through.
+  address public immutable ROUTER;
+  /// @notice The one bridge a cross-chain sweep may use (CCTP V2 TokenMessengerV2).
+  address public immutable TOKEN_MESSENGER;
 
+  // Destination routes, (chainId << 32) | cctpDomain each, 0 when unused: chain id 0 is never a real chain.
+  uint256 private immutable ROUTE_0;
+  uint256 private immutable ROUTE_1;
+  uint256 private immutable ROUTE_2;
+  uint256 private immutable ROUTE_3;
+  uint256 private immutable ROUTE_4;
+  uint256 private immutable ROUTE_5;
+  uint256 private immutable ROUTE_6;
+  uint256 private immutable ROUTE_7;
+
+  /// @notice One per sweep. USDC amounts except amountIn (in inToken's units); delivered = usdcOut - fees, sent
+  /// to destAddr on this chain or burned for destAddr on destChainId.
   event Swept(
     bytes32 indexed salt,
-    address indexed token,
-    address indexed to,
-    uint256 destChainId,
-    address destAddr,
-    uint256 amount,
+    address indexed inToken,
+    address indexed destAddr,
+    uint256 amountIn,
+    uint256 usdcOut,
     uint256 platformFee,
-    uint256 appFee
+    uint256 appFee,
+    uint256 delivered,
+    uint256 destChainId
   );
   event Refunded(bytes32 indexed salt, address indexed token, address indexed to, uint256 amount);
   event StandingRefundExecuted(address indexed token, address indexed to, uint256 amount, address caller);
@@ -94,32 +163,84 @@ contract BurnerDelegate is EIP712 {
   error SaltUsed(bytes32 salt);
   error BadSignature(address recovered);
   error FeeTooHigh();
-  error WrongRecipient();
+  error BridgeFeeTooHigh(uint256 maxFee, uint256 amount);
   error BelowMinOut(uint256 amount, uint256 minOut);
   error NothingToMove();
   error NativeTransferFailed();
+  error UnsupportedDestination(uint256 chainId);
+  error BadRoutes();
 
-  constructor(address keeper, address platformFeeRecipient) EIP712("BurnerDelegate", "2") {
-    if (keeper == address(0) || platformFeeRecipient == address(0)) revert ZeroAddress();
+  /**
+   * @param destChainIds Chains a sweep may bridge to, with their CCTP domains in `destDomains` (same order, at
+   * most MAX_ROUTES, no duplicates, no zero).
+   */
+  constructor(
+    address keeper,
+    address platformFeeRecipient,
+    address usdc,
+    address weth,
+    address router,
+    address tokenMessenger,
+    uint256[] memory destChainIds,
+    uint32[] memory destDomains
+  ) EIP712("BurnerDelegate", "2") {
+    if (
+      keeper == address(0) || platformFeeRecipient == address(0) || usdc == address(0) || weth == address(0)
+        || router == address(0) || tokenMessenger == address(0)
+    ) revert ZeroAddress();
     KEEPER = keeper;
     PLATFORM_FEE_RECIPIENT = platformFeeRecipient;
+    USDC = usdc;
+    WETH = weth;
+    ROUTER = router;
+    TOKEN_MESSENGER = tokenMessenger;
+
+    uint256 n = destChainIds.length;
+    if (n != destDomains.length || n > MAX_ROUTES) revert BadRoutes();
+    uint256[MAX_ROUTES] memory routes;
+    for (uint256 i = 0; i < n; i++) {
+      uint256 id = destChainIds[i];
+      if (id == 0 || id > type(uint224).max) revert BadRoutes();
+      for (uint256 j = 0; j < i; j++) {
+        if (destChainIds[j] == id) revert BadRoutes();
+      }
+      routes[i] = (id << 32) | destDomains[i];
+    }
+    ROUTE_0 = routes[0];
+    ROUTE_1 = routes[1];
+    ROUTE_2 = routes[2];
+    ROUTE_3 = routes[3];
+    ROUTE_4 = routes[4];
+    ROUTE_5 = routes[5];
+    ROUTE_6 = routes[6];
+    ROUTE_7 = routes[7];
   }
 
   receive() external payable {}
 
   /**
-   * @notice Moves min(balance, maxIn) of `intent.inToken` out of the burner: platform fee (`feeBps`, chosen by
-   * the keeper, at most MAX_FEE_BPS) and the signed app fee come off the top, the rest goes to `to`.
-   * @param to Must equal `intent.destAddr` for a same-chain intent; for a cross-chain intent it is the bridge or
-   * router the keeper picked. Either way the amount sent must be at least `intent.minOut`.
+   * @notice Settles the signed Intent in one transaction: takes min(balance, maxIn) of `inToken` (native ETH is
+   * wrapped to WETH), swaps it to USDC through ROUTER with `minOut` as the swap's floor (USDC is not swapped and
+   * must itself reach `minOut`), pays the platform fee (`feeBps`) and the signed app fee out of the USDC, and
+   * delivers the rest to `destAddr`: a transfer when `destChainId` is this chain, otherwise a CCTP burn through
+   * TOKEN_MESSENGER naming `destAddr` on `destChainId`'s domain, relayable by anyone.
+   * @param feeBps Platform fee resolved at commit, at most MAX_FEE_BPS.
+   * @param bridgeMaxFee CCTP `maxFee` for a cross-chain sweep (at most MAX_BRIDGE_FEE_BPS of the amount burned);
+   * must be 0 for a same-chain sweep.
+   * @param minFinalityThreshold CCTP finality (1000 fast, 2000 standard); ignored for a same-chain sweep.
    */
-  function sweep(Intent calldata intent, bytes calldata sig, uint16 feeBps, address to) external {
+  function sweep(
+    Intent calldata intent,
+    bytes calldata sig,
+    uint16 feeBps,
+    uint256 bridgeMaxFee,
+    uint32 minFinalityThreshold
+  ) external {
     if (msg.sender != KEEPER) revert NotKeeper();
     if (block.timestamp > intent.deadline) revert Expired();
     if (feeBps > MAX_FEE_BPS || uint256(feeBps) + intent.appFeeBps > BPS) revert FeeTooHigh();
     if (intent.appFeeBps != 0 && intent.appFeeRecipient == address(0)) revert ZeroAddress();
-    if (to == address(0)) revert ZeroAddress();
-    if (intent.destChainId == block.chainid && to != intent.destAddr) revert WrongRecipient();
+    if (intent.destAddr == address(0)) revert ZeroAddress();
 
     DelegateStorage storage $ = _storage();
     if ($.intentSaltUsed[intent.salt]) revert SaltUsed(intent.salt);
@@ -127,19 +248,26 @@ contract BurnerDelegate is EIP712 {
     _checkSigner(keccak256(abi.encode(INTENT_TYPEHASH, intent)), sig);
     $.intentSaltUsed[intent.salt] = true;
 
-    uint256 amount = _balanceOf(intent.inToken);
-    if (amount > intent.maxIn) amount = intent.maxIn;
-    if (amount == 0) revert NothingToMove();
+    Settlement memory s;
+    (s.amountIn, s.usdcOut) = _takeAsUsdc(intent.inToken, intent.maxIn, intent.minOut);
+    s.platformFee = (s.usdcOut * feeBps) / BPS;
+    s.appFee = (s.usdcOut * intent.appFeeBps) / BPS;
+    s.delivered = s.usdcOut - s.platformFee - s.appFee;
+    if (s.delivered == 0) revert NothingToMove();
 
-    uint256 platformFee = (amount * feeBps) / BPS;
-    uint256 appFee = (amount * intent.appFeeBps) / BPS;
-    uint256 net = amount - platformFee - appFee;
-    if (net < intent.minOut) revert BelowMinOut(net, intent.minOut);
+    if (s.platformFee != 0) IERC20(USDC).safeTransfer(PLATFORM_FEE_RECIPIENT, s.platformFee);
+    if (s.appFee != 0) IERC20(USDC).safeTransfer(intent.appFeeRecipient, s.appFee);
+    _deliver(intent.destChainId, intent.destAddr, s.delivered, bridgeMaxFee, minFinalityThreshold);
+    _emitSwept(intent, s);
+  }
 
-    if (platformFee != 0) _send(intent.inToken, PLATFORM_FEE_RECIPIENT, platformFee);
-    if (appFee != 0) _send(intent.inToken, intent.appFeeRecipient, appFee);
-    _send(intent.inToken, to, net);
-    emit Swept(intent.salt, intent.inToken, to, intent.destChainId, intent.destAddr, net, platformFee, appFee);
+  /// @notice The CCTP domain a sweep to `chainId` burns for; reverts for a chain that is not a route.
+  function destinationDomain(uint256 chainId) public view returns (uint32) {
+    uint256[MAX_ROUTES] memory routes = [ROUTE_0, ROUTE_1, ROUTE_2, ROUTE_3, ROUTE_4, ROUTE_5, ROUTE_6, ROUTE_7];
+    for (uint256 i = 0; i < MAX_ROUTES; i++) {
+      if (routes[i] != 0 && routes[i] >> 32 == chainId) return uint32(routes[i]);
+    }
+    revert UnsupportedDestination(chainId);
   }
 
   /// @notice Sends `r.amount` of `r.token` to the signed recipient. Anyone may submit; the signature pins `to`.
@@ -182,6 +310,66 @@ contract BurnerDelegate is EIP712 {
   /// @notice EIP-712 domain separator as seen by the burner currently executing this code.
   function domainSeparator() external view returns (bytes32) {
     return _domainSeparatorV4();
+  }
+
+  /// @dev Takes min(balance, maxIn) of `token` and returns it with its value in USDC, at least `minOut`.
+  function _takeAsUsdc(address token, uint256 maxIn, uint256 minOut)
+    private
+    returns (uint256 amountIn, uint256 usdcOut)
+  {
+    amountIn = _balanceOf(token);
+    if (amountIn > maxIn) amountIn = maxIn;
+    if (amountIn == 0) revert NothingToMove();
+    if (token == USDC) {
+      if (amountIn < minOut) revert BelowMinOut(amountIn, minOut);
+      return (amountIn, amountIn);
+    }
+    if (token == address(0)) {
+      IWETH(WETH).deposit{value: amountIn}();
+      token = WETH;
+    }
+    address[] memory path = new address[](2);
+    path[0] = token;
+    path[1] = USDC;
+    // Measured as a balance difference: USDC the burner already held is not this swap's output.
+    uint256 before = IERC20(USDC).balanceOf(address(this));
+    IERC20(token).forceApprove(ROUTER, amountIn);
+    IUniswapV2Router(ROUTER).swapExactTokensForTokens(amountIn, minOut, path, address(this), block.timestamp);
+    usdcOut = IERC20(USDC).balanceOf(address(this)) - before;
+    // The router enforces the floor already; checked again on what arrived, which is what the payer signed for.
+    if (usdcOut < minOut) revert BelowMinOut(usdcOut, minOut);
+  }
+
+  function _deliver(uint256 destChainId, address destAddr, uint256 amount, uint256 maxFee, uint32 finality)
+    private
+  {
+    if (destChainId == block.chainid) {
+      if (maxFee != 0) revert BridgeFeeTooHigh(maxFee, amount);
+      IERC20(USDC).safeTransfer(destAddr, amount);
+      return;
+    }
+    uint32 domain = destinationDomain(destChainId);
+    if (maxFee * BPS > amount * MAX_BRIDGE_FEE_BPS) revert BridgeFeeTooHigh(maxFee, amount);
+    IERC20(USDC).forceApprove(TOKEN_MESSENGER, amount);
+    // destinationCaller 0: anyone may relay the message, so no single relayer can strand the burn.
+    ITokenMessengerV2(TOKEN_MESSENGER).depositForBurn(
+      amount, domain, bytes32(uint256(uint160(destAddr))), USDC, bytes32(0), maxFee, finality
+    );
+  }
+
+  // Its own frame: nine event fields plus sweep's arguments do not fit the legacy pipeline's stack.
+  function _emitSwept(Intent calldata intent, Settlement memory s) private {
+    emit Swept(
+      intent.salt,
+      intent.inToken,
+      intent.destAddr,
+      s.amountIn,
+      s.usdcOut,
+      s.platformFee,
+      s.appFee,
+      s.delivered,
+      intent.destChainId
+    );
   }
 
   function _checkSigner(bytes32 structHash, bytes calldata sig) private view {

@@ -1,180 +1,36 @@
-// BurnerDelegate on real anvil chains: EIP-7702 delegation, sweep, signed refund and standing refund, each
-// checked through balances. Chains are started (or reused) by ensureChains and left running afterwards.
-import { fileURLToPath } from "node:url";
-import {
-  type Abi,
-  type Account,
-  type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  hashDomain,
-  http,
-  type PublicClient,
-  parseEther,
-  parseEventLogs,
-  type SignedAuthorization,
-} from "viem";
-import {
-  generatePrivateKey,
-  nonceManager,
-  type PrivateKeyAccount,
-  privateKeyToAccount,
-  privateKeyToAddress,
-} from "viem/accounts";
+// BurnerDelegate on real anvil chains: its build and configuration, signed refund and standing refund, and
+// the EIP-712 domain it reports from inside a burner, each checked through balances. The sweep (swap, fees,
+// same-chain and bridged delivery) is in delegate-sweep.int.test.ts. Chains are started (or reused) by
+// ensureChains and left running afterwards.
+import { hashDomain, parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEV_ACCOUNTS, ensureChains, type LocalChain, toViemChain } from "../../deploy/local/chains.ts";
+import { CCTP_DOMAINS, DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
 import { burnerDelegateAbi, testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import { loadArtifacts } from "../../src/chains/evm/contracts.ts";
+import { domainFor, refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
 import {
-  domainFor,
-  type IntentMessage,
-  intentTypedData,
-  refundTypedData,
-  standingRefundTypedData,
-} from "../../src/chains/evm/eip712.ts";
+  type Ctx,
+  callBurner,
+  delegateNow,
+  expectRevert,
+  mined,
+  newBurner,
+  now,
+  ROOT,
+  setUpChains,
+  tokenBalance,
+  usdc,
+  ZERO,
+} from "../support/delegate.ts";
 
-const ROOT = fileURLToPath(new URL("../../.local", import.meta.url));
 const T = 60_000;
-const usdc = (n: number) => BigInt(Math.round(n * 1e6));
 const randomAddress = () => privateKeyToAddress(generatePrivateKey());
 
-type Ctx = ReturnType<typeof makeCtx>;
-const ctxs = new Map<LocalChain["name"], Ctx>();
-const ctx = (name: LocalChain["name"]): Ctx => {
-  const c = ctxs.get(name);
-  if (!c) throw new Error(`chain ${name} not set up`);
-  return c;
-};
-
-function makeCtx(chain: LocalChain) {
-  const viemChain = toViemChain(chain);
-  const transport = http(chain.rpcUrl);
-  const client = createPublicClient({ chain: viemChain, transport, pollingInterval: 200 }) as PublicClient;
-  const wallet = (account: Account) =>
-    createWalletClient({ chain: viemChain, transport, account, pollingInterval: 200 });
-  return {
-    chain,
-    client,
-    // nonceManager: tests in this file fire several transactions from the same account back to back
-    relayer: wallet(privateKeyToAccount(chain.relayer.privateKey, { nonceManager })),
-    funded: wallet(privateKeyToAccount(chain.funded.privateKey, { nonceManager })),
-  };
-}
-
+let ctx: (name: "source" | "destination") => Ctx;
 beforeAll(async () => {
-  const started = Date.now();
-  const { chains, started: spawned } = await ensureChains({ root: ROOT, log: (l) => console.log(l) });
-  console.log(`ensureChains: ${Date.now() - started} ms (spawned anvil: ${spawned})`);
-  for (const c of chains) ctxs.set(c.name, makeCtx(c));
+  ctx = await setUpChains();
 }, 180_000);
-
-// ---------------------------------------------------------------- helpers
-
-async function now(c: Ctx): Promise<bigint> {
-  return (await c.client.getBlock()).timestamp;
-}
-
-async function tokenBalance(c: Ctx, owner: Address, token: Address = c.chain.usdc): Promise<bigint> {
-  if (token === ZERO) return c.client.getBalance({ address: owner });
-  return c.client.readContract({
-    address: token,
-    abi: testUsdcAbi,
-    functionName: "balanceOf",
-    args: [owner],
-  });
-}
-
-async function mined(c: Ctx, hash: Hex) {
-  return c.client.waitForTransactionReceipt({ hash });
-}
-
-/** A fresh burner key holding `amount` USDC, plus its signed EIP-7702 authorization to our delegate. */
-async function newBurner(
-  c: Ctx,
-  amount: bigint,
-): Promise<{ burner: PrivateKeyAccount; auth: SignedAuthorization }> {
-  const burner = privateKeyToAccount(generatePrivateKey());
-  if (amount > 0n) {
-    const hash = await c.funded.writeContract({
-      address: c.chain.usdc,
-      abi: testUsdcAbi,
-      functionName: "transfer",
-      args: [burner.address, amount],
-    });
-    expect((await mined(c, hash)).status).toBe("success");
-  }
-  const nonce = await c.client.getTransactionCount({ address: burner.address });
-  const auth = await burner.signAuthorization({ address: c.chain.delegate, chainId: c.chain.chainId, nonce });
-  return { burner, auth };
-}
-
-function intentFor(c: Ctx, over: Partial<IntentMessage> & Pick<IntentMessage, "deadline">): IntentMessage {
-  return {
-    destChainId: BigInt(c.chain.chainId),
-    destAddr: randomAddress(),
-    minOut: 0n,
-    salt: generatePrivateKey(),
-    inToken: c.chain.usdc,
-    maxIn: usdc(1_000_000),
-    appFeeBps: 0,
-    appFeeRecipient: ZERO,
-    ...over,
-  };
-}
-
-type DelegateCall = {
-  functionName: "sweep" | "refund" | "executeStandingRefund";
-  args: readonly unknown[];
-  authorizationList?: SignedAuthorization[];
-};
-
-/** Sends a delegate call to the burner as `from` and returns the receipt. */
-async function callBurner(c: Ctx, from: Ctx["relayer"], burner: Address, call: DelegateCall, gas?: bigint) {
-  const hash = await from.writeContract({
-    address: burner,
-    abi: burnerDelegateAbi as Abi,
-    functionName: call.functionName,
-    args: call.args,
-    ...(call.authorizationList ? { authorizationList: call.authorizationList } : {}),
-    ...(gas ? { gas } : {}),
-  });
-  return mined(c, hash);
-}
-
-/**
- * Proves a revert twice: eth_call reports the expected custom error, and the same call sent as a real
- * transaction (fixed gas, so nothing is estimated away) is mined with status "reverted".
- */
-async function expectRevert(
-  c: Ctx,
-  from: Ctx["relayer"],
-  burner: Address,
-  call: DelegateCall,
-  error: string,
-) {
-  const simulated = await c.client
-    .simulateContract({
-      account: from.account,
-      address: burner,
-      abi: burnerDelegateAbi as Abi,
-      functionName: call.functionName,
-      args: call.args,
-      ...(call.authorizationList ? { authorizationList: call.authorizationList } : {}),
-    })
-    .then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-  expect(simulated, `expected ${call.functionName} to revert with ${error}`).toBeInstanceOf(BaseError);
-  const reverted = (simulated as BaseError).walk((e) => e instanceof ContractFunctionRevertedError);
-  expect((reverted as ContractFunctionRevertedError | null)?.data?.errorName).toBe(error);
-  expect((await callBurner(c, from, burner, call, 500_000n)).status).toBe("reverted");
-}
-
-const ZERO: Address = "0x0000000000000000000000000000000000000000";
 
 // ---------------------------------------------------------------- tests
 
@@ -186,186 +42,38 @@ describe("build", () => {
   });
 
   it.each(["source", "destination"] as const)(
-    "%s: delegate is configured with keeper = relayer and platform fee recipient = account #2",
+    "%s: delegate is configured with keeper = relayer, platform fee recipient = account #2, this chain's DEX and bridge",
     async (name) => {
       const c = ctx(name);
-      const read = <F extends "KEEPER" | "PLATFORM_FEE_RECIPIENT" | "MAX_FEE_BPS">(functionName: F) =>
-        c.client.readContract({ address: c.chain.delegate, abi: burnerDelegateAbi, functionName });
+      const read = <
+        F extends
+          | "KEEPER"
+          | "PLATFORM_FEE_RECIPIENT"
+          | "MAX_FEE_BPS"
+          | "USDC"
+          | "WETH"
+          | "ROUTER"
+          | "TOKEN_MESSENGER",
+      >(
+        functionName: F,
+      ) => c.client.readContract({ address: c.chain.delegate, abi: burnerDelegateAbi, functionName });
       expect(await read("KEEPER")).toBe(c.chain.relayer.address);
       expect(await read("PLATFORM_FEE_RECIPIENT")).toBe(DEV_ACCOUNTS.platformFeeRecipient.address);
       expect(await read("MAX_FEE_BPS")).toBe(100);
+      expect(await read("USDC")).toBe(c.chain.usdc);
+      expect(await read("WETH")).toBe(c.chain.dex?.weth);
+      expect(await read("ROUTER")).toBe(c.chain.dex?.router);
+      expect(await read("TOKEN_MESSENGER")).toBe(c.chain.cctp?.tokenMessenger);
+      const other = name === "source" ? ctx("destination").chain : ctx("source").chain;
+      const domain = await c.client.readContract({
+        address: c.chain.delegate,
+        abi: burnerDelegateAbi,
+        functionName: "destinationDomain",
+        args: [BigInt(other.chainId)],
+      });
+      expect(domain).toBe(CCTP_DOMAINS[other.name]);
       expect(await c.client.getChainId()).toBe(c.chain.chainId);
       expect(await tokenBalance(c, c.chain.funded.address)).toBeGreaterThan(usdc(1_000));
-    },
-    T,
-  );
-});
-
-describe("sweep", () => {
-  it.each(["source", "destination"] as const)(
-    "%s: relayer type-4 tx delegates the burner and sweeps minus platform and app fees",
-    async (name) => {
-      const c = ctx(name);
-      const { burner, auth } = await newBurner(c, usdc(100));
-      const feeSink = DEV_ACCOUNTS.platformFeeRecipient.address;
-      const appSink = randomAddress();
-      const intent = intentFor(c, {
-        deadline: (await now(c)) + 3600n,
-        minOut: usdc(98),
-        maxIn: usdc(100),
-        appFeeBps: 50,
-        appFeeRecipient: appSink,
-      });
-      const sig = await burner.signTypedData(intentTypedData(c.chain.chainId, burner.address, intent));
-      const feeBefore = await tokenBalance(c, feeSink);
-
-      const receipt = await callBurner(c, c.relayer, burner.address, {
-        functionName: "sweep",
-        args: [intent, sig, 80, intent.destAddr],
-        authorizationList: [auth],
-      });
-
-      expect(receipt.status).toBe("success");
-      expect(receipt.type).toBe("eip7702");
-      expect(await c.client.getCode({ address: burner.address })).toBe(
-        `0xef0100${c.chain.delegate.slice(2).toLowerCase()}`,
-      );
-      // 100 USDC in: 0.80 platform fee (80 bps), 0.50 app fee (50 bps), 98.70 to the destination
-      expect(await tokenBalance(c, intent.destAddr)).toBe(usdc(98.7));
-      expect(await tokenBalance(c, appSink)).toBe(usdc(0.5));
-      expect((await tokenBalance(c, feeSink)) - feeBefore).toBe(usdc(0.8));
-      expect(await tokenBalance(c, burner.address)).toBe(0n);
-      const [swept] = parseEventLogs({ abi: burnerDelegateAbi, logs: receipt.logs, eventName: "Swept" });
-      expect(swept?.address).toBe(burner.address.toLowerCase());
-      expect(swept?.args).toMatchObject({ salt: intent.salt, to: intent.destAddr, amount: usdc(98.7) });
-      const used = await c.client.readContract({
-        address: burner.address,
-        abi: burnerDelegateAbi,
-        functionName: "intentSaltUsed",
-        args: [intent.salt],
-      });
-      expect(used).toBe(true);
-    },
-    T,
-  );
-
-  it(
-    "sweeps only maxIn when the burner holds more, and a replayed salt reverts",
-    async () => {
-      const c = ctx("source");
-      const { burner, auth } = await newBurner(c, usdc(30));
-      const intent = intentFor(c, { deadline: (await now(c)) + 3600n, maxIn: usdc(20) });
-      const sig = await burner.signTypedData(intentTypedData(c.chain.chainId, burner.address, intent));
-      const call = { functionName: "sweep", args: [intent, sig, 0, intent.destAddr] } as const;
-
-      expect(
-        (await callBurner(c, c.relayer, burner.address, { ...call, authorizationList: [auth] })).status,
-      ).toBe("success");
-      expect(await tokenBalance(c, intent.destAddr)).toBe(usdc(20));
-      expect(await tokenBalance(c, burner.address)).toBe(usdc(10));
-
-      await expectRevert(c, c.relayer, burner.address, call, "SaltUsed");
-      expect(await tokenBalance(c, intent.destAddr)).toBe(usdc(20));
-      expect(await tokenBalance(c, burner.address)).toBe(usdc(10));
-    },
-    T,
-  );
-
-  it(
-    "rejects a wrong signer, a non-keeper caller, a foreign recipient and an excessive fee",
-    async () => {
-      const c = ctx("source");
-      const { burner, auth } = await newBurner(c, usdc(10));
-      const intent = intentFor(c, { deadline: (await now(c)) + 3600n });
-      const good = await burner.signTypedData(intentTypedData(c.chain.chainId, burner.address, intent));
-      // Same typed data, burner's own domain, but signed by another key.
-      const stranger = privateKeyToAccount(generatePrivateKey());
-      const forged = await stranger.signTypedData(intentTypedData(c.chain.chainId, burner.address, intent));
-
-      // The authorization takes effect even though the call reverts, so later calls need no auth.
-      await expectRevert(
-        c,
-        c.relayer,
-        burner.address,
-        { functionName: "sweep", args: [intent, forged, 0, intent.destAddr], authorizationList: [auth] },
-        "BadSignature",
-      );
-      await expectRevert(
-        c,
-        c.funded,
-        burner.address,
-        { functionName: "sweep", args: [intent, good, 0, intent.destAddr] },
-        "NotKeeper",
-      );
-      await expectRevert(
-        c,
-        c.relayer,
-        burner.address,
-        { functionName: "sweep", args: [intent, good, 0, randomAddress()] },
-        "WrongRecipient",
-      );
-      await expectRevert(
-        c,
-        c.relayer,
-        burner.address,
-        { functionName: "sweep", args: [intent, good, 101, intent.destAddr] },
-        "FeeTooHigh",
-      );
-      expect(await tokenBalance(c, burner.address)).toBe(usdc(10));
-      expect(await tokenBalance(c, intent.destAddr)).toBe(0n);
-    },
-    T,
-  );
-
-  it(
-    "cross-chain intent pays the keeper's bridge address and enforces minOut on the amount sent",
-    async () => {
-      const c = ctx("source");
-      const dest = ctx("destination").chain;
-      const { burner, auth } = await newBurner(c, usdc(50));
-      const bridge = randomAddress();
-      const deadline = (await now(c)) + 3600n;
-      // 50 USDC at 80 bps leaves 49.60: a floor of 49.61 must fail, 49.60 must pass.
-      const tight = intentFor(c, { deadline, destChainId: BigInt(dest.chainId), minOut: usdc(49.61) });
-      const tightSig = await burner.signTypedData(intentTypedData(c.chain.chainId, burner.address, tight));
-      await expectRevert(
-        c,
-        c.relayer,
-        burner.address,
-        { functionName: "sweep", args: [tight, tightSig, 80, bridge], authorizationList: [auth] },
-        "BelowMinOut",
-      );
-
-      const ok = { ...tight, salt: generatePrivateKey(), minOut: usdc(49.6) };
-      const okSig = await burner.signTypedData(intentTypedData(c.chain.chainId, burner.address, ok));
-      const receipt = await callBurner(c, c.relayer, burner.address, {
-        functionName: "sweep",
-        args: [ok, okSig, 80, bridge],
-      });
-      expect(receipt.status).toBe("success");
-      expect(await tokenBalance(c, bridge)).toBe(usdc(49.6));
-      expect(await tokenBalance(c, ok.destAddr)).toBe(0n);
-      expect(await tokenBalance(c, burner.address)).toBe(0n);
-    },
-    T,
-  );
-
-  it(
-    "an intent signed for one chain does not verify on the other",
-    async () => {
-      const c = ctx("destination");
-      const { burner, auth } = await newBurner(c, usdc(5));
-      const intent = intentFor(c, { deadline: (await now(c)) + 3600n });
-      const sourceId = ctx("source").chain.chainId;
-      const sig = await burner.signTypedData(intentTypedData(sourceId, burner.address, intent));
-      await expectRevert(
-        c,
-        c.relayer,
-        burner.address,
-        { functionName: "sweep", args: [intent, sig, 0, intent.destAddr], authorizationList: [auth] },
-        "BadSignature",
-      );
-      expect(await tokenBalance(c, burner.address)).toBe(usdc(5));
     },
     T,
   );
@@ -504,9 +212,7 @@ describe("refund", () => {
     async () => {
       const c = ctx("source");
       const { burner, auth } = await newBurner(c, 0n);
-      // Delegate with an empty call: this runs receive(), which a delegated EOA needs to accept ETH.
-      const delegated = await c.relayer.sendTransaction({ to: burner.address, authorizationList: [auth] });
-      expect((await mined(c, delegated)).status).toBe("success");
+      await delegateNow(c, burner.address, auth);
       const deposit = await c.funded.sendTransaction({ to: burner.address, value: parseEther("1") });
       expect((await mined(c, deposit)).status).toBe("success");
       expect(await tokenBalance(c, burner.address, ZERO)).toBe(parseEther("1"));
@@ -550,8 +256,7 @@ describe("eip712 helpers", () => {
     async () => {
       const c = ctx("source");
       const { burner, auth } = await newBurner(c, 0n);
-      const delegated = await c.relayer.sendTransaction({ to: burner.address, authorizationList: [auth] });
-      expect((await mined(c, delegated)).status).toBe("success");
+      await delegateNow(c, burner.address, auth);
       const domain = domainFor(c.chain.chainId, burner.address);
 
       // ERC-5267 view, served by the burner's delegated code
