@@ -65,10 +65,16 @@ interface Run {
   cores: Map<string, number>;
 }
 
-const git = (...args: string[]) => execFileSync("git", args).toString().trim();
-console.log(
-  `commit ${git("log", "-1", "--format=%h")}; uncommitted changes under src/: ${git("status", "--short", "--", "src").split("\n").filter(Boolean).length} files`,
-);
+const git = (...args: string[]) =>
+  execFileSync("git", args, { stdio: ["ignore", "pipe", "ignore"] })
+    .toString()
+    .trim();
+try {
+  const changed = git("status", "--short", "--", "src").split("\n").filter(Boolean).length;
+  console.log(`commit ${git("log", "-1", "--format=%h")}; uncommitted changes under src/: ${changed} files`);
+} catch {
+  console.log("not a git checkout: no commit to name"); // e.g. a copy of an older tree, for an A/B run
+}
 console.log(
   `node ${process.version}, ${cpus().length} cores, load average ${loadavg()
     .map((l) => l.toFixed(2))
