@@ -12,6 +12,7 @@ import {
   size,
   slice,
 } from "viem";
+import { BaseError } from "../../support/errors.ts";
 
 export const MESSAGE_VERSION = 1;
 export const BURN_MESSAGE_VERSION = 1;
@@ -48,7 +49,11 @@ export type BurnMessageBody = {
   hookData: Hex;
 };
 
-export class CctpMessageError extends Error {}
+export class CctpMessageError extends BaseError<"cctp_message_malformed"> {
+  override name = "CctpMessageError";
+  readonly code = "cctp_message_malformed";
+  readonly retryable = false;
+}
 
 export function addressToBytes32(address: Address): Hex {
   return pad(address, { size: 32 }).toLowerCase() as Hex;
