@@ -2,7 +2,7 @@
 // the EIP-712 domain it reports from inside a burner, each checked through balances. The sweep (swap, fees,
 // same-chain and bridged delivery) is in delegate-sweep.int.test.ts. Chains are started (or reused) by
 // ensureChains and left running afterwards.
-import { hashDomain, parseEther } from "viem";
+import { decodeErrorResult, encodeDeployData, type Hex, hashDomain, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CCTP_DOMAINS, DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
@@ -39,6 +39,34 @@ describe("build", () => {
     const { contracts } = await loadArtifacts({ cacheDir: `${ROOT}/cache/contracts` });
     expect(burnerDelegateAbi).toEqual(contracts.BurnerDelegate.abi);
     expect(testUsdcAbi).toEqual(contracts.TestUSDC.abi);
+  });
+
+  it("the constructor refuses zero addresses and a bad route table", async () => {
+    const c = ctx("source");
+    const { contracts } = await loadArtifacts({ cacheDir: `${ROOT}/cache/contracts` });
+    const a = randomAddress();
+    const deployError = async (args: readonly unknown[]) => {
+      const data = encodeDeployData({
+        abi: burnerDelegateAbi,
+        bytecode: contracts.BurnerDelegate.bytecode,
+        args,
+      } as never);
+      // A raw eth_call: its RpcRequestError carries the revert data (viem's call() wraps it away).
+      const err = await c.client.request({ method: "eth_call", params: [{ data }, "latest"] } as never).then(
+        () => undefined,
+        (e: unknown) => e as { data?: Hex },
+      );
+      if (err === undefined) return "deployed";
+      return decodeErrorResult({ abi: burnerDelegateAbi, data: err.data ?? "0x" }).errorName;
+    };
+    const valid = [a, a, a, a, a, a, [31338n], [101]] as const;
+    expect(await deployError(valid)).toBe("deployed");
+    expect(await deployError([a, a, a, a, a, ZERO, [31338n], [101]])).toBe("ZeroAddress");
+    expect(await deployError([a, a, a, a, a, a, [31338n, 31338n], [101, 102]])).toBe("BadRoutes");
+    expect(await deployError([a, a, a, a, a, a, [0n], [101]])).toBe("BadRoutes");
+    expect(await deployError([a, a, a, a, a, a, [31338n], []])).toBe("BadRoutes");
+    const nine = Array.from({ length: 9 }, (_, i) => BigInt(i + 1));
+    expect(await deployError([a, a, a, a, a, a, nine, nine.map(Number)])).toBe("BadRoutes");
   });
 
   it.each(["source", "destination"] as const)(

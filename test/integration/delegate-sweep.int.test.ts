@@ -6,7 +6,12 @@ import { type Address, type Hex, parseEther, parseEventLogs, toFunctionSignature
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CCTP_DOMAINS, DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
-import { burnerDelegateAbi, messageTransmitterV2Abi, tokenMessengerV2Abi } from "../../src/chains/evm/abi.ts";
+import {
+  burnerDelegateAbi,
+  messageTransmitterV2Abi,
+  testUsdcAbi,
+  tokenMessengerV2Abi,
+} from "../../src/chains/evm/abi.ts";
 import { attesterChainsFromStack, createAttester } from "../../src/chains/evm/cctp-attester.ts";
 import {
   addressToBytes32,
@@ -67,6 +72,14 @@ async function quote(c: Ctx, token: Address, amountIn: bigint): Promise<bigint> 
   });
   return amounts[1] ?? 0n;
 }
+
+const allowance = (c: Ctx, token: Address, owner: Address, spender: Address) =>
+  c.client.readContract({
+    address: token,
+    abi: testUsdcAbi,
+    functionName: "allowance",
+    args: [owner, spender],
+  });
 
 function sweptEvent(receipt: { logs: Parameters<typeof parseEventLogs>[0]["logs"] }) {
   const events = parseEventLogs({ abi: burnerDelegateAbi, logs: receipt.logs, eventName: "Swept" });
@@ -191,6 +204,16 @@ describe("sweep, same chain", () => {
       await refuse(sweepCall(greedy, await sign(c, burner, greedy)), "BelowMinOut");
       // A same-chain sweep pays no bridge fee.
       await refuse(sweepCall(intent, good, 80, 1n), "BridgeFeeTooHigh");
+      // Signed, but with nowhere to pay: no recipient, or an app fee without its recipient.
+      for (const broken of [
+        intentFor(c, { deadline: intent.deadline, destAddr: ZERO }),
+        intentFor(c, { deadline: intent.deadline, appFeeBps: 10 }),
+      ]) {
+        await refuse(sweepCall(broken, await sign(c, burner, broken)), "ZeroAddress");
+      }
+      // Signed for a token the burner does not hold.
+      const absent = intentFor(c, { deadline: intent.deadline, inToken: c.chain.dex?.dai as Address });
+      await refuse(sweepCall(absent, await sign(c, burner, absent)), "NothingToMove");
 
       expect(await tokenBalance(c, burner.address)).toBe(usdc(10));
       expect(await tokenBalance(c, intent.destAddr)).toBe(0n);
@@ -270,6 +293,8 @@ describe("sweep with a swap", () => {
       // maxIn bounds what is sold; the USDC the burner held before is left alone.
       expect(await tokenBalance(c, burner.address, dai)).toBe(parseEther("10"));
       expect(await tokenBalance(c, burner.address)).toBe(usdc(3));
+      // The router was approved for exactly what it took.
+      expect(await allowance(c, dai, burner.address, c.chain.dex?.router as Address)).toBe(0n);
     },
     T,
   );
@@ -353,6 +378,9 @@ describe("sweep across chains", () => {
         destChainId: BigInt(dst.chain.chainId),
       });
       expect(await tokenBalance(src, burner.address)).toBe(0n);
+      expect(
+        await allowance(src, src.chain.usdc, burner.address, src.chain.cctp?.tokenMessenger as Address),
+      ).toBe(0n);
 
       const [deposit] = parseEventLogs({
         abi: tokenMessengerV2Abi,
