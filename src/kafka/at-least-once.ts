@@ -1,5 +1,5 @@
 import type { Consumer, Producer } from "kafkajs";
-import type { KafkaClient } from "./client.ts";
+import { type KafkaClient, kafkajs } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -29,7 +29,7 @@ export interface BatchConsumer {
  * once) is enough: projections and fan-out use it, the transactional actors do not.
  */
 export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptions): BatchConsumer {
-  const consumer: Consumer = kafka.consumer({
+  const consumer: Consumer = kafkajs(kafka).consumer({
     groupId: opts.groupId,
     readUncommitted: false,
     maxWaitTimeInMs: 50,
@@ -92,7 +92,7 @@ export interface PlainProducer {
  * every send it carried; each caller retries its own (at least once).
  */
 export function createPlainProducer(kafka: KafkaClient): PlainProducer {
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer: Producer = kafkajs(kafka).producer({ idempotent: true, maxInFlightRequests: 1 });
   const send = coalescingSender(async (byTopic) => {
     for (const [topic, messages] of byTopic) {
       // A projector batch of thousands of changed sessions is more than the broker takes at once.

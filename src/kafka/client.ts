@@ -11,7 +11,20 @@ export interface KafkaSettings {
   log?: (level: Level, message: string, fields: object) => void;
 }
 
-export type KafkaClient = Kafka;
+declare const opaque: unique symbol;
+/**
+ * A connection to the brokers. Opaque outside src/kafka/: the rest of the service passes it to this
+ * folder's functions and never sees a kafkajs type, so the client can be swapped here alone.
+ */
+export interface KafkaClient {
+  readonly [opaque]: "KafkaClient";
+}
+
+/** The kafkajs client behind a KafkaClient: for src/kafka/, and for tests that drive the brokers by hand. */
+export const kafkajs = (client: KafkaClient): Kafka => client as unknown as Kafka;
+
+/** A kafkajs client made elsewhere (a test's own connection settings) as a KafkaClient. */
+export const fromKafkajs = (kafka: Kafka): KafkaClient => kafka as unknown as KafkaClient;
 
 /**
  * kafkajs's messages for broker responses it retries by itself, which it still logs at error level:
@@ -73,5 +86,5 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
       if (level) settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
     },
   };
-  return new Kafka(config);
+  return fromKafkajs(new Kafka(config));
 }

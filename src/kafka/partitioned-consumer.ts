@@ -1,5 +1,5 @@
 import type { Consumer } from "kafkajs";
-import type { KafkaClient } from "./client.ts";
+import { type KafkaClient, kafkajs } from "./client.ts";
 import { coPartitionedAssigner } from "./co-partition-assigner.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -50,7 +50,7 @@ export function createPartitionedConsumer(
   kafka: KafkaClient,
   opts: PartitionedConsumerOptions,
 ): PartitionedConsumer {
-  const consumer: Consumer = kafka.consumer({
+  const consumer: Consumer = kafkajs(kafka).consumer({
     groupId: opts.groupId,
     partitionAssigners: [coPartitionedAssigner],
     readUncommitted: false,
@@ -108,7 +108,7 @@ export function createPartitionedConsumer(
       consumer.seek({ topic, partition, offset: offset.toString() });
     },
     async committedOffset(topic, partition) {
-      const admin = kafka.admin();
+      const admin = kafkajs(kafka).admin();
       await admin.connect();
       try {
         const [found] = await admin.fetchOffsets({ groupId: opts.groupId, topics: [topic] });

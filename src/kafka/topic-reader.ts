@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AssignerProtocol, type KafkaMessage, type PartitionAssigner } from "kafkajs";
-import type { KafkaClient } from "./client.ts";
+import { type KafkaClient, kafkajs } from "./client.ts";
 import { stableEndOffsets } from "./topics.ts";
 
 export interface ReadRecord {
@@ -69,7 +69,7 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
   if (pending.size === 0) return position;
 
   const wanted = [...pending].sort((a, b) => a - b);
-  const consumer = kafka.consumer({
+  const consumer = kafkajs(kafka).consumer({
     groupId: `reader.${opts.topic}.${randomUUID()}`,
     partitionAssigners: [onlyPartitions(opts.topic, wanted)],
     ...(opts.fetch ?? DEFAULT_FETCH),

@@ -1,4 +1,4 @@
-import type { KafkaClient } from "./client.ts";
+import { type KafkaClient, kafkajs } from "./client.ts";
 
 export interface TopicDefinition {
   name: string;
@@ -13,7 +13,7 @@ export interface TopicDefinition {
  * co-partitioned topics that disagree would send one session to two owners.
  */
 export async function ensureTopics(kafka: KafkaClient, topics: TopicDefinition[]): Promise<string[]> {
-  const admin = kafka.admin();
+  const admin = kafkajs(kafka).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
@@ -55,7 +55,7 @@ export const recordsBefore = (ends: Map<number, bigint>): number =>
 
 /** The offset after the last committed record of each partition (read_committed: the last stable offset). */
 export async function stableEndOffsets(kafka: KafkaClient, topic: string): Promise<Map<number, bigint>> {
-  const admin = kafka.admin();
+  const admin = kafkajs(kafka).admin();
   await admin.connect();
   try {
     const offsets = await admin.fetchTopicOffsets(topic);
@@ -74,7 +74,7 @@ export async function waitForGroupCaughtUp(
   opts: { groupId: string; topic: string; timeoutMs: number; pollMs?: number },
 ): Promise<boolean> {
   const ends = await stableEndOffsets(kafka, opts.topic);
-  const admin = kafka.admin();
+  const admin = kafkajs(kafka).admin();
   await admin.connect();
   const deadline = Date.now() + opts.timeoutMs;
   try {

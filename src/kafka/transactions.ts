@@ -1,7 +1,7 @@
 import type { Message, Producer, Transaction } from "kafkajs";
 import { BaseError } from "../support/errors.ts";
 import { retry } from "../support/retry.ts";
-import type { KafkaClient } from "./client.ts";
+import { type KafkaClient, kafkajs } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 
 export interface OutgoingMessage {
@@ -62,7 +62,7 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
 
   const open = async (): Promise<Producer> => {
     if (producer) return producer;
-    const p = kafka.producer({
+    const p = kafkajs(kafka).producer({
       transactionalId,
       idempotent: true,
       maxInFlightRequests: 1,

@@ -9,6 +9,7 @@
  *
  *   node --import tsx test/bench/bare-post-sessions.ts '{"brokers":[...],"topic":"...","chains":[...]}'
  */
+
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -25,7 +26,7 @@ import {
   createSessionResponseSchema,
   errorSchema,
 } from "../../src/gateway/schemas.ts";
-import { createKafka } from "../../src/kafka/client.ts";
+import { createKafka, kafkajs } from "../../src/kafka/client.ts";
 import { sessionCommandCodec } from "../../src/kafka/codecs.ts";
 
 const { brokers, topic, chains } = JSON.parse(process.argv[2] ?? "{}") as {
@@ -38,7 +39,7 @@ const TTL_SECONDS = 3600;
 
 const kafka = createKafka({ brokers, clientId: "bench.bare-post-sessions" });
 // The gateway's producer settings (src/kafka/at-least-once.ts): idempotent, one request in flight.
-const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+const producer = kafkajs(kafka).producer({ idempotent: true, maxInFlightRequests: 1 });
 await producer.connect();
 
 const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();

@@ -24,7 +24,7 @@ import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
-import { createKafka } from "../../src/kafka/client.ts";
+import { createKafka, kafkajs } from "../../src/kafka/client.ts";
 import { sessionCommandCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { ensureTopics, recordsBefore, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createLogger } from "../../src/logging.ts";
@@ -192,7 +192,7 @@ function newIds(n: number): string[] {
 
 async function startPlain() {
   const from = await stableEndOffsets(kafka, PLAIN_IN);
-  const consumer = kafka.consumer({
+  const consumer = kafkajs(kafka).consumer({
     groupId: `bench.ingest.plain.${randomUUID()}`,
     // The actor host's consumer settings (src/kafka/partitioned-consumer.ts), so only the work differs.
     readUncommitted: false,
@@ -202,7 +202,7 @@ async function startPlain() {
     heartbeatInterval: 3000,
   });
   // The simplest producer that does the job: kafkajs defaults, acks from all replicas like ours.
-  const out = kafka.producer();
+  const out = kafkajs(kafka).producer();
   await out.connect();
   const keys = new Set<string>();
   const counter = await startCounter(PLAIN_OUT, keys);
@@ -291,7 +291,10 @@ interface Counter {
 /** Counts the records keyed by one of `keys` that reach `topic` from now on (read_committed). */
 async function startCounter(topic: string, keys: Set<string>): Promise<Counter> {
   const from = await stableEndOffsets(kafka, topic);
-  const consumer = kafka.consumer({ groupId: `bench.ingest.observer.${randomUUID()}`, maxWaitTimeInMs: 50 });
+  const consumer = kafkajs(kafka).consumer({
+    groupId: `bench.ingest.observer.${randomUUID()}`,
+    maxWaitTimeInMs: 50,
+  });
   let seen = 0;
   let progressAt = performance.now();
   const waiting: Array<{ n: number; resolve: (at: number) => void; reject: (e: Error) => void }> = [];

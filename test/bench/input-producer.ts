@@ -4,7 +4,7 @@
  * Receives { topic, messages } jobs and answers each with { done: true } once the broker acked all.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { createKafka } from "../../src/kafka/client.ts";
+import { createKafka, kafkajs } from "../../src/kafka/client.ts";
 
 /**
  * Chunks of this many records (~230 KB per partition, well under the broker's 1 MiB record batch
@@ -13,7 +13,7 @@ import { createKafka } from "../../src/kafka/client.ts";
 const CHUNK = 5000;
 
 const { brokers } = workerData as { brokers: string[] };
-const producer = createKafka({ brokers, clientId: "bench.ingest.input" }).producer();
+const producer = kafkajs(createKafka({ brokers, clientId: "bench.ingest.input" })).producer();
 await producer.connect();
 parentPort?.on(
   "message",

@@ -19,7 +19,7 @@ import { runInNewContext } from "node:vm";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
-import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
+import { createKafka, type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
 import { sessionEventCodec } from "../../src/kafka/codecs.ts";
 import { ensureTopics } from "../../src/kafka/topics.ts";
 import { REPLAY_FETCH } from "../../src/projections/journal-collect.ts";
@@ -135,7 +135,7 @@ function show(m: Measured): string {
 
 /** Records held by the journal, or null when the topic does not exist. */
 async function journalSize(k: KafkaClient): Promise<number | null> {
-  const admin = k.admin();
+  const admin = kafkajs(k).admin();
   await admin.connect();
   try {
     if (!(await admin.listTopics()).includes(TOPIC)) return null;
@@ -148,7 +148,7 @@ async function journalSize(k: KafkaClient): Promise<number | null> {
 
 /** A journal from an interrupted fill is thrown away whole: the records must form complete sessions. */
 async function deleteTopic(k: KafkaClient): Promise<void> {
-  const admin = k.admin();
+  const admin = kafkajs(k).admin();
   await admin.connect();
   try {
     await admin.deleteTopics({ topics: [TOPIC] });
@@ -162,7 +162,7 @@ async function deleteTopic(k: KafkaClient): Promise<void> {
 
 /** Writes the journal: groups of sessions, each a SessionCreated then its DepositObserved events. */
 async function fill(k: KafkaClient): Promise<number> {
-  const producer = k.producer();
+  const producer = kafkajs(k).producer();
   await producer.connect();
   let written = 0;
   let bytes = 0;
@@ -205,7 +205,7 @@ async function fill(k: KafkaClient): Promise<number> {
 
 /** The baseline: a fresh group from offset zero, eachBatch, counting messages and nothing else. */
 async function bareConsume(k: KafkaClient, fetch: (typeof FETCHES)[keyof typeof FETCHES]): Promise<number> {
-  const consumer = k.consumer({ groupId: `bench.replay.bare.${randomUUID()}`, ...fetch });
+  const consumer = kafkajs(k).consumer({ groupId: `bench.replay.bare.${randomUUID()}`, ...fetch });
   let count = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => {

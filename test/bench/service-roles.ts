@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { stackRoot } from "../../src/app/infra.ts";
 import type { Config } from "../../src/config.ts";
-import type { KafkaClient } from "../../src/kafka/client.ts";
+import { type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { newBurner, sessionBody } from "../support/payer.ts";
 import { withFileLock } from "./flock.ts";
@@ -92,7 +92,7 @@ export async function startRoles(
  * wait for the rebalance. Answers the groups that still have others after `timeoutMs`.
  */
 export async function untilSoleMembers(kafka: KafkaClient, groups: string[], timeoutMs = 60_000) {
-  const admin = kafka.admin();
+  const admin = kafkajs(kafka).admin();
   await admin.connect();
   try {
     const deadline = Date.now() + timeoutMs;

@@ -2,6 +2,7 @@
 // results go through an actors process (a child, `tsx src/cli.ts actors`) that is killed with
 // SIGKILL twice while it works, and a projector in this process. The journal, the outbox topics
 // (gateway replies, webhooks) and the read model must hold every effect once.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
@@ -17,6 +18,7 @@ import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { type Address, transferKey } from "../../src/domain/types.ts";
 import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
+import { fromKafkajs, kafkajs } from "../../src/kafka/client.ts";
 import {
   executorResultCodec,
   gatewayReplyCodec,
@@ -161,7 +163,7 @@ afterAll(async () => {
 
 /** Records of the actors' input topics not yet committed by the group (its lag). */
 async function actorsLag(): Promise<{ lag: bigint; committed: bigint }> {
-  const admin = fx.service.kafka.admin();
+  const admin = kafkajs(fx.service.kafka).admin();
   await admin.connect();
   try {
     let lag = 0n;
@@ -197,7 +199,7 @@ async function stream(values: Buffer[], keys: string[], chunk = 200, pauseMs = 4
  * can SIGKILL an actors process the moment that process has appended records: inside a transaction.
  */
 async function tailJournal(from: Map<number, bigint>, mine: (e: SessionEvent) => boolean) {
-  const consumer = fx.service.kafka.consumer({
+  const consumer = kafkajs(fx.service.kafka).consumer({
     groupId: `test.eo.uncommitted.${randomUUID()}`,
     readUncommitted: true,
     maxWaitTimeInMs: 20,
@@ -528,7 +530,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
     const warnings: Array<Record<string, unknown>> = [];
     const log = pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line)) });
     const actors = createSessionHost({
-      kafka,
+      kafka: fromKafkajs(kafka),
       snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log,
       snapshotEvery: 5000,

@@ -1,10 +1,12 @@
 // A backlog whose events would not fit one producer request: the transactor sends them in several
 // requests of one transaction instead of retrying a request the broker always refuses (a livelock
 // seen in the ingest benchmark). Real broker, real Cassandra, the host in this process.
+
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
+import { kafkajs } from "../../src/kafka/client.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { MAX_REQUEST_BYTES } from "../../src/kafka/request-size.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
@@ -73,7 +75,7 @@ describe("a batch too large for one produce request", () => {
       if (version < 4001) {
         // What the host was doing, for a run that stalls: its partitions, the log messages it wrote
         // (counted), how far the input topics go and how far the actors group committed.
-        const admin = fx.service.kafka.admin();
+        const admin = kafkajs(fx.service.kafka).admin();
         await admin.connect();
         const committed = await admin.fetchOffsets({
           groupId: ACTORS_GROUP,

@@ -1,6 +1,7 @@
 // Restore of the actor host on the real servers: states rebuilt from the latest snapshots plus the
 // journal tail equal those rebuilt from the journal alone (and those the live host held), and an
 // expiry timer that came due while no host ran still fires, once. Hosts run in this process.
+
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
@@ -10,6 +11,7 @@ import type { SessionEvent } from "../../src/domain/events.ts";
 import type { Session } from "../../src/domain/types.ts";
 import { createSessionHost, type SessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { stateToJson } from "../../src/entities/session-json.ts";
+import { kafkajs } from "../../src/kafka/client.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
@@ -72,7 +74,7 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
 
 /** Input records of the actors group not yet committed. */
 async function actorsLag(): Promise<bigint> {
-  const admin = fx.service.kafka.admin();
+  const admin = kafkajs(fx.service.kafka).admin();
   await admin.connect();
   try {
     let lag = 0n;

@@ -4,12 +4,13 @@
 // while live writes fed them, left it waiting (an actors restore stalled for minutes in CI under
 // the exactly-once test's load; this lighter test checks the read completes and stops at the end
 // it began with). Scratch topic test.reader.*, a new one per run.
+
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
-import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
+import { createKafka, type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { ensureTopics } from "../../src/kafka/topics.ts";
 
@@ -27,7 +28,7 @@ describe("readTopic", () => {
     await ensureTopics(kafka, [
       { name: topic, partitions: 2, cleanupPolicy: "delete", retentionMs: 3_600_000 },
     ]);
-    const producer = kafka.producer();
+    const producer = kafkajs(kafka).producer();
     await producer.connect();
     try {
       // Partition 0: a little data; partition 1: one ~600 KiB batch (one send, no compression).

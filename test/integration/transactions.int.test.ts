@@ -1,6 +1,7 @@
 // The fault paths of createPartitionTransactor against the real broker: zombie fencing, failed
 // transactions, back-to-back transactions with re-initialisations, and input offsets that move
 // exactly with the data. Scratch topics (test.tx.*) and a fresh group and transactional id per test.
+
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
-import { createKafka, type KafkaClient } from "../../src/kafka/client.ts";
+import { createKafka, type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
 import {
@@ -117,7 +118,7 @@ async function scenario() {
     },
     /** The group's committed offset of the input partition, or null. */
     async committed(): Promise<bigint | null> {
-      const admin = kafka.admin();
+      const admin = kafkajs(kafka).admin();
       await admin.connect();
       try {
         const [topic] = await admin.fetchOffsets({ groupId, topics: [INPUT] });
@@ -157,7 +158,7 @@ describe("zombie fencing", () => {
   it("fence() aborts a zombie's open transaction: its records never become visible and its commit fails", async () => {
     const s = await scenario();
     // A host paused between its sends and its commit: records and offsets are in, the commit is not.
-    const zombie = kafka.producer({
+    const zombie = kafkajs(kafka).producer({
       transactionalId: s.transactionalId,
       idempotent: true,
       maxInFlightRequests: 1,

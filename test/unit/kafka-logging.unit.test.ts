@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { createKafka } from "../../src/kafka/client.ts";
+import { createKafka, kafkajs } from "../../src/kafka/client.ts";
 
 const require = createRequire(import.meta.url);
 const { createErrorFromCode } = require("kafkajs/src/protocol/error") as {
@@ -14,7 +14,7 @@ function logged() {
     clientId: "unit",
     log: (level, message) => lines.push({ level, message }),
   });
-  return { logger: kafka.logger(), lines };
+  return { logger: kafkajs(kafka).logger(), lines };
 }
 
 describe("kafkajs log lines", () => {
@@ -59,7 +59,7 @@ describe("a clean start logs no kafkajs error", () => {
       clientId: "unit",
       log: (level, message) => lines.push({ level, message }),
     });
-    const consumer = kafka.logger().namespace("Consumer");
+    const consumer = kafkajs(kafka).logger().namespace("Consumer");
     const loading = createErrorFromCode(14);
     consumer.error(`Crash: ${loading.name}: ${loading.message}`, { groupId: "g" });
     consumer.error("Restarting the consumer in 100ms", { groupId: "g" });
