@@ -44,7 +44,8 @@ const GATEWAY_ERRORS = {
     retryable: false,
   },
   route_not_found: { status: 404, message: "route not found", retryable: false },
-  request_timeout: { status: 408, message: "the request took too long to arrive", retryable: true },
+  // Not retryable: the interface says a client retries 429, 5xx and network failures, never another 4xx.
+  request_timeout: { status: 408, message: "the request took too long to arrive", retryable: false },
   body_too_large: { status: 413, message: "the request body is too large", retryable: false },
   unsupported_media_type: { status: 415, message: "the body must be application/json", retryable: false },
   rate_limited: { status: 429, message: "rate limit exceeded", retryable: true },
