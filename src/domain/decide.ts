@@ -4,7 +4,7 @@ import type { EventMetadata, SessionEvent } from "./events.ts";
 import { assertNever } from "./evolve.ts";
 import type { SessionMessage, WebhookMessage } from "./messages.ts";
 import { type Rejection, type RejectionCode, reject } from "./rejections.ts";
-import { type SessionState, sameTransfer, type Transfer } from "./types.ts";
+import { type SessionState, sameId, sameTransfer, type Transfer } from "./types.ts";
 
 /**
  * What a command does to a session: the events to append and the messages to send, or a typed
@@ -13,27 +13,21 @@ import { type SessionState, sameTransfer, type Transfer } from "./types.ts";
  */
 export type Decision = DeciderDecision<SessionEvent, SessionMessage, RejectionCode>;
 
-type Outcome =
-  | { ok: true; events: SessionEvent[]; outbox: SessionMessage[] }
-  | { ok: false; rejection: Rejection };
-
 const accept = (...events: SessionEvent[]) => ({ ok: true as const, events, outbox: [] as SessionMessage[] });
-const refuse = (r: Rejection): Outcome => ({ ok: false, rejection: r });
+const refuse = (rejection: Rejection): Decision => ({ ok: false, rejection, outbox: [] });
 
 /** The session's decision, with the reply to whoever waits for it in the outbox. */
 export function decide(command: SessionInput, state: SessionState): Decision {
-  const outcome = decideCore(command, state);
+  const decision = decideCore(command, state);
   const replyTo = command.metadata.replyTo;
-  const outbox: SessionMessage[] = outcome.ok ? outcome.outbox : [];
   if (replyTo) {
-    outbox.push({ type: "Reply", data: { replyTo, rejection: outcome.ok ? null : outcome.rejection } });
+    const rejection = decision.ok ? null : decision.rejection;
+    decision.outbox.push({ type: "Reply", data: { replyTo, rejection } });
   }
-  return outcome.ok
-    ? { ok: true, events: outcome.events, outbox }
-    : { ok: false, rejection: outcome.rejection, outbox };
+  return decision;
 }
 
-function decideCore(command: SessionInput, state: SessionState): Outcome {
+function decideCore(command: SessionInput, state: SessionState): Decision {
   if (state?.recentCommandIds.includes(command.metadata.commandId)) return accept();
 
   const meta = (sessionId: string): EventMetadata => ({
@@ -56,7 +50,7 @@ function decideCore(command: SessionInput, state: SessionState): Outcome {
       // Seen in this very block: a re-publication. Seen in another block: the transfer was re-mined
       // after a reorg, and observing it again moves it to its new block (so the old block's late
       // retraction no longer matches it).
-      if (known && sameHash(known.blockHash, command.data.transfer.blockHash)) return accept();
+      if (known && sameId(known.blockHash, command.data.transfer.blockHash)) return accept();
       // Every confirmed transfer is recorded, whatever the status: funds that reach a burner late
       // (after detection, after expiry) must stay visible so they can be swept or refunded.
       const decided = accept({
@@ -76,7 +70,7 @@ function decideCore(command: SessionInput, state: SessionState): Outcome {
       const known = state.deposits.find((t) => sameTransfer(t, retract));
       // Only the block that carried the deposit can retract it: a retraction for another block hash
       // (the transfer was re-mined in the new chain) must not erase it.
-      if (!known || !sameHash(known.blockHash, command.data.blockHash)) return accept();
+      if (!known || !sameId(known.blockHash, command.data.blockHash)) return accept();
       const { chainId, txHash, logIndex } = command.data;
       return accept({
         type: "DepositRetracted",
@@ -128,5 +122,3 @@ function detectedWebhook(
     },
   };
 }
-
-const sameHash = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();

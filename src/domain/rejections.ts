@@ -1,3 +1,5 @@
+import type { Refusal } from "./decider.ts";
+
 /**
  * Every way the session core can refuse a command: a stable code and its default message. The
  * domain knows nothing of HTTP: the gateway maps each code to a status (and says whether a client
@@ -15,10 +17,7 @@ export const REJECTION_MESSAGES = {
 
 export type RejectionCode = keyof typeof REJECTION_MESSAGES;
 
-export interface Rejection {
-  code: RejectionCode;
-  message: string;
-}
+export type Rejection = Refusal<RejectionCode>;
 
 export const reject = (code: RejectionCode, message: string = REJECTION_MESSAGES[code]): Rejection => ({
   code,
