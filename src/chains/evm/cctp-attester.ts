@@ -23,6 +23,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { messageTransmitterV2Abi } from "./abi.ts";
 import {
   type BurnMessageBody,
+  bytes32ToAddress,
   type CctpMessage,
   decodeBurnBody,
   decodeMessage,
@@ -122,7 +123,7 @@ export function createAttester(opts: AttesterOptions): Attester {
 }
 
 function decoded(m: CctpMessage, chain: AttesterChain): Record<string, unknown> {
-  const fromMessenger = m.sender.toLowerCase().endsWith(chain.tokenMessenger.slice(2).toLowerCase());
+  const fromMessenger = isAddressEqual(bytes32ToAddress(m.sender), chain.tokenMessenger);
   let body: BurnMessageBody | undefined;
   try {
     body = fromMessenger ? decodeBurnBody(m.messageBody) : undefined;
