@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ChainConfig, evmChainsOf, parseChainList } from "./chains/config.ts";
+import { type ChainConfig, parseChainList } from "./chains/config.ts";
 import type { EvmChainConfig } from "./chains/evm/config.ts";
 import { BaseError } from "./support/errors.ts";
 
@@ -98,8 +98,6 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config extends Omit<Env, "CHAINS" | "EVM_CHAINS"> {
   /** Every configured chain, whatever its family; undefined when the environment names none. */
   chains: ChainConfig[] | undefined;
-  /** The EVM entries of `chains`, for what only EVM chains have (EIP-7702 burner authorizations). */
-  evmChains: EvmChainConfig[] | undefined;
 }
 
 /** Terminal: the process cannot start until the environment is fixed. */
@@ -126,15 +124,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : EVM_CHAINS !== undefined
         ? parseChains("EVM_CHAINS", EVM_CHAINS)
         : undefined;
-  return withChains(rest, chains);
-}
-
-/** The configuration with its chain list set (and the EVM view of it). */
-export function withChains<C extends Omit<Config, "chains" | "evmChains">>(
-  config: C,
-  chains: ChainConfig[] | undefined,
-): C & Pick<Config, "chains" | "evmChains"> {
-  return { ...config, chains, evmChains: chains && evmChainsOf(chains) };
+  return { ...rest, chains };
 }
 
 function parseChains(name: "CHAINS" | "EVM_CHAINS", text: string): ChainConfig[] {

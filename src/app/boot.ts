@@ -1,6 +1,6 @@
 import { topicCatalogue } from "../../topics/catalogue.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
-import { type Config, withChains } from "../config.ts";
+import type { Config } from "../config.ts";
 import { singleObjectWire } from "../kafka/avro.ts";
 import { createKafka } from "../kafka/client.ts";
 import { createCodecs } from "../kafka/codecs.ts";
@@ -33,7 +33,8 @@ export async function boot(
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
   const abort = new AbortController();
   return {
-    config: withChains(config, infra.chains),
+    // The chains as resolved: from the environment, else the local stack file.
+    config: { ...config, chains: infra.chains },
     infra,
     log,
     metrics: { registry, gaugeFrom },

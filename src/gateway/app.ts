@@ -12,6 +12,7 @@ import Fastify, {
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import { evmChainsOf } from "../chains/config.ts";
 import type { Config } from "../config.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
@@ -92,13 +93,16 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   app.addHook("onRequest", rateLimitHook(limiter));
   if (deps.metrics) app.addHook("onResponse", countRequest);
 
-  if (!config.evmChains || config.evmChains.length === 0) {
+  // Burner authorizations (EIP-7702) exist only on EVM chains.
+  const evmChains = evmChainsOf(config.chains ?? []);
+  if (evmChains.length === 0) {
     app.log.warn("no EVM chains configured: every POST /sessions will be refused");
   }
   await app.register(swagger, openApiOptions);
   await app.register(healthRoutes, { health: deps.health });
   await app.register(sessionRoutes, {
     config,
+    chains: evmChains,
     commands: deps.commands,
     sessions: deps.sessions,
     newId: deps.newId ?? randomUUID,

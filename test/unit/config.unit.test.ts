@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { evmChainsOf } from "../../src/chains/config.ts";
 import { ConfigError, parseConfig } from "../../src/config.ts";
 
 describe("configuration", () => {
@@ -12,7 +13,7 @@ describe("configuration", () => {
       RATE_LIMIT_BURST: 60,
       SSE_KEEPALIVE_MS: 15_000,
     });
-    expect(c.evmChains).toBeUndefined();
+    expect(c.chains).toBeUndefined();
   });
 
   it("parses lists and booleans", () => {
@@ -57,7 +58,7 @@ describe("configuration", () => {
         },
       ]),
     });
-    expect(ok.evmChains?.[0]).toMatchObject({
+    expect(evmChainsOf(ok.chains ?? [])[0]).toMatchObject({
       confirmations: 2,
       delegate: "0x00000000000000000000000000000000000000aa",
     });
@@ -70,7 +71,7 @@ describe("CHAINS: one list of chains, each naming its family", () => {
   it("an entry names its family; EVM entries also appear in evmChains", () => {
     const c = parseConfig({ CHAINS: JSON.stringify([{ family: "evm", ...evm }]) });
     expect(c.chains).toEqual([expect.objectContaining({ family: "evm", chainId: 1, confirmations: 2 })]);
-    expect(c.evmChains).toEqual(c.chains);
+    expect(evmChainsOf(c.chains ?? [])).toEqual(c.chains);
   });
 
   it("an entry without a family, or of an unknown family, stops with a message naming it", () => {

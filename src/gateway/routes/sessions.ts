@@ -24,6 +24,8 @@ import {
 
 export interface SessionRoutesOptions {
   config: Config;
+  /** The EVM chains: where a burner's authorization can delegate to the service's delegate. */
+  chains: readonly DelegateChain[];
   commands: CommandPort;
   sessions: SessionReadPort;
   newId: () => string;
@@ -33,8 +35,7 @@ export interface SessionRoutesOptions {
 
 /** POST /sessions and GET /sessions/:id: the anonymous session surface. */
 export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, opts) => {
-  const { config, commands, sessions, newId, now } = opts;
-  const chains = config.evmChains ?? [];
+  const { config, chains, commands, sessions, newId, now } = opts;
   if (recoverSigner.loadError !== null) {
     // Still correct, ~35 times slower: POST /sessions then spends milliseconds of CPU per request.
     app.log.warn(
