@@ -28,7 +28,7 @@ export type LocalDex = {
 };
 
 /** Pool seeds: 1M DAI against 1M USDC, 100 WETH against 300k USDC. */
-export const DEX_SEED = {
+const DEX_SEED = {
   daiUsdc: { dai: parseEther("1000000"), usdc: parseUnits("1000000", 6) },
   wethUsdc: { weth: parseEther("100"), usdc: parseUnits("300000", 6) },
 } as const;

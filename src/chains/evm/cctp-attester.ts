@@ -156,7 +156,7 @@ function decoded(m: CctpMessage, chain: AttesterChain): Record<string, unknown> 
 }
 
 /** The HTTP surface: Circle's path and query, JSON errors `{ error }` with 400 or 404 like Iris. */
-export function attesterRoutes(attester: Attester): FastifyInstance {
+function attesterRoutes(attester: Attester): FastifyInstance {
   const app = Fastify({ logger: false });
   app.get<{ Params: { sourceDomainId: string }; Querystring: { transactionHash?: string } }>(
     "/v2/messages/:sourceDomainId",

@@ -14,8 +14,6 @@ import {
 } from "viem";
 import { BaseError } from "../../support/errors.ts";
 
-export const MESSAGE_VERSION = 1;
-export const BURN_MESSAGE_VERSION = 1;
 /** V2 finality thresholds: 1000 "confirmed" (fast transfer), 2000 "finalized" (standard transfer). */
 export const FINALITY_CONFIRMED = 1000;
 export const FINALITY_FINALIZED = 2000;

@@ -1,14 +1,14 @@
-// The parts of Uniswap V2 the service calls: the router (swaps, quotes, liquidity), the factory (pair lookup)
-// and WETH9. Human-readable signatures parsed by viem, so calls are typed without shipping the npm artifacts
-// (a dev dependency, used only to deploy on the local chains). test/integration/dex-bridge.int.test.ts checks
-// every signature here against the published artifacts' ABIs.
+// The parts of Uniswap V2 the local stack's deploy (deploy/local/dex.ts) and the integration tests call: the
+// router (swaps, quotes, liquidity), the factory (pair lookup) and WETH9. Human-readable signatures parsed by
+// viem, so calls are typed without shipping the npm artifacts (a dev dependency, used only to deploy on the
+// local chains). test/integration/dex-bridge.int.test.ts checks every signature here against the published
+// artifacts' ABIs.
 import { type Address, encodePacked, getCreate2Address, type Hex, keccak256, parseAbi } from "viem";
 
 export const uniswapV2RouterAbi = parseAbi([
   "function factory() view returns (address)",
   "function WETH() view returns (address)",
   "function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)",
-  "function getAmountsIn(uint256 amountOut, address[] path) view returns (uint256[] amounts)",
   "function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
   "function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable returns (uint256[] amounts)",
   "function addLiquidity(address tokenA, address tokenB, uint256 amountADesired, uint256 amountBDesired, uint256 amountAMin, uint256 amountBMin, address to, uint256 deadline) returns (uint256 amountA, uint256 amountB, uint256 liquidity)",
@@ -17,8 +17,6 @@ export const uniswapV2RouterAbi = parseAbi([
 
 export const uniswapV2FactoryAbi = parseAbi([
   "function getPair(address tokenA, address tokenB) view returns (address pair)",
-  "function createPair(address tokenA, address tokenB) returns (address pair)",
-  "function allPairsLength() view returns (uint256)",
 ]);
 
 export const uniswapV2PairAbi = parseAbi([
