@@ -88,7 +88,6 @@ async function scan(client: PublicClient, from: bigint, to: bigint, watched: Set
       chainId: chain.chainId,
       blocks: run,
       isWatched: (a) => watched.has(a),
-      anyWatched: true,
     });
     found += t.length;
     done = run.at(-1)?.number ?? done;

@@ -25,7 +25,7 @@ export const parseEvmAddress = (raw: string): ChainAddress | null =>
 
 export function evmTransferFinder(client: PublicClient, chainId: number): TransferFinder<FetchedBlock> {
   return {
-    inBlocks: (blocks, isWatched) => findTransfers({ client, chainId, blocks, isWatched, anyWatched: true }),
+    inBlocks: (blocks, isWatched) => findTransfers({ client, chainId, blocks, isWatched }),
     toAddresses: ({ addresses, from, to, expectedHash }) =>
       findTransfersTo({ client, chainId, burners: addresses, from, to, expectedHash }),
   };

@@ -1,13 +1,8 @@
 import { type PublicClient, parseAbiItem } from "viem";
-import {
-  type Address,
-  type ChainAddress,
-  type Hex,
-  NATIVE_TOKEN,
-  type Transfer,
-} from "../../domain/types.ts";
+import { type Address, type ChainAddress, type Hex, NATIVE_TOKEN } from "../../domain/types.ts";
 import { BaseError } from "../../support/errors.ts";
 import { mapConcurrent } from "../../support/map-concurrent.ts";
+import type { FoundTransfer } from "../adapter.ts";
 import { type BlockRef, type FetchedBlock, fetchBlocks, lower } from "./block-source.ts";
 
 /**
@@ -19,11 +14,6 @@ import { type BlockRef, type FetchedBlock, fetchBlocks, lower } from "./block-so
 export const erc20Transfer = parseAbiItem(
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 );
-
-/** A transfer and the burner it went to. */
-export interface FoundTransfer extends Transfer {
-  to: Address;
-}
 
 /** A log or receipt came from another block than the one handed out at its height: retry from the checkpoint. */
 export class ChainMovedError extends BaseError {
@@ -44,13 +34,11 @@ export async function findTransfers(args: {
   chainId: number;
   blocks: readonly FetchedBlock[];
   isWatched: (address: Address) => boolean;
-  /** false when nothing is watched: the scan is skipped, nothing can match */
-  anyWatched: boolean;
 }): Promise<FoundTransfer[]> {
   const { client, chainId, blocks, isWatched } = args;
   const first = blocks[0];
   const last = blocks.at(-1);
-  if (!first || !last || !args.anyWatched) return [];
+  if (!first || !last) return [];
   const byNumber = new Map(blocks.map((b) => [b.number, b]));
   const expected = (ref: BlockRef): void => {
     if (byNumber.get(ref.number)?.hash !== ref.hash) {
