@@ -100,7 +100,10 @@ export interface TransferFinder<B extends BlockRef> {
   }): Promise<FoundTransfer[]>;
 }
 
-/** added / already_watched by the same session / conflict: another session owns the address. */
+/**
+ * added: newly watched. already_watched: the same session registered it before (the backfill runs
+ * again, harmlessly, so a retried add after a crash completes it). conflict: another session owns it.
+ */
 export type WatchOutcome = "added" | "already_watched" | "conflict";
 
 export interface ChainIndexerDeps {

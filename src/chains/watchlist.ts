@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ChainAddress } from "../domain/types.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
-import { watchedBurnersTable } from "../store/watched-burners.ts";
+import { type WatchedBurnerRow, watchedBurnersTable } from "../store/watched-burners.ts";
 import { BaseError } from "../support/errors.ts";
 import { mapConcurrent } from "../support/map-concurrent.ts";
 import type { WatchOutcome } from "./adapter.ts";
@@ -15,28 +15,18 @@ import type { WatchOutcome } from "./adapter.ts";
  * session that registered first; a refused session sees `conflict` and gets nothing attributed.
  */
 
-export interface WatchEntry {
-  burner: ChainAddress;
-  sessionId: string;
-  /** The indexer's checkpoint when the burner was registered; the backfill ends there. */
-  sinceBlock: bigint;
-}
-
-/**
- * added: newly watched. already_watched: the same session registered it before (the backfill runs
- * again, harmlessly, so a retried add after a crash completes it). conflict: another session owns it.
- */
-export type AddOutcome = WatchOutcome;
+/** A watched burner: its `watched_burners` row (burner in the family's canonical spelling). */
+export type WatchEntry = WatchedBurnerRow;
 
 export interface Watchlist {
   /** Reads every watched burner of the chain into memory; returns how many. */
   load(): Promise<number>;
   /** Stores the burner, then backfills recent confirmed blocks for it; resolves when both are done. */
-  add(burner: string, sessionId: string): Promise<{ outcome: AddOutcome; entry: WatchEntry }>;
+  add(burner: string, sessionId: string): Promise<{ outcome: WatchOutcome; entry: WatchEntry }>;
   /** The same for a batch, with ONE backfill scan for all of them (the burner feed's path). */
   addMany(
     pairs: ReadonlyArray<{ burner: string; sessionId: string }>,
-  ): Promise<Array<{ outcome: AddOutcome; entry: WatchEntry }>>;
+  ): Promise<Array<{ outcome: WatchOutcome; entry: WatchEntry }>>;
   /** By the family's canonical spelling (what the transfer finder reports). */
   get(burner: ChainAddress): WatchEntry | undefined;
   size(): number;
@@ -81,10 +71,9 @@ export function createWatchlist(deps: WatchlistDeps): Watchlist {
     const results = await mapConcurrent(pairs, 16, async (pair) => {
       const burner = parseBurner(pair.burner);
       const sessionId = sessionIdSchema.parse(pair.sessionId).toLowerCase();
-      const { applied, row } = await table.insertIfAbsent({ burner, sessionId, sinceBlock });
-      const entry: WatchEntry = row;
+      const { applied, row: entry } = await table.insertIfAbsent({ burner, sessionId, sinceBlock });
       entries.set(burner, entry);
-      const outcome: AddOutcome =
+      const outcome: WatchOutcome =
         entry.sessionId !== sessionId ? "conflict" : applied ? "added" : "already_watched";
       return { outcome, entry };
     });
