@@ -7,12 +7,10 @@ import { type EvmChainConfig, evmChainSchema } from "./evm/config.ts";
  * adds its schema to this union and its adapter to src/chains/adapters.ts, nothing else.
  */
 
-export const CHAIN_FAMILIES = ["evm"] as const;
-export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
-
 const chainSchema = z.discriminatedUnion("family", [evmChainSchema.extend({ family: z.literal("evm") })]);
 
-export type ChainConfig = EvmChainConfig & { family: "evm" };
+export type ChainConfig = z.infer<typeof chainSchema>;
+export type ChainFamily = ChainConfig["family"];
 
 /**
  * Parses a JSON list of chains. `defaultFamily` fills a missing `family`: the EVM_CHAINS alias
