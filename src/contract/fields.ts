@@ -149,6 +149,8 @@ export function nullable<T, A>(f: Field<T, A>): Field<T | null, A | null> {
   return {
     shape: { kind: "nullable", of: f.shape },
     checks: f.checks,
+    // null or the plain value: still a plain copy, with no call per record.
+    ...(f.plain && { plain: true }),
     ...(f.json && { json: () => jsonOf(f).nullable() }),
     toAvro: (v) => (v === null ? null : f.toAvro(v)),
     fromAvro: (a) => (a === null ? null : f.fromAvro(a)),
@@ -214,7 +216,7 @@ function jsonOf(f: AnyField): z.ZodType {
 export function jsonSchemaOf<F extends Fields>(
   r: RecordField<F>,
 ): z.ZodObject<{ [K in keyof F]: z.ZodType<Infer<F[K]>> }> {
-  return z.object(Object.fromEntries(r.entries.map((e) => [e.key, jsonOf(e.f)]))) as never;
+  return jsonOf(r) as never;
 }
 
 export type Fields = Record<string, AnyField>;

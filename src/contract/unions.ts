@@ -35,6 +35,7 @@ function branchesOf<To, From>(
     return { ...b, to, from };
   });
   const byType = new Map(list.map((b) => [b.type, b]));
+  const find = (u: Avro) => list.find((b) => u[b.full] != null);
   return {
     shape: { kind: "union", branches: new Map(list.map((b) => [b.type, b.fields.shape])) } satisfies Shape,
     checks: list.some((b) => b.fields.checks),
@@ -45,11 +46,12 @@ function branchesOf<To, From>(
     },
     /** The branch an avsc union value holds (avsc always gives one; check() reports when not). */
     of(u: Avro) {
-      for (const b of list) if (u[b.full] != null) return b;
-      throw new TypeError(`union value has no known branch (${Object.keys(u).join(", ")})`);
+      const b = find(u);
+      if (!b) throw new TypeError(`union value has no known branch (${Object.keys(u).join(", ")})`);
+      return b;
     },
     check(u: Avro, path: string, issues: string[]) {
-      const b = list.find((x) => u[x.full] != null);
+      const b = find(u);
       if (!b) issues.push(`${path}: no known branch (${Object.keys(u).join(", ")})`);
       else b.fields.check(u[b.full] as Avro, `${path}.${b.type}`, issues);
     },
