@@ -24,8 +24,8 @@ export interface ChainAdapter {
   readonly relayer: ChainAddress | null;
   /** The least the relayer must hold (wei, lamports) for /health to pass. */
   readonly minRelayerBalance: bigint;
-  /** The relayer's balance in the chain's smallest unit, for /health; one try, no retries. */
-  relayerBalance(opts: { timeoutMs: number }): Promise<bigint>;
+  /** The relayer's balance in the chain's smallest unit, for /health; one try, no retries (the caller bounds its time). */
+  relayerBalance(): Promise<bigint>;
   /** Settlement's side of the chain (sweeps, swaps, bridging): declared now, filled by the executor work. */
   readonly executor: ChainExecutor;
 }

@@ -55,7 +55,7 @@ export function createHealth(deps: {
         if (!relayer)
           return { ...base, ok: false, address: null, balance_wei: null, error: "no relayer configured" };
         try {
-          const balance = await withTimeout(adapter.relayerBalance({ timeoutMs }), timeoutMs);
+          const balance = await withTimeout(adapter.relayerBalance(), timeoutMs);
           return {
             ...base,
             ok: balance >= minRelayerBalance,

@@ -10,7 +10,8 @@ import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
  */
 export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainAdapter {
   let scan: PublicClient | undefined;
-  let probe: PublicClient | undefined;
+  // Its own client: a health probe tries once (the caller bounds it with a timeout), unlike the indexer's retries.
+  const probe = createPublicClient({ transport: http(chain.rpcUrl, { retryCount: 0 }) });
   // JSON-RPC batching for the indexer: the block scan issues many small calls per step (see docs/INDEXER.md).
   const scanClient = () => {
     scan ??= createPublicClient({ transport: http(chain.rpcUrl, { batch: true }) });
@@ -24,10 +25,8 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
     createIndexer: (deps) => createEvmIndexer({ ...deps, chain, client: scanClient() }),
     relayer,
     minRelayerBalance: BigInt(chain.minRelayerBalanceWei),
-    async relayerBalance({ timeoutMs }) {
+    async relayerBalance() {
       if (!relayer) throw new Error("no relayer configured");
-      // Its own client: a health probe tries once within its timeout, unlike the indexer's retries.
-      probe ??= createPublicClient({ transport: http(chain.rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
       return probe.getBalance({ address: relayer });
     },
     executor: executorNotImplementedUntilSettlement("evm"),
