@@ -36,10 +36,10 @@ import {
   tokenBalance,
   usdc,
   ZERO,
+  ZERO32,
 } from "../support/delegate.ts";
 
 const T = 60_000;
-const ZERO32 = `0x${"0".repeat(64)}` as Hex;
 const randomAddress = () => privateKeyToAddress(generatePrivateKey());
 const feeSink = DEV_ACCOUNTS.platformFeeRecipient.address;
 

@@ -1,34 +1,20 @@
 // Uniswap V2 and the CCTP V2-shaped bridge on the real anvil chains of the local stack: swaps through the
 // router with an output floor, and a burn on the source chain attested by the local attester (over HTTP, in
 // Circle's wire form) and received on the destination chain, with every way to break the receive we guard.
-import { fileURLToPath } from "node:url";
 import {
   type Abi,
   type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createWalletClient,
   type Hex,
-  http,
   keccak256,
   maxUint256,
-  type PublicClient,
   parseEther,
   parseEventLogs,
   toFunctionSignature,
 } from "viem";
-import { generatePrivateKey, nonceManager, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CCTP_DOMAINS,
-  DEV_ACCOUNTS,
-  ensureChains,
-  type LocalChain,
-  toViemChain,
-} from "../../deploy/local/chains.ts";
+import { CCTP_DOMAINS, DEV_ACCOUNTS, type LocalChain } from "../../deploy/local/chains.ts";
 import { loadUniswapArtifacts } from "../../deploy/local/dex.ts";
-import * as abis from "../../src/chains/evm/abi.ts";
 import {
   messageTransmitterV2Abi,
   testErc20Abi,
@@ -49,36 +35,29 @@ import {
   encodeMessage,
   FINALITY_FINALIZED,
 } from "../../src/chains/evm/cctp-message.ts";
-import { abiExportName, CONTRACT_NAMES, loadArtifacts } from "../../src/chains/evm/contracts.ts";
 import {
   uniswapV2FactoryAbi,
   uniswapV2PairAbi,
   uniswapV2RouterAbi,
   weth9Abi,
 } from "../../src/chains/evm/uniswap-v2.ts";
+import {
+  type Ctx,
+  mined,
+  revertName,
+  setUpChains,
+  succeeded,
+  tokenBalance,
+  usdc,
+  ZERO32,
+} from "../support/delegate.ts";
 
-const ROOT = fileURLToPath(new URL("../../.local", import.meta.url));
-const usdc = (n: number) => BigInt(Math.round(n * 1e6));
-const ZERO32 = `0x${"0".repeat(64)}` as Hex;
-
-type Side = ReturnType<typeof side>;
-function side(chain: LocalChain) {
-  const viemChain = toViemChain(chain);
-  const transport = http(chain.rpcUrl);
-  const client = createPublicClient({ chain: viemChain, transport, pollingInterval: 200 }) as PublicClient;
-  const wallet = (key: Hex) =>
-    createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(key, { nonceManager }) });
-  if (!chain.dex || !chain.cctp) throw new Error(`${chain.name}: the stack deployed no DEX or bridge`);
-  return {
-    chain,
-    dex: chain.dex,
-    cctp: chain.cctp,
-    client,
-    funded: wallet(chain.funded.privateKey),
-    relayer: wallet(chain.relayer.privateKey),
-    balance: (token: Address, owner: Address) =>
-      client.readContract({ address: token, abi: testErc20Abi, functionName: "balanceOf", args: [owner] }),
-  };
+type Side = Ctx & { dex: NonNullable<LocalChain["dex"]>; cctp: NonNullable<LocalChain["cctp"]> };
+/** A chain's context plus the DEX and the bridge the stack deployed on it. */
+function side(c: Ctx): Side {
+  const { dex, cctp } = c.chain;
+  if (!dex || !cctp) throw new Error(`${c.chain.name}: the stack deployed no DEX or bridge`);
+  return { ...c, dex, cctp };
 }
 
 let src: Side;
@@ -87,40 +66,20 @@ let attesterUrl: string;
 let stopAttester: () => Promise<void>;
 
 beforeAll(async () => {
-  const { chains } = await ensureChains({ root: ROOT, log: (l) => console.log(l) });
-  const byName = (n: LocalChain["name"]) => side(chains.find((c) => c.name === n) as LocalChain);
-  [src, dst] = [byName("source"), byName("destination")];
+  const ctx = await setUpChains();
+  [src, dst] = [side(ctx("source")), side(ctx("destination"))];
   const server = await startAttesterServer({
-    chains: attesterChainsFromStack({ chains }),
+    chains: attesterChainsFromStack({ chains: [src.chain, dst.chain] }),
     privateKey: DEV_ACCOUNTS.attester.privateKey,
   });
   attesterUrl = server.url;
   stopAttester = server.close;
-});
+}, 180_000);
 afterAll(() => stopAttester?.());
-
-/** The custom error (or revert string) an eth_call of the promise's call reverted with. */
-async function revertOf(call: Promise<unknown>): Promise<string | undefined> {
-  const err = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err, "expected a revert").toBeInstanceOf(BaseError);
-  const reverted = (err as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as
-    | ContractFunctionRevertedError
-    | undefined;
-  return reverted?.data?.errorName === "Error" ? reverted.reason : reverted?.data?.errorName;
-}
-
-async function mined(s: Side, hash: Hex) {
-  const receipt = await s.client.waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe("success");
-  return receipt;
-}
 
 /** Burns `amount` of the funded account's USDC on the source chain for `mintRecipient` on `destinationDomain`. */
 async function burn(amount: bigint, mintRecipient: Address, o: { minFinality?: number; caller?: Hex } = {}) {
-  await mined(
+  await succeeded(
     src,
     await src.funded.writeContract({
       address: src.chain.usdc,
@@ -143,19 +102,12 @@ async function burn(amount: bigint, mintRecipient: Address, o: { minFinality?: n
       o.minFinality ?? FINALITY_FINALIZED,
     ],
   });
-  return (await mined(src, hash)).transactionHash;
+  return (await succeeded(src, hash)).transactionHash;
 }
 
 const deadline = async (s: Side) => (await s.client.getBlock()).timestamp + 600n;
 
 describe("build", () => {
-  it("abi.ts matches the compiler output for every contract", async () => {
-    const { contracts } = await loadArtifacts({ cacheDir: `${ROOT}/cache/contracts` });
-    for (const name of CONTRACT_NAMES) {
-      expect((abis as Record<string, unknown>)[abiExportName(name)], name).toEqual(contracts[name].abi);
-    }
-  });
-
   it("every Uniswap signature the service calls is in the published artifacts", () => {
     const uni = loadUniswapArtifacts();
     const signatures = (abi: Abi) =>
@@ -240,13 +192,13 @@ describe("uniswap v2", () => {
         functionName: "approve",
         args: [src.dex.router, maxUint256],
       });
-      await mined(src, hash);
+      await succeeded(src, hash);
     }
     const usdcToDai = [src.chain.usdc, src.dex.dai] as const;
     const daiOut = await quote(usdc(1_000), usdcToDai, pair);
-    const daiBefore = await src.balance(src.dex.dai, me);
-    await mined(src, await swap(usdcToDai, usdc(1_000), daiOut));
-    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore + daiOut);
+    const daiBefore = await tokenBalance(src, me, src.dex.dai);
+    await succeeded(src, await swap(usdcToDai, usdc(1_000), daiOut));
+    expect(await tokenBalance(src, me, src.dex.dai)).toBe(daiBefore + daiOut);
 
     const daiToUsdc = [src.dex.dai, src.chain.usdc] as const;
     const usdcOut = await quote(daiOut, daiToUsdc, pair);
@@ -257,17 +209,15 @@ describe("uniswap v2", () => {
       functionName: "swapExactTokensForTokens",
       args: [daiOut, usdcOut + 1n, [...daiToUsdc], me, await deadline(src)],
     });
-    expect(await revertOf(tooHigh)).toBe("UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT");
-    const usdcBefore = await src.balance(src.chain.usdc, me);
-    const reverted = await src.client.waitForTransactionReceipt({
-      hash: await swap(daiToUsdc, daiOut, usdcOut + 1n, 300_000n),
-    });
+    expect(await revertName(tooHigh)).toBe("UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT");
+    const usdcBefore = await tokenBalance(src, me, src.chain.usdc);
+    const reverted = await mined(src, await swap(daiToUsdc, daiOut, usdcOut + 1n, 300_000n));
     expect(reverted.status).toBe("reverted");
-    expect(await src.balance(src.chain.usdc, me)).toBe(usdcBefore);
+    expect(await tokenBalance(src, me, src.chain.usdc)).toBe(usdcBefore);
 
-    await mined(src, await swap(daiToUsdc, daiOut, usdcOut));
-    expect(await src.balance(src.chain.usdc, me)).toBe(usdcBefore + usdcOut);
-    expect(await src.balance(src.dex.dai, me)).toBe(daiBefore);
+    await succeeded(src, await swap(daiToUsdc, daiOut, usdcOut));
+    expect(await tokenBalance(src, me, src.chain.usdc)).toBe(usdcBefore + usdcOut);
+    expect(await tokenBalance(src, me, src.dex.dai)).toBe(daiBefore);
   });
 
   it("native ETH swaps through the WETH/USDC pool", async () => {
@@ -282,8 +232,8 @@ describe("uniswap v2", () => {
       args: [out, [src.dex.weth, src.chain.usdc], to, await deadline(src)],
       value: amountIn,
     });
-    await mined(src, hash);
-    expect(await src.balance(src.chain.usdc, to)).toBe(out);
+    await succeeded(src, hash);
+    expect(await tokenBalance(src, to, src.chain.usdc)).toBe(out);
   });
 });
 
@@ -351,19 +301,19 @@ describe("cctp v2 bridge", () => {
 
     const attestationHex = attested.attestation as Hex;
     const { request } = await receive(dst, attested.message, attestationHex);
-    const receipt = await mined(dst, await dst.relayer.writeContract(request));
+    const receipt = await succeeded(dst, await dst.relayer.writeContract(request));
     const [received] = parseEventLogs({
       abi: messageTransmitterV2Abi,
       eventName: "MessageReceived",
       logs: receipt.logs,
     });
     expect(received?.args.nonce).toBe(attested.eventNonce);
-    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(amount);
+    expect(await tokenBalance(dst, recipient, dst.chain.usdc)).toBe(amount);
 
-    expect(await revertOf(receive(dst, attested.message, attestationHex))).toBe("NonceAlreadyUsed");
+    expect(await revertName(receive(dst, attested.message, attestationHex))).toBe("NonceAlreadyUsed");
     const replay = await dst.relayer.writeContract({ ...request, gas: 500_000n });
-    expect((await dst.client.waitForTransactionReceipt({ hash: replay })).status).toBe("reverted");
-    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(amount);
+    expect((await mined(dst, replay)).status).toBe("reverted");
+    expect(await tokenBalance(dst, recipient, dst.chain.usdc)).toBe(amount);
   });
 
   it("a forged attestation, or a genuine one over a changed message, reverts", async () => {
@@ -371,7 +321,7 @@ describe("cctp v2 bridge", () => {
     const attested = await attestation(await burn(usdc(3), recipient));
     const forger = privateKeyToAccount(generatePrivateKey());
     const forged = await forger.sign({ hash: keccak256(attested.message) });
-    expect(await revertOf(receive(dst, attested.message, forged))).toBe("InvalidAttester");
+    expect(await revertName(receive(dst, attested.message, forged))).toBe("InvalidAttester");
 
     const header = decodeMessage(attested.message);
     const body = decodeBurnBody(header.messageBody);
@@ -382,15 +332,15 @@ describe("cctp v2 bridge", () => {
         amount: body.amount * 1000n,
       }),
     });
-    expect(await revertOf(receive(dst, inflated, attested.attestation as Hex))).toBe("InvalidAttester");
-    expect(await revertOf(receive(dst, attested.message, "0x1234"))).toBe("InvalidAttestationLength");
-    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(0n);
+    expect(await revertName(receive(dst, inflated, attested.attestation as Hex))).toBe("InvalidAttester");
+    expect(await revertName(receive(dst, attested.message, "0x1234"))).toBe("InvalidAttestationLength");
+    expect(await tokenBalance(dst, recipient, dst.chain.usdc)).toBe(0n);
   });
 
   it("a message for another domain reverts on the wrong chain, and burns to unknown domains are refused", async () => {
     const attested = await attestation(await burn(usdc(2), privateKeyToAddress(generatePrivateKey())));
     // Genuinely attested for domain 101, relayed to the source chain (domain 100).
-    expect(await revertOf(receive(src, attested.message, attested.attestation as Hex))).toBe(
+    expect(await revertName(receive(src, attested.message, attested.attestation as Hex))).toBe(
       "WrongDestinationDomain",
     );
     // Signed by the real attester key but addressed to a domain nobody has.
@@ -398,7 +348,7 @@ describe("cctp v2 bridge", () => {
     const signed = await privateKeyToAccount(DEV_ACCOUNTS.attester.privateKey).sign({
       hash: keccak256(elsewhere),
     });
-    expect(await revertOf(receive(dst, elsewhere, signed))).toBe("WrongDestinationDomain");
+    expect(await revertName(receive(dst, elsewhere, signed))).toBe("WrongDestinationDomain");
 
     const toNowhere = src.client.simulateContract({
       account: src.funded.account,
@@ -407,19 +357,19 @@ describe("cctp v2 bridge", () => {
       functionName: "depositForBurn",
       args: [usdc(1), 999, addressToBytes32(src.funded.account.address), src.chain.usdc, ZERO32, 0n, 2000],
     });
-    expect(await revertOf(toNowhere)).toBe("NoRemoteTokenMessenger");
+    expect(await revertName(toNowhere)).toBe("NoRemoteTokenMessenger");
   });
 
   it("a destinationCaller message is received only from that caller", async () => {
     const recipient = privateKeyToAddress(generatePrivateKey());
     const caller = addressToBytes32(dst.relayer.account.address);
     const attested = await attestation(await burn(usdc(4), recipient, { caller }));
-    expect(await revertOf(receive(dst, attested.message, attested.attestation as Hex, dst.funded))).toBe(
+    expect(await revertName(receive(dst, attested.message, attested.attestation as Hex, dst.funded))).toBe(
       "WrongDestinationCaller",
     );
     const { request } = await receive(dst, attested.message, attested.attestation as Hex);
-    await mined(dst, await dst.relayer.writeContract(request));
-    expect(await dst.balance(dst.chain.usdc, recipient)).toBe(usdc(4));
+    await succeeded(dst, await dst.relayer.writeContract(request));
+    expect(await tokenBalance(dst, recipient, dst.chain.usdc)).toBe(usdc(4));
   });
 });
 

@@ -1,7 +1,7 @@
-// Shared by the BurnerDelegate tests on the local anvil chains: one context per chain (clients, the relayer
-// that is the delegate's keeper, the funded account, the deployer that owns TestDAI), fresh burners with their
-// EIP-7702 authorization, calls into a burner, and proof of a revert (eth_call names the error, the mined
-// transaction reverts).
+// Shared by the BurnerDelegate tests (and the DEX and bridge test) on the local anvil chains: one context per
+// chain (clients, the relayer that is the delegate's keeper, the funded account, the deployer that owns
+// TestDAI), fresh burners with their EIP-7702 authorization, calls into a burner, and proof of a revert
+// (eth_call names the error, the mined transaction reverts).
 import { fileURLToPath } from "node:url";
 import {
   type Abi,
@@ -24,6 +24,7 @@ import type { IntentMessage } from "../../src/chains/evm/eip712.ts";
 
 export const ROOT = fileURLToPath(new URL("../../.local", import.meta.url));
 export const ZERO: Address = "0x0000000000000000000000000000000000000000";
+export const ZERO32: Hex = `0x${"0".repeat(64)}`;
 export const usdc = (n: number) => BigInt(Math.round(n * 1e6));
 
 export type Ctx = ReturnType<typeof makeCtx>;
@@ -79,6 +80,13 @@ export async function mined(c: Ctx, hash: Hex) {
   return c.client.waitForTransactionReceipt({ hash });
 }
 
+/** Waits for the transaction and asserts it did not revert. */
+export async function succeeded(c: Ctx, hash: Hex) {
+  const receipt = await mined(c, hash);
+  expect(receipt.status).toBe("success");
+  return receipt;
+}
+
 /** Gives `to` some USDC (from the funded account), TestDAI (minted by its owner) or native ETH. */
 export async function fund(c: Ctx, to: Address, token: Address, amount: bigint): Promise<void> {
   const hash =
@@ -97,7 +105,7 @@ export async function fund(c: Ctx, to: Address, token: Address, amount: bigint):
             functionName: "mint",
             args: [to, amount],
           });
-  expect((await mined(c, hash)).status).toBe("success");
+  await succeeded(c, hash);
 }
 
 /** A fresh burner key holding `amount` of USDC, plus its signed EIP-7702 authorization to our delegate. */
@@ -115,7 +123,7 @@ export async function newBurner(
 /** Delegates the burner with an empty type-4 call (runs receive()), which a burner needs to accept ETH. */
 export async function delegateNow(c: Ctx, burner: Address, auth: SignedAuthorization): Promise<void> {
   const hash = await c.relayer.sendTransaction({ to: burner, authorizationList: [auth] });
-  expect((await mined(c, hash)).status).toBe("success");
+  await succeeded(c, hash);
 }
 
 export function intentFor(
@@ -159,24 +167,34 @@ export async function callBurner(c: Ctx, from: Wallet, burner: Address, call: De
  * sent as a real transaction (fixed gas, so nothing is estimated away) is mined with status "reverted".
  */
 export async function expectRevert(c: Ctx, from: Wallet, burner: Address, call: DelegateCall, error: string) {
-  const simulated = await c.client
-    .simulateContract({
-      account: from.account,
-      address: burner,
-      abi: burnerDelegateAbi as Abi,
-      functionName: call.functionName,
-      args: call.args,
-      ...(call.authorizationList ? { authorizationList: call.authorizationList } : {}),
-    })
-    .then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-  expect(simulated, `expected ${call.functionName} to revert with ${error}`).toBeInstanceOf(BaseError);
-  const reverted = (simulated as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as
-    | ContractFunctionRevertedError
-    | undefined;
-  const name = reverted?.data?.errorName === "Error" ? reverted.reason : reverted?.data?.errorName;
+  const simulated = c.client.simulateContract({
+    account: from.account,
+    address: burner,
+    abi: burnerDelegateAbi as Abi,
+    functionName: call.functionName,
+    args: call.args,
+    ...(call.authorizationList ? { authorizationList: call.authorizationList } : {}),
+  });
+  const name = await revertName(simulated, `expected ${call.functionName} to revert with ${error}`);
   expect(name).toBe(error);
   expect((await callBurner(c, from, burner, call, 1_000_000n)).status).toBe("reverted");
+}
+
+/**
+ * The custom error (or revert string) a simulated call (eth_call) reverted with; asserts that it failed with
+ * viem's error rather than resolving.
+ */
+export async function revertName(
+  call: Promise<unknown>,
+  message = "expected a revert",
+): Promise<string | undefined> {
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err, message).toBeInstanceOf(BaseError);
+  const reverted = (err as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as
+    | ContractFunctionRevertedError
+    | undefined;
+  return reverted?.data?.errorName === "Error" ? reverted.reason : reverted?.data?.errorName;
 }
