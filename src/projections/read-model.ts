@@ -3,6 +3,7 @@ import { type SessionView, sessionView } from "../domain/view.ts";
 import { stateFromJson, stateToJson } from "../entities/session-json.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import { sessionsTable } from "../store/sessions.ts";
+import { mapConcurrent } from "../support/map-concurrent.ts";
 
 export interface StoredSession {
   version: number;
@@ -39,23 +40,20 @@ export function createSessionReadModel(cassandra: CassandraClient, table = "sess
       return row && { version: row.version, view: JSON.parse(row.viewJson) };
     },
     async write(states) {
-      // Bounded parallelism: enough to keep the driver's pipeline full, not enough to flood one node.
-      const queue = [...states];
-      const worker = async () => {
-        for (let s = queue.pop(); s; s = queue.pop()) {
-          await rows.upsert({
-            id: s.id,
-            version: s.version,
-            status: s.status,
-            merchantId: s.merchantId,
-            burner: s.burner,
-            viewJson: JSON.stringify(sessionView(s)),
-            stateJson: stateToJson(s),
-            updatedAt: s.updatedAt,
-          });
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(64, queue.length) }, worker));
+      // Bounded parallelism per batch: enough to keep the driver's pipeline full. The projector
+      // writes up to 8 partitions' batches at once, so a node sees at most 8 times this.
+      await mapConcurrent([...states], 64, (s) =>
+        rows.upsert({
+          id: s.id,
+          version: s.version,
+          status: s.status,
+          merchantId: s.merchantId,
+          burner: s.burner,
+          viewJson: JSON.stringify(sessionView(s)),
+          stateJson: stateToJson(s),
+          updatedAt: s.updatedAt,
+        }),
+      );
     },
   };
 }

@@ -1,3 +1,4 @@
+import { replyError } from "../gateway/errors.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
@@ -52,7 +53,7 @@ export function awaitReadable(
       try {
         const reply = await commands.send(command);
         // A rejection changed nothing; an accepted command's reply carries the state it made.
-        if (reply.code !== null || reply.session === null) return reply;
+        if (replyError(reply) !== null || reply.session === null) return reply;
         wanted = reply.session.version;
         if (await arrives(Math.min(confirmAfterMs, deadline - Date.now()))) return reply;
         if (await stored()) return reply;

@@ -14,6 +14,7 @@ import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
 import { nativeRecover, type RecoverSigner, viemRecover } from "../../src/chains/evm/recover.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import type { Address, Authorization, StandingRefund } from "../../src/domain/types.ts";
+import { median } from "./workload.ts";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const MIN_MS = Number(process.argv[3] ?? 1_000);
@@ -93,7 +94,6 @@ const cases = [
   },
 ];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const cell = (n: number, width = 12) => n.toFixed(1).padStart(width);
 
 /** One line: wall and CPU µs per check for both, and how many times cheaper native is in CPU. */
