@@ -1,15 +1,18 @@
 import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
-import { gaugeFrom } from "../ops/metrics.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { gatewayRole } from "./roles/gateway.ts";
 import { executorRole, webhooksRole } from "./roles/idle.ts";
 import { indexerRole } from "./roles/indexer.ts";
 import { projectorRole } from "./roles/projector.ts";
-import type { RoleModule, RoleName, RunningRole, Shared } from "./shared.ts";
+import {
+  CATCH_UP_TIMEOUT_MS,
+  type RoleModule,
+  type RoleName,
+  type RunningRole,
+  type Shared,
+} from "./shared.ts";
 
 export type { RunningRole, Shared };
-/** The shared object by its older name (test support and benchmarks use it). */
-export type RoleContext = Shared;
 export type Role = RoleName;
 
 /** The session actors: the generic entity host running the session entity. */
@@ -23,8 +26,8 @@ const actorsRole: RoleModule = {
       snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
     });
     await host.start();
-    const restored = await host.restored(120_000);
-    gaugeFrom(
+    const restored = await host.restored(CATCH_UP_TIMEOUT_MS);
+    shared.metrics.gaugeFrom(
       "settlement_actor_partitions_owned",
       "Session partitions this process owns and has restored",
       [],
