@@ -54,8 +54,9 @@ export interface ApiClient {
   /** A JSON request, retried by the rules; resolves with the parsed 2xx body. */
   request<T>(request: ApiRequest): Promise<T>;
   /**
-   * A streaming GET (`text/event-stream`), retried by the rules until the stream's headers arrive;
-   * the timeout stops at the headers, the body then lives until the caller's signal aborts.
+   * A streaming GET (`text/event-stream`), one try: whoever follows the stream reconnects with
+   * `retryRule` (waitForStatus does). The timeout stops at the headers; the body then lives until
+   * the caller's signal aborts.
    */
   stream(request: Omit<ApiRequest, "method" | "body">): Promise<Response>;
 }
@@ -73,16 +74,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
   const fetchFn = config.fetch ?? globalThis.fetch;
 
   const withRetries = <T>(signal: AbortSignal | undefined, once: () => Promise<T>) =>
-    retry(once, {
-      attempts: policy.attempts,
-      baseMs: policy.baseMs,
-      maxMs: policy.maxMs,
-      signal,
-      isRetryable: (err) =>
-        err instanceof ApiError && err.retryable && (err.retryAfterMs ?? 0) <= policy.maxRetryAfterMs,
-      // The server's Retry-After is a floor: never come back sooner than it asked.
-      delayMs: (err, backoffMs) => Math.max(backoffMs, (err as ApiError).retryAfterMs ?? 0),
-    });
+    retry(once, { attempts: policy.attempts, signal, ...retryRule(policy) });
 
   /** One try: the answer, or an ApiError (or the caller's abort reason). `read` runs under the timer. */
   async function attempt<T>(req: ApiRequest, read: (res: Response, url: string) => Promise<T>): Promise<T> {
@@ -148,22 +140,37 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
           }
         }),
       ),
+    // One try: whoever follows a stream reconnects by itself (waitForStatus), with retryRule.
     stream: (req) =>
-      withRetries(req.signal, () =>
-        attempt(
-          { ...req, method: "GET", headers: { ...req.headers, accept: "text/event-stream" } },
-          async (res, url) => {
-            if (res.headers.get("content-type")?.startsWith("text/event-stream") && res.body) return res;
-            await res.body?.cancel();
-            throw new ApiError(`the ${res.status} answer is not an event stream`, {
-              kind: "parse",
-              status: res.status,
-              method: "GET",
-              url,
-            });
-          },
-        ),
+      attempt(
+        { ...req, method: "GET", headers: { ...req.headers, accept: "text/event-stream" } },
+        async (res, url) => {
+          if (res.headers.get("content-type")?.startsWith("text/event-stream") && res.body) return res;
+          await res.body?.cancel();
+          throw new ApiError(`the ${res.status} answer is not an event stream`, {
+            kind: "parse",
+            status: res.status,
+            method: "GET",
+            url,
+          });
+        },
       ),
+  };
+}
+
+/**
+ * The interface's retry rule under a policy, for every retry the client makes: which failures are
+ * worth another try (a 429 whose Retry-After exceeds the policy's limit is thrown for the caller to
+ * decide), and how long to wait (the server's Retry-After is a floor under the backoff).
+ */
+export function retryRule(policy: RetryPolicy) {
+  return {
+    baseMs: policy.baseMs,
+    maxMs: policy.maxMs,
+    isRetryable: (err: unknown) =>
+      err instanceof ApiError && err.retryable && (err.retryAfterMs ?? 0) <= policy.maxRetryAfterMs,
+    delayMs: (err: unknown, backoffMs: number) =>
+      Math.max(backoffMs, err instanceof ApiError ? (err.retryAfterMs ?? 0) : 0),
   };
 }
 

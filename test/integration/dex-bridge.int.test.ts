@@ -108,7 +108,7 @@ async function burn(amount: bigint, mintRecipient: Address, o: { minFinality?: n
 const deadline = async (s: Side) => (await s.client.getBlock()).timestamp + 600n;
 
 describe("build", () => {
-  it("every Uniswap signature the service calls is in the published artifacts", () => {
+  it("every Uniswap signature the deployment and tests call is in the published artifacts", () => {
     const uni = loadUniswapArtifacts();
     const signatures = (abi: Abi) =>
       abi.filter((f) => f.type === "function").map((f) => toFunctionSignature(f as never));

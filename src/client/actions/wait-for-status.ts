@@ -1,7 +1,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { BaseError } from "../../support/errors.ts";
 import { retry } from "../../support/retry.ts";
-import type { ApiClient } from "../api-client.ts";
+import { type ApiClient, retryRule } from "../api-client.ts";
 import { ApiError, SessionEndedError } from "../errors.ts";
 import type { Session, SessionStatus } from "../types.ts";
 
@@ -115,13 +115,7 @@ export async function waitForStatus(
 
   try {
     // Reconnect for as long as the wait lasts: the deadline, not a count, bounds it.
-    return await retry(follow, {
-      attempts: Number.POSITIVE_INFINITY,
-      baseMs: client.retry.baseMs,
-      maxMs: client.retry.maxMs,
-      signal,
-      delayMs: (err, backoffMs) => Math.max(backoffMs, err instanceof ApiError ? (err.retryAfterMs ?? 0) : 0),
-    });
+    return await retry(follow, { attempts: Number.POSITIVE_INFINITY, signal, ...retryRule(client.retry) });
   } catch (err) {
     if (params.signal?.aborted) throw params.signal.reason;
     if (deadline.signal.aborted)
