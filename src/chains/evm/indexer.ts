@@ -1,9 +1,9 @@
 import type { PublicClient } from "viem";
-import type { EvmChainConfig } from "../../config.ts";
 import type { ChainAddress } from "../../domain/types.ts";
 import type { ChainIndexerDeps, TransferFinder } from "../adapter.ts";
-import { createIndexer, type Indexer } from "../indexer.ts";
+import { createIndexer, type Indexer, type IndexerDeps } from "../indexer.ts";
 import { createBlockSource, type FetchedBlock } from "./block-source.ts";
+import { type EvmChainConfig, evmAddressSchema } from "./config.ts";
 import { findTransfers, findTransfersTo } from "./transfers.ts";
 
 /**
@@ -12,16 +12,16 @@ import { findTransfers, findTransfersTo } from "./transfers.ts";
  * every family.
  */
 
-export interface EvmIndexerDeps extends ChainIndexerDeps {
+export interface EvmIndexerDeps extends ChainIndexerDeps, Pick<IndexerDeps<FetchedBlock>, "backfillBlocks"> {
   chain: EvmChainConfig;
   client: PublicClient;
-  /** Confirmed blocks a newly watched burner is backfilled over (default 128). */
-  backfillBlocks?: number;
 }
 
 /** EVM addresses: lower-case 0x hex (what viem's logs and transactions are lower-cased to here). */
-export const parseEvmAddress = (raw: string): ChainAddress | null =>
-  /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : null;
+export const parseEvmAddress = (raw: string): ChainAddress | null => {
+  const parsed = evmAddressSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+};
 
 export function evmTransferFinder(client: PublicClient, chainId: number): TransferFinder<FetchedBlock> {
   return {
