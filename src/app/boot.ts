@@ -1,9 +1,8 @@
 import { topicCatalogue } from "../../topics/catalogue.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import type { Config } from "../config.ts";
-import { singleObjectWire } from "../kafka/avro.ts";
 import { createKafka } from "../kafka/client.ts";
-import { createCodecs } from "../kafka/codecs.ts";
+import { defaultCodecs } from "../kafka/codecs.ts";
 import { ensureTopics } from "../kafka/topics.ts";
 import type { Logger } from "../logging.ts";
 import { gaugeFrom, registry } from "../ops/metrics.ts";
@@ -29,7 +28,7 @@ export async function boot(
   });
   const topics = topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS });
   await ensureTopics(kafka, topics);
-  const codecs = createCodecs(singleObjectWire());
+  const codecs = defaultCodecs();
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
   const abort = new AbortController();
   return {

@@ -14,7 +14,7 @@ export interface Shared {
   infra: Infra;
   log: Logger;
   metrics: { registry: typeof registry; gaugeFrom: typeof gaugeFrom };
-  /** The record codecs over the configured wire format (single-object, or the schema registry's). */
+  /** The record codecs: Avro single-object encoding over schemas/. */
   codecs: Codecs;
   kafka: KafkaClient;
   cassandra: CassandraClient;

@@ -71,8 +71,6 @@ export interface LoadedSchema {
   name: string;
   /** Path relative to the schemas directory. */
   file: string;
-  /** The schema as written in the file (with docs), as a compact JSON text. */
-  json: string;
   type: AvroType;
   canonical: string;
   fingerprint: bigint;
@@ -103,7 +101,6 @@ function loadSchemaFile(dir: string, path: string): LoadedSchema {
   return {
     name: type.name,
     file: relative(dir, path),
-    json: JSON.stringify(parsed),
     type,
     canonical,
     fingerprint: rabinFingerprint64(canonical),
@@ -197,12 +194,8 @@ export interface AvroSerde {
 }
 
 export interface WireFormat {
-  readonly kind: "single-object";
-  /**
-   * The serde of the record `schemaName` as written to `topic` (unused by single-object framing; the
-   * seam where a per-topic framing, a registry's subjects, would plug in).
-   */
-  serde(schemaName: string, topic: string): AvroSerde;
+  /** The serde of the record `schemaName` (its full name), built once. */
+  serde(schemaName: string): AvroSerde;
 }
 
 // One scratch buffer for all encoders: encoding is synchronous, so no two encodes interleave.
@@ -299,7 +292,6 @@ export function singleObjectWire(schemas: SchemaSet = schemaSet()): WireFormat {
     };
   };
   return {
-    kind: "single-object",
     serde(schemaName) {
       let s = serdes.get(schemaName);
       if (!s) {

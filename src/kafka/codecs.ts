@@ -1,5 +1,4 @@
-import { TOPIC } from "../../topics/catalogue.ts";
-import type { AnyField, Field, Infer } from "../contract/fields.ts";
+import { type AnyField, type Field, type Infer, NAMESPACE } from "../contract/fields.ts";
 import { matchSchema } from "../contract/match.ts";
 import { AvroDecodeError, type AvroSerde, singleObjectWire, type WireFormat } from "./avro.ts";
 import * as records from "./records.ts";
@@ -23,22 +22,22 @@ export interface Codec<T> {
   decodeTrusted(buf: Buffer): T;
 }
 
-/** Every topic's record: the schema's simple name, the topic (a registry subject is per topic), the definition. */
+/** Every topic's record: the schema's simple name (in NAMESPACE) and the definition. */
 const CONTRACTS = {
-  sessionCommand: ["SessionCommand", TOPIC.sessionCommands, records.sessionCommand],
-  sessionEvent: ["SessionEvent", TOPIC.sessionEvents, records.sessionEvent],
-  transferObserved: ["TransferObserved", TOPIC.chainTransfers, records.transferObserved],
-  sessionState: ["SessionState", TOPIC.sessionState, records.sessionState],
-  gatewayReply: ["GatewayReply", TOPIC.gatewayReplies, records.gatewayReply],
-  executorCommand: ["ExecutorCommand", TOPIC.executorCommands, records.executorCommand],
-  executorResult: ["ExecutorResult", TOPIC.executorResults, records.executorResult],
-  webhookEvent: ["WebhookEvent", TOPIC.webhookEvents, records.webhookEvent],
-  merchantCommand: ["MerchantCommand", TOPIC.merchantCommands, records.merchantCommand],
-  merchantEvent: ["MerchantEvent", TOPIC.merchantEvents, records.merchantEvent],
-} as const satisfies Record<string, readonly [string, string, AnyField]>;
+  sessionCommand: ["SessionCommand", records.sessionCommand],
+  sessionEvent: ["SessionEvent", records.sessionEvent],
+  transferObserved: ["TransferObserved", records.transferObserved],
+  sessionState: ["SessionState", records.sessionState],
+  gatewayReply: ["GatewayReply", records.gatewayReply],
+  executorCommand: ["ExecutorCommand", records.executorCommand],
+  executorResult: ["ExecutorResult", records.executorResult],
+  webhookEvent: ["WebhookEvent", records.webhookEvent],
+  merchantCommand: ["MerchantCommand", records.merchantCommand],
+  merchantEvent: ["MerchantEvent", records.merchantEvent],
+} as const satisfies Record<string, readonly [string, AnyField]>;
 
 type Contracts = typeof CONTRACTS;
-export type Codecs = { [K in keyof Contracts]: Codec<Infer<Contracts[K][2]>> };
+export type Codecs = { [K in keyof Contracts]: Codec<Infer<Contracts[K][1]>> };
 
 /** Throws when the definition and the `.avsc` differ, naming every difference. */
 function codec<T>(serde: AvroSerde, def: Field<T, unknown>): Codec<T> {
@@ -49,14 +48,18 @@ function codec<T>(serde: AvroSerde, def: Field<T, unknown>): Codec<T> {
       `${name}: src/kafka/records.ts and schemas/${serde.schema.file} differ: ${drift.join("; ")}`,
     );
   }
+  // Checks are synchronous, so one issues list, emptied before each check, serves every record of
+  // this codec: no allocation per record.
+  const issues: string[] = [];
   const checked = (avro: unknown, what: string): unknown => {
-    const issues: string[] = [];
+    issues.length = 0;
     def.check(avro, "", issues);
     if (issues.length > 0) throw new AvroDecodeError(`${what}: ${issues.join("; ")}`);
     return avro;
   };
+  const cannotEncode = `cannot encode ${name}`;
   return {
-    encode: (v) => serde.encode(checked(def.toAvro(v), `cannot encode ${name}`)),
+    encode: (v) => serde.encode(checked(def.toAvro(v), cannotEncode)),
     decode: (buf) => def.fromAvro(checked(serde.decode(buf), name)),
     decodeTrusted: (buf) => def.fromAvro(serde.decode(buf)),
   };
@@ -65,15 +68,19 @@ function codec<T>(serde: AvroSerde, def: Field<T, unknown>): Codec<T> {
 /** The codecs over a wire format (today always single-object: singleObjectWire()). */
 export function createCodecs(wire: WireFormat): Codecs {
   const out: Record<string, Codec<unknown>> = {};
-  for (const [key, [schema, topic, def]] of Object.entries(CONTRACTS)) {
-    out[key] = codec(wire.serde(`settlement.v1.${schema}`, topic), def as Field<unknown, unknown>);
+  for (const [key, [schema, def]] of Object.entries(CONTRACTS)) {
+    out[key] = codec(wire.serde(`${NAMESPACE}.${schema}`), def as Field<unknown, unknown>);
   }
   return out as Codecs;
 }
 
 let defaults: Codecs | undefined;
-/** Single-object codecs over schemas/, built on first use (reading the schema files once). */
-const defaultCodecs = (): Codecs => {
+/**
+ * Single-object codecs over schemas/, built on first use (reading the schema files and matching the
+ * definitions against them once per process): boot() hands these to the roles, and the codec
+ * constants below delegate to them.
+ */
+export const defaultCodecs = (): Codecs => {
   defaults ??= createCodecs(singleObjectWire());
   return defaults;
 };

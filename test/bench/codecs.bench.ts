@@ -42,7 +42,7 @@ function bench<T>(name: string, schema: string, codec: Codec<T>, make: (g: Gen) 
   rate("  codec decode", SAMPLES, () => {
     for (const b of bytes) codec.decode(b);
   });
-  const serde = wire.serde(schema, "bench");
+  const serde = wire.serde(schema);
   const raw = bytes.map((b) => serde.decode(b));
   rate("  bare avsc encode (same framing)", SAMPLES, () => {
     for (const v of raw) serde.encode(v);

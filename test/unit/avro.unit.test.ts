@@ -81,7 +81,7 @@ describe("schema fingerprints (CRC-64-AVRO over the Parsing Canonical Form)", ()
 });
 
 describe("single-object encoding", () => {
-  const serde = singleObjectWire().serde("settlement.v1.SessionEvent", "session.events");
+  const serde = singleObjectWire().serde("settlement.v1.SessionEvent");
   const value = {
     session_id: "s",
     version: 1,
@@ -112,7 +112,7 @@ describe("single-object encoding", () => {
   });
 
   it("refuses a record of another schema it cannot resolve", () => {
-    const other = singleObjectWire().serde("settlement.v1.WebhookEvent", "webhook.events");
+    const other = singleObjectWire().serde("settlement.v1.WebhookEvent");
     const bytes = other.encode({
       idempotency_key: "k",
       merchant_id: "m",
@@ -156,15 +156,15 @@ describe("older writer schemas", () => {
   });
 
   it("are read through schemas/history/ by fingerprint, filling defaults", () => {
-    const old = singleObjectWire(loadSchemaSet(dirV1)).serde("t.Thing", "things");
-    const current = singleObjectWire(loadSchemaSet(dirV2)).serde("t.Thing", "things");
+    const old = singleObjectWire(loadSchemaSet(dirV1)).serde("t.Thing");
+    const current = singleObjectWire(loadSchemaSet(dirV2)).serde("t.Thing");
     expect(current.decode(old.encode({ a: "x" }))).toMatchObject({ a: "x", b: null });
   });
 
   it("are unknown without the history file", () => {
-    const old = singleObjectWire(loadSchemaSet(dirV1)).serde("t.Thing", "things");
+    const old = singleObjectWire(loadSchemaSet(dirV1)).serde("t.Thing");
     rmSync(join(dirV2, "history"), { recursive: true });
-    const current = singleObjectWire(loadSchemaSet(dirV2)).serde("t.Thing", "things");
+    const current = singleObjectWire(loadSchemaSet(dirV2)).serde("t.Thing");
     expect(() => current.decode(old.encode({ a: "x" }))).toThrow(UnknownSchemaError);
   });
 });

@@ -28,7 +28,7 @@ function roundTrips<T>(name: string, codec: Codec<T>, make: (g: RecordGen) => T,
 }
 
 function branches(record: string): string[] {
-  const serde = singleObjectWire().serde(`settlement.v1.${record}`, "t");
+  const serde = singleObjectWire().serde(`settlement.v1.${record}`);
   const fields = (serde.schema.type.schema() as { fields: Array<{ type: unknown }> }).fields;
   const union = fields.at(-1)?.type as Array<{ name: string }>;
   return union.map((b) => b.name.replace("settlement.v1.", ""));
@@ -63,7 +63,7 @@ describe("codecs of the executor, webhook and merchant topics round-trip", () =>
 });
 
 describe("codecs of the executor topics validate what Avro cannot express", () => {
-  const serde = singleObjectWire().serde("settlement.v1.ExecutorCommand", "executor.commands");
+  const serde = singleObjectWire().serde("settlement.v1.ExecutorCommand");
   const sweep = (burner: string, amount: string) => ({
     command_id: "c",
     issued_at: 1,

@@ -65,7 +65,7 @@ describe("SessionState schema", () => {
 });
 
 describe("codecs validate what Avro cannot express", () => {
-  const serde = singleObjectWire().serde("settlement.v1.SessionEvent", "session.events");
+  const serde = singleObjectWire().serde("settlement.v1.SessionEvent");
   const expired = {
     session_id: "s",
     version: 2,
