@@ -1,5 +1,5 @@
 import type { Consumer, Producer } from "kafkajs";
-import { type KafkaClient, kafkajs } from "./client.ts";
+import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -37,11 +37,7 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     sessionTimeout: 30_000,
     heartbeatInterval: 3000,
   });
-  // A crash kafkajs restarts from (a retriable error, e.g. the coordinator still loading on a
-  // fresh broker) is logged by kafkajs as a warning; onCrash hears only of a consumer that stays down.
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) opts.onCrash?.(payload.error);
-  });
+  onPermanentCrash(consumer, opts.onCrash);
   let ready = false;
   consumer.on(consumer.events.FETCH, () => {
     if (ready) return;

@@ -1,4 +1,4 @@
-import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
+import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 
 /**
  * Every import of kafkajs lives in src/kafka/: the client has had no release since 2023, so the rest
@@ -47,12 +47,7 @@ type Level = "error" | "warn" | "info" | "debug";
  * a retried response is debug, and a consumer that crashed on one (kafkajs restarts it at once and
  * says so) is a warning.
  */
-export function kafkaLogLevel(
-  level: number,
-  namespace: string,
-  message: string,
-  error: unknown,
-): Level | null {
+function kafkaLogLevel(level: number, namespace: string, message: string, error: unknown): Level | null {
   // Advisory printed for every idempotent producer with bounded retries. Ours are bounded on
   // purpose (a send must fail rather than hang); duplicates are prevented by transactions and
   // the session core's idempotence, not by retrying forever.
@@ -87,4 +82,15 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
     },
   };
   return fromKafkajs(new Kafka(config));
+}
+
+/**
+ * Hands `onCrash` a crash the consumer stays down after. A crash kafkajs restarts from (a retriable
+ * error, e.g. the coordinator still loading on a fresh broker) is logged by kafkajs as a warning
+ * (kafkaLogLevel) and not reported.
+ */
+export function onPermanentCrash(consumer: Consumer, onCrash: ((error: Error) => void) | undefined): void {
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) onCrash?.(payload.error);
+  });
 }

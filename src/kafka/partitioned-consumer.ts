@@ -1,5 +1,5 @@
 import type { Consumer } from "kafkajs";
-import { type KafkaClient, kafkajs } from "./client.ts";
+import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
 import { coPartitionedAssigner } from "./co-partition-assigner.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -66,11 +66,7 @@ export function createPartitionedConsumer(
       for (const p of partitions) owned.add(p);
     opts.onAssigned([...owned].sort((a, b) => a - b));
   });
-  // A crash kafkajs restarts from (a retriable error, e.g. the coordinator still loading on a
-  // fresh broker) is logged by kafkajs as a warning; onCrash hears only of a consumer that stays down.
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) opts.onCrash?.(payload.error);
-  });
+  onPermanentCrash(consumer, opts.onCrash);
 
   return {
     async start() {

@@ -169,9 +169,6 @@ export const gatewayReply = f.record({
 });
 export type GatewayReply = f.Infer<typeof gatewayReply>;
 
-/** Where an actor sends its answer to a command a gateway waits on (topic gateway.replies). */
-export type ReplyTo = f.Infer<typeof replyTo>;
-
 /** executor.commands: work for a chain's executor; `command.type` is the Avro union branch. */
 export const executorCommand = f.record({
   /** Idempotency key: the executor submits each command id at most once. */
@@ -198,7 +195,6 @@ export const executorCommand = f.record({
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;
-export type ExecutorWork = ExecutorCommand["command"];
 
 /** executor.results: what became of an executor command. */
 export const executorResult = f.record({
@@ -214,7 +210,6 @@ export const executorResult = f.record({
   }),
 });
 export type ExecutorResult = f.Infer<typeof executorResult>;
-export type ExecutionOutcome = ExecutorResult["result"];
 
 /** webhook.events: one delivery for the webhook worker, keyed by merchant id. */
 export const webhookEvent = f.record({
@@ -253,5 +248,3 @@ export const merchantEvent = f.record({
   event: union({ WebhookEndpointSet: endpoint, WebhookEndpointRemoved: {} }),
 });
 export type MerchantEvent = f.Infer<typeof merchantEvent>;
-
-export type { SessionCommand, SessionEvent };
