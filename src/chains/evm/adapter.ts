@@ -4,14 +4,20 @@ import { executorNotImplementedUntilSettlement } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
 import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
 
+/** The balance probe's request timeout: /health's own bound on the check. */
+const PROBE_TIMEOUT_MS = 2000;
+
 /**
  * The EVM family's adapter: viem clients live here and nowhere in the roles or /health. Settlement
  * (send/confirm) is declared by the interface and not built yet.
  */
 export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainAdapter {
   let scan: PublicClient | undefined;
-  // Its own client: a health probe tries once (the caller bounds it with a timeout), unlike the indexer's retries.
-  const probe = createPublicClient({ transport: http(chain.rpcUrl, { retryCount: 0 }) });
+  // Its own client: a health probe tries once, unlike the indexer's retries, and a request /health
+  // gave up on (it bounds the wait at 2 s) does not linger past that either.
+  const probe = createPublicClient({
+    transport: http(chain.rpcUrl, { retryCount: 0, timeout: PROBE_TIMEOUT_MS }),
+  });
   // JSON-RPC batching for the indexer: the block scan issues many small calls per step (see docs/INDEXER.md).
   const scanClient = () => {
     scan ??= createPublicClient({ transport: http(chain.rpcUrl, { batch: true }) });
