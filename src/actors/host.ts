@@ -5,6 +5,7 @@ import { createPartitionedConsumer, type InputBatch } from "../kafka/partitioned
 import { readTopic } from "../kafka/topic-reader.ts";
 import {
   createPartitionTransactor,
+  type OutgoingMessage,
   type PartitionTransactor,
   TransactionFailedError,
 } from "../kafka/transactions.ts";
@@ -257,15 +258,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
                 partition: actor.partition,
               })),
             },
-            // One send per record: the transactor regroups every send by topic into its requests.
-            ...outbox.map((r) => ({
-              topic: r.topic,
-              messages: [
-                r.copartitioned
-                  ? { key: r.key, value: r.value, partition: actor.partition }
-                  : { key: r.key, value: r.value },
-              ],
-            })),
+            ...outboxSends(outbox, actor.partition),
           ],
           offsets: {
             groupId: entity.group,
@@ -273,7 +266,9 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
             topics: [...work.offsets].map(([topic, o]) => ({ topic, nextOffset: o.next })),
           },
         });
-        actor.commit(work.steps, appended.get(`${entity.journal.topic}:${actor.partition}`));
+        const journalEnd = appended.get(`${entity.journal.topic}:${actor.partition}`);
+        for (const step of work.steps) actor.commit(step, undefined);
+        if (journalEnd !== undefined) actor.eventsOffset = journalEnd;
         o.sinceSnapshot += events.length;
         maybeSnapshot(o, actor);
       } catch (error) {
@@ -297,6 +292,22 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
         return;
       }
     }
+  }
+
+  /** Outbox records grouped by topic; co-partitioned ones stay in the entity's partition number. */
+  function outboxSends(outbox: Step<Event, State>["outbox"], partition: number) {
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const r of outbox) {
+      let messages = byTopic.get(r.topic);
+      if (!messages) {
+        messages = [];
+        byTopic.set(r.topic, messages);
+      }
+      messages.push(
+        r.copartitioned ? { key: r.key, value: r.value, partition } : { key: r.key, value: r.value },
+      );
+    }
+    return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
   }
 
   function maybeSnapshot(o: Owned<Command, Event, State>, actor: PartitionActor<Command, Event, State>) {

@@ -25,8 +25,7 @@ export interface PartitionActor<Command, Event, State> {
   /** Committed states: only what the journal holds. */
   readonly states: Map<string, State>;
   step(commands: Command[]): Step<Event, State>;
-  /** Applies the steps one transaction wrote; `eventsOffset` is where its events ended (none: unchanged). */
-  commit(steps: Array<Step<Event, State>>, eventsOffset: bigint | undefined): void;
+  commit(step: Step<Event, State>, eventsOffset: bigint | undefined): void;
   /** Forgets every staged, uncommitted state (its transaction failed). */
   discardStaged(): void;
   /** Folds events read back from the journal (restore, or catch-up after an unknown outcome). */
@@ -76,13 +75,11 @@ export function createPartitionActor<
       }
       return step;
     },
-    commit(steps, eventsOffset) {
-      for (const step of steps) {
-        for (const [id, s] of step.changed) {
-          states.set(id, s);
-          // A later step still waiting on its transaction may have moved the entity on: keep that.
-          if (staged.get(id) === s) staged.delete(id);
-        }
+    commit(step, eventsOffset) {
+      for (const [id, s] of step.changed) {
+        states.set(id, s);
+        // A later step still waiting on its transaction may have moved the entity on: keep that.
+        if (staged.get(id) === s) staged.delete(id);
       }
       if (eventsOffset !== undefined) actor.eventsOffset = eventsOffset;
     },

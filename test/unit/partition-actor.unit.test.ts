@@ -25,7 +25,7 @@ describe("a partition actor (group commit's staging)", () => {
     expect(second.dropped).toEqual([]);
     expect(actor.states.size).toBe(0); // nothing committed yet
 
-    actor.commit([first], 0n);
+    actor.commit(first, 0n);
     expect(actor.states.get("a")?.version).toBe(1);
     // The second step, still waiting on its transaction, keeps deciding from its own newer state.
     const third = actor.step([add("a")]);
@@ -37,7 +37,7 @@ describe("a partition actor (group commit's staging)", () => {
 
   it("forgets everything staged when a transaction fails, and decides again from what is committed", () => {
     const actor = createPartitionActor(entity, 0);
-    actor.commit([actor.step([open("b")])], 0n);
+    actor.commit(actor.step([open("b")]), 0n);
     actor.step([add("b", 5)]);
     actor.discardStaged();
     const again = actor.step([add("b", 1)]);
@@ -69,7 +69,7 @@ describe("a partition actor (group commit's staging)", () => {
 
   it("lists the entities whose timer is due, from committed states only", () => {
     const actor = createPartitionActor(entity, 0);
-    actor.commit([actor.step([open("d")])], 0n);
+    actor.commit(actor.step([open("d")]), 0n);
     actor.step([open("e")]); // staged, not committed
     expect(actor.due(999)).toEqual([]);
     expect(actor.due(1_000)).toEqual(["d"]);
