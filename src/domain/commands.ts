@@ -68,7 +68,25 @@ export interface ExpireSession {
 export type ExecutionOutcome =
   | { type: "TransactionSubmitted"; txHash: Transfer["txHash"] }
   | { type: "TransactionConfirmed"; txHash: Transfer["txHash"]; blockNumber: bigint }
-  | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: Transfer["txHash"] | null };
+  | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: Transfer["txHash"] | null }
+  | {
+      type: "SweepConfirmed";
+      txHash: Transfer["txHash"];
+      blockNumber: bigint;
+      amountIn: bigint;
+      swapOutputAmount: bigint;
+      feeAmount: bigint;
+      appFeeAmount: bigint;
+      deliveredAmount: bigint;
+      bridged: boolean;
+    }
+  | {
+      type: "BridgeRelayed";
+      txHash: Transfer["txHash"];
+      blockNumber: bigint;
+      destChainId: number;
+      mintedAmount: bigint;
+    };
 
 /** From the executor: the outcome of a command this session sent it (settlement). */
 export interface RecordExecutionResult {

@@ -40,6 +40,20 @@ const transferFields = {
 };
 const transfer: f.Field<Transfer, Avro> = f.record(transferFields);
 
+/** The burner-signed settlement Intent (EIP-712 `Intent`, src/contracts/README.md). */
+const intent = f.record({
+  destChainId: f.number,
+  destAddr: f.address,
+  minOut: f.amount,
+  /** Unix seconds. */
+  deadline: f.number,
+  salt: f.hex,
+  inToken: f.address,
+  maxIn: f.amount,
+  appFeeBps: f.number,
+  appFeeRecipient: f.address,
+});
+
 const replyTo = f.record({ gatewayId: f.string, correlationId: f.string });
 
 /** The creation data of CreateSession and SessionCreated (all but the session id). */
@@ -192,6 +206,7 @@ export const executorCommand = f.record({
     },
     RefundAll: { burner: f.address, token: f.address, to: f.address, deadline: f.number, signature: f.hex },
     Charge: { subscriptionId: f.string, periodIndex: f.number, token: f.address, amount: f.amount },
+    Settle: { burner: f.address, auth: authorization, intent, signature: f.hex, feeBps: f.number },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;
@@ -207,6 +222,22 @@ export const executorResult = f.record({
     TransactionSubmitted: { txHash: f.hex },
     TransactionConfirmed: { txHash: f.hex, blockNumber: f.blockNumber },
     ExecutionFailed: { errorMessage: f.string, retryable: f.boolean, txHash: f.nullable(f.hex) },
+    SweepConfirmed: {
+      txHash: f.hex,
+      blockNumber: f.blockNumber,
+      amountIn: f.amount,
+      swapOutputAmount: f.amount,
+      feeAmount: f.amount,
+      appFeeAmount: f.amount,
+      deliveredAmount: f.amount,
+      bridged: f.boolean,
+    },
+    BridgeRelayed: {
+      txHash: f.hex,
+      blockNumber: f.blockNumber,
+      destChainId: f.number,
+      mintedAmount: f.amount,
+    },
   }),
 });
 export type ExecutorResult = f.Infer<typeof executorResult>;
