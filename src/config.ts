@@ -91,6 +91,23 @@ const envSchema = z.object({
   INDEXER_POLL_MS: z.coerce.number().int().min(50).default(1000),
   /** Events between two actor snapshots of a partition. */
   SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(50_000),
+
+  /**
+   * Platform fee in basis points, resolved at commit and signed into nothing: the delegate takes it
+   * from the swap's output and refuses more than 100 (1%, the interface's cap), so a higher value
+   * is refused here at start rather than by every sweep.
+   */
+  PLATFORM_FEE_BPS: z.coerce.number().int().min(0).max(100).default(80),
+  /**
+   * GET /sessions/:id/quote: suggested_min_out = floor(estimated_out * (10000 - this) / 10000).
+   * Default 50 (0.5%): a pool can move between the quote and the sweep, and min_out is a hard floor.
+   */
+  QUOTE_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(5000).default(50),
+  /**
+   * How long POST /sessions/:id/refund and /refund-all wait for the executor to broadcast the
+   * refund (its tx_hash in the read model) before answering 504 `refund_pending`.
+   */
+  REFUND_WAIT_MS: z.coerce.number().int().min(100).default(30_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
