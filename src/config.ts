@@ -108,6 +108,40 @@ const envSchema = z.object({
    * refund (its tx_hash in the read model) before answering 504 `refund_pending`.
    */
   REFUND_WAIT_MS: z.coerce.number().int().min(100).default(30_000),
+
+  // The executor (docs/EXECUTOR.md). The relayer keys are each chain's `relayer` in CHAINS.
+  /**
+   * Circle's attestation API (Iris), e.g. https://iris-api.circle.com; when unset, the local stack's
+   * attester (its `attester.url` in the stack file).
+   */
+  ATTESTATION_API_URL: z.string().url().optional(),
+  /** How long the executor polls the attestation API for one burn before the relay attempt fails (30 min). */
+  ATTESTATION_TIMEOUT_MS: z.coerce.number().int().min(1000).default(1_800_000),
+  /** A broadcast transaction not mined after this long is replaced at the same nonce with higher fees. */
+  EXECUTOR_STUCK_AFTER_MS: z.coerce.number().int().min(100).default(60_000),
+  /**
+   * How much a replacement raises both maxFeePerGas and maxPriorityFeePerGas, in percent. Nodes refuse a
+   * replacement below +10% (geth's and anvil's price bump); the floor 12.5 leaves room for rounding.
+   */
+  EXECUTOR_FEE_BUMP_PERCENT: z.coerce.number().min(12.5).max(1000).default(25),
+  /** Tries per step (the first broadcast and each replacement or re-send); then the command fails for good. */
+  EXECUTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Backoff between failed tries of a step: doubling from BASE up to MAX (src/support/retry.ts). */
+  EXECUTOR_RETRY_BASE_MS: z.coerce.number().int().min(10).default(1000),
+  EXECUTOR_RETRY_MAX_MS: z.coerce.number().int().min(10).default(30_000),
+  /** Commands (of different sessions) one executor process works on at once. */
+  EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  /**
+   * The sweep's CCTP minFinalityThreshold: 2000 standard (free, waits for finality) or 1000 fast
+   * (attested once mined, may cost a fee up to EXECUTOR_BRIDGE_MAX_FEE_BPS of the amount burned).
+   */
+  EXECUTOR_BRIDGE_FINALITY: z.coerce
+    .number()
+    .int()
+    .refine((v) => v === 1000 || v === 2000, "must be 1000 (fast) or 2000 (standard)")
+    .default(2000),
+  /** The sweep's bridgeMaxFee as basis points of the amount burned; the delegate refuses more than 20. */
+  EXECUTOR_BRIDGE_MAX_FEE_BPS: z.coerce.number().int().min(0).max(20).default(0),
 });
 
 export type Env = z.infer<typeof envSchema>;
