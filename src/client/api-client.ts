@@ -1,5 +1,5 @@
 import { retry } from "../support/retry.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, ClientError } from "./errors.ts";
 
 /**
  * The payer's HTTP client for the service: one place for the base URL, the per-request timeout and
@@ -45,6 +45,11 @@ export interface ApiRequest {
   headers?: Record<string, string> | undefined;
   /** Aborting rejects with the signal's reason and stops retrying. */
   signal?: AbortSignal | undefined;
+  /**
+   * Tries for this request, instead of the policy's: 1 for an action that retries by a rule of its
+   * own (commit retries until a deadline), so two retry loops never nest.
+   */
+  attempts?: number | undefined;
 }
 
 export interface ApiClient {
@@ -72,9 +77,10 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
   const timeout = config.timeout ?? DEFAULT_TIMEOUT_MS;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...config.retry };
   const fetchFn = config.fetch ?? globalThis.fetch;
+  checkConfig(baseUrl, timeout, policy, fetchFn);
 
-  const withRetries = <T>(signal: AbortSignal | undefined, once: () => Promise<T>) =>
-    retry(once, { attempts: policy.attempts, signal, ...retryRule(policy) });
+  const withRetries = <T>(req: ApiRequest, once: () => Promise<T>) =>
+    retry(once, { attempts: req.attempts ?? policy.attempts, signal: req.signal, ...retryRule(policy) });
 
   /** One try: the answer, or an ApiError (or the caller's abort reason). `read` runs under the timer. */
   async function attempt<T>(req: ApiRequest, read: (res: Response, url: string) => Promise<T>): Promise<T> {
@@ -124,7 +130,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     timeout,
     retry: policy,
     request: <T>(req: ApiRequest) =>
-      withRetries(req.signal, () =>
+      withRetries(req, () =>
         attempt(req, async (res, url) => {
           const text = await res.text();
           try {
@@ -172,6 +178,20 @@ export function retryRule(policy: RetryPolicy) {
     delayMs: (err: unknown, backoffMs: number) =>
       Math.max(backoffMs, err instanceof ApiError ? (err.retryAfterMs ?? 0) : 0),
   };
+}
+
+/** A configuration that cannot work fails at once (`config_error`), not at the first request. */
+function checkConfig(baseUrl: string, timeout: number, policy: RetryPolicy, fetchFn: unknown) {
+  const fail = (what: string) => {
+    throw new ClientError("config_error", `createApiClient: ${what}`);
+  };
+  if (!/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl))
+    fail(`baseUrl ${baseUrl} is not an http(s) URL`);
+  if (!(timeout > 0) || !Number.isFinite(timeout)) fail(`timeout ${timeout} is not a positive number of ms`);
+  if (!(policy.attempts >= 1)) fail(`retry.attempts ${policy.attempts} is not at least 1`);
+  for (const key of ["baseMs", "maxMs", "maxRetryAfterMs"] as const)
+    if (!(policy[key] >= 0)) fail(`retry.${key} ${policy[key]} is not a non-negative number of ms`);
+  if (typeof fetchFn !== "function") fail("no fetch: pass one as `fetch`");
 }
 
 /** A non-2xx answer as an ApiError, with the service's `{ "error": "…" }` message when it sent one. */

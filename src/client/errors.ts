@@ -90,3 +90,59 @@ export class SessionEndedError extends BaseError<"session_expired" | "unknown"> 
     this.code = session.status === "expired" ? "session_expired" : "unknown";
   }
 }
+
+/**
+ * An error the client library raises itself (not a failed request, which is an ApiError): a wallet
+ * that refused or failed to sign, a session that does not say what the payer asked for, a commit
+ * that did not go through, a configuration that cannot work. `retryable` says whether the same call
+ * may succeed later (a `commit_failed` whose cause was a 5xx, a network failure or a timeout is).
+ */
+export class ClientError<Code extends ClientErrorCode = ClientErrorCode> extends BaseError<Code> {
+  override name = "ClientError";
+  readonly code: Code;
+  readonly retryable: boolean;
+
+  constructor(code: Code, shortMessage: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(shortMessage, options.cause === undefined ? {} : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/**
+ * The interface's client error code of anything the library (or a wallet under it) threw: the
+ * library's own errors carry theirs (an ApiError: `network_error` for kinds network and timeout,
+ * `api_error` for http and parse); a wallet's refusal (EIP-1193 code 4001, viem's
+ * UserRejectedRequestError, anywhere in the cause chain) is `wallet_rejected`; the rest `unknown`.
+ */
+export function clientErrorCode(err: unknown): ClientErrorCode {
+  if (err instanceof BaseError && (CLIENT_ERROR_CODES as readonly string[]).includes(err.code))
+    return err.code as ClientErrorCode;
+  if (isWalletRejection(err)) return "wallet_rejected";
+  return "unknown";
+}
+
+/** The user said no in their wallet: EIP-1193's 4001 on the error or on any of its causes. */
+export function isWalletRejection(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === "object" && e !== null && depth < 10; depth++) {
+    const { code, name } = e as { code?: unknown; name?: unknown };
+    if (code === 4001 || name === "UserRejectedRequestError") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Runs a wallet's signing call: a refusal becomes `wallet_rejected`, any other failure
+ * `wallet_error` (a locked wallet, a method it lacks, a hardware device unplugged). Neither is
+ * retried by the library: the payer decides.
+ */
+export async function walletCall<T>(what: string, sign: () => Promise<T>): Promise<T> {
+  try {
+    return await sign();
+  } catch (err) {
+    if (isWalletRejection(err))
+      throw new ClientError("wallet_rejected", `the wallet refused to sign ${what}`, { cause: err });
+    throw new ClientError("wallet_error", `the wallet could not sign ${what}`, { cause: err });
+  }
+}

@@ -1,8 +1,22 @@
 /**
  * The payer's client library (`deposit-settlement/client`): a burner and its EIP-7702 authorization,
- * a typed API client with the interface's timeout and retry rules, and one action per route.
- * Everything here runs in a browser as well as in Node: no Node built-ins, no server code.
+ * a typed API client with the interface's timeout and retry rules, one action per route and per
+ * signature, and the detect-then-sign flow in one call (`payDetectThenSign`). Everything here runs
+ * in a browser as well as in Node: no Node built-ins, no server code. docs/CLIENT.md is its manual.
  */
+export {
+  type AttachStandingRefundErrorType,
+  type AttachStandingRefundParameters,
+  type AttachStandingRefundReturnType,
+  attachStandingRefund,
+} from "./actions/attach-standing-refund.ts";
+export {
+  type CommitErrorType,
+  type CommitParameters,
+  type CommitReturnType,
+  commit,
+  DEFAULT_COMMIT_RETRY_MS,
+} from "./actions/commit.ts";
 export {
   type CreateSessionErrorType,
   type CreateSessionParameters,
@@ -10,11 +24,78 @@ export {
   createSession,
 } from "./actions/create-session.ts";
 export {
+  type GetQuoteErrorType,
+  type GetQuoteParameters,
+  type GetQuoteReturnType,
+  getQuote,
+} from "./actions/get-quote.ts";
+export {
   type GetSessionErrorType,
   type GetSessionParameters,
   type GetSessionReturnType,
   getSession,
 } from "./actions/get-session.ts";
+export {
+  type MakeBurnerParameters,
+  type MakeBurnerReturnType,
+  makeBurner,
+} from "./actions/make-burner.ts";
+export {
+  type PayDetectThenSignErrorType,
+  type PayDetectThenSignParameters,
+  type PayDetectThenSignReturnType,
+  payDetectThenSign,
+} from "./actions/pay-detect-then-sign.ts";
+export {
+  type RefundErrorType,
+  type RefundParameters,
+  type RefundReturnType,
+  refund,
+} from "./actions/refund.ts";
+export {
+  type RefundAllErrorType,
+  type RefundAllParameters,
+  type RefundAllReturnType,
+  refundAll,
+} from "./actions/refund-all.ts";
+export {
+  type SignAuthorizationErrorType,
+  type SignAuthorizationParameters,
+  type SignAuthorizationReturnType,
+  signAuthorization,
+} from "./actions/sign-authorization.ts";
+export {
+  type BuildIntentParameters,
+  buildIntent,
+  DEFAULT_INTENT_TTL_S,
+  intentMessage,
+  type SignIntentErrorType,
+  type SignIntentParameters,
+  type SignIntentReturnType,
+  signIntent,
+} from "./actions/sign-intent.ts";
+export {
+  DEFAULT_REFUND_TTL_S,
+  type SignRefundErrorType,
+  type SignRefundParameters,
+  type SignRefundReturnType,
+  signRefund,
+} from "./actions/sign-refund.ts";
+export {
+  DEFAULT_STANDING_REFUND_TTL_S,
+  type SignStandingRefundErrorType,
+  type SignStandingRefundParameters,
+  type SignStandingRefundReturnType,
+  signStandingRefund,
+} from "./actions/sign-standing-refund.ts";
+export {
+  type DetectedSession,
+  isDetected,
+  type WaitForDetectionErrorType,
+  type WaitForDetectionParameters,
+  type WaitForDetectionReturnType,
+  waitForDetection,
+} from "./actions/wait-for-detection.ts";
 export {
   hasReached,
   type WaitForStatusErrorType,
@@ -36,7 +117,24 @@ export {
   ApiError,
   type ApiErrorKind,
   CLIENT_ERROR_CODES,
+  ClientError,
   type ClientErrorCode,
+  clientErrorCode,
+  isWalletRejection,
   SessionEndedError,
 } from "./errors.ts";
-export type { CreateSessionBody, CreateSessionResponse, Session, SessionStatus } from "./types.ts";
+export type {
+  CommitBody,
+  CommitResponse,
+  CreateSessionBody,
+  CreateSessionResponse,
+  IntentWire,
+  Quote,
+  RefundAllBody,
+  RefundAllResponse,
+  RefundBody,
+  RefundResponse,
+  Session,
+  SessionStatus,
+  StandingRefundWire,
+} from "./types.ts";

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The client library is for payers' apps, browsers included: what it loads at run time must be its
- * own files, the two support modules it shares with the service, and browser-safe libraries. Its
+ * own files, the two support modules it shares with the service, the EIP-712 definitions it signs
+ * with (src/chains/evm/eip712.ts: the same objects the gateway verifies against and the delegate's
+ * structs, so a type string cannot drift), and browser-safe libraries. Its
  * wire types come from the gateway's schemas through type-only imports (src/client/types.ts), which
  * compilation erases; this test compiles each file the way a bundler does and follows what is left.
  */
@@ -38,13 +40,14 @@ function runtimeGraph(entry: string) {
 }
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model and retry rule, viem's accounts and the SSE parser", () => {
+  it("are its own files, the error model, retry rule and EIP-712 types, viem and the SSE parser", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
+      "src/chains/evm/eip712.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);
-    expect(packages).toEqual(["eventsource-parser/stream", "viem/accounts"]);
+    expect(packages).toEqual(["eventsource-parser/stream", "viem", "viem/accounts"]);
   });
 
   it("would see a value import of the gateway's schemas (the check can fail)", () => {

@@ -9,15 +9,15 @@ export interface CreateSessionParameters {
   burner: Pick<Burner, "address" | "eip7702Auth">;
   /** Where the settled funds go: an EVM address on an EVM chain. */
   destination: { address: Address; chainId: number };
-  flow?: CreateSessionBody["flow"];
-  standingRefund?: CreateSessionBody["standing_refund"];
+  flow?: CreateSessionBody["flow"] | undefined;
+  standingRefund?: CreateSessionBody["standing_refund"] | undefined;
   /**
    * Makes every try of this request the same command: the service answers the same session to a
    * retry after a timeout or a 503 (docs/API.md, "Idempotency-Key"). Generated when left out; pass
    * your own to retry across restarts of your app.
    */
-  idempotencyKey?: string;
-  signal?: AbortSignal;
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export type CreateSessionReturnType = CreateSessionResponse;

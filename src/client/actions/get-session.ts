@@ -5,7 +5,7 @@ import type { Session } from "../types.ts";
 export interface GetSessionParameters {
   /** The session's UUID, as `createSession` answered it. */
   id: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export type GetSessionReturnType = Session;

@@ -14,15 +14,15 @@ export interface WaitForStatusParameters {
    */
   status: SessionStatus;
   /** How long to wait in all. Default 600000 ms (ten minutes). */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * The service sends a keep-alive every 15 s (SSE_KEEPALIVE_MS); a connection silent this long is
    * taken for dead (a proxy or NAT that dropped it without a word) and opened again. Default 45000 ms.
    */
-  idleTimeout?: number;
-  signal?: AbortSignal;
+  idleTimeout?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Called with every state the stream sends, e.g. to show progress. */
-  onSession?: (session: Session) => void;
+  onSession?: ((session: Session) => void) | undefined;
 }
 
 export type WaitForStatusReturnType = Session;

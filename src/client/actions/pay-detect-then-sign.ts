@@ -1,0 +1,108 @@
+import type { Address } from "viem";
+import type { ApiClient } from "../api-client.ts";
+import type { Burner } from "../burner.ts";
+import type { ApiError, ClientError, SessionEndedError } from "../errors.ts";
+import type { CommitResponse, Quote, Session, StandingRefundWire } from "../types.ts";
+import { commit } from "./commit.ts";
+import { type CreateSessionReturnType, createSession } from "./create-session.ts";
+import { getQuote } from "./get-quote.ts";
+import { type SignIntentReturnType, signIntent } from "./sign-intent.ts";
+import { type DetectedSession, waitForDetection } from "./wait-for-detection.ts";
+import { waitForStatus } from "./wait-for-status.ts";
+
+const DEFAULT_SETTLEMENT_TIMEOUT_MS = 600_000;
+
+export interface PayDetectThenSignParameters {
+  /** From `newBurner` (or `makeBurner` + `signAuthorization`) for the source chain. */
+  burner: Burner;
+  destination: { address: Address; chainId: number };
+  /**
+   * USDC's address per source chain id: a USDC deposit is not swapped, so it gets no quote and
+   * its `min_out` is the amount. Any other token is quoted (`getQuote`).
+   */
+  usdc: Readonly<Record<number, Address>>;
+  /** Signed up front (`signStandingRefund`): where the money goes if the session expires or fails. */
+  standingRefund?: StandingRefundWire | undefined;
+  /** Called once the session is open: show `burner.address` to the payer, or send the deposit. */
+  onCreated?: ((created: CreateSessionReturnType) => void | Promise<void>) | undefined;
+  /** Every state the event stream sends, while waiting for detection and for settlement. */
+  onSession?: ((session: Session) => void) | undefined;
+  /** How long to wait for a deposit, ms. Default 600000. */
+  detectionTimeout?: number | undefined;
+  /** How long to wait from commit to `swept`, ms. Default 600000. */
+  settlementTimeout?: number | undefined;
+  /** How long the commit's retryable failures are retried, ms (commit's `retryFor`). */
+  commitRetryFor?: number | undefined;
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface PayDetectThenSignReturnType {
+  created: CreateSessionReturnType;
+  detected: DetectedSession;
+  /** null for a USDC deposit. */
+  quote: Quote | null;
+  signed: SignIntentReturnType;
+  committed: CommitResponse;
+  /** The session once `swept`: `outcome`, `sweep_tx`, `dest_tx` and the amounts are set. */
+  settled: Session;
+}
+/**
+ * Whatever the step that failed raises: ApiError (create, quote, a wait that timed out),
+ * ClientError (`verification_failed`, `session_expired`, `commit_failed`, a wallet's refusal),
+ * SessionEndedError (the session expired before a deposit, or failed after the commit: the money
+ * then stays in the burner, for `refund` or the standing refund).
+ */
+export type PayDetectThenSignErrorType = ApiError | ClientError | SessionEndedError;
+
+/**
+ * The whole detect-then-sign flow in one call: create the session, wait for the deposit over SSE,
+ * read the quote (not for USDC), sign the Intent for exactly what was detected, commit it (retried
+ * while retryable: the burner is funded), and wait until the session is swept.
+ *
+ * @example
+ * import { createApiClient, newBurner, payDetectThenSign } from "deposit-settlement/client";
+ * const client = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
+ * const burner = await newBurner({ chainId: 31337, delegate: "0x…" });
+ * const { settled } = await payDetectThenSign(client, {
+ *   burner,
+ *   destination: { address: "0x…", chainId: 31338 },
+ *   usdc: { 31337: "0x…" },
+ *   onCreated: () => console.log(`pay to ${burner.address}`),
+ * });
+ * console.log(settled.outcome, settled.dest_tx);
+ */
+export async function payDetectThenSign(
+  client: ApiClient,
+  params: PayDetectThenSignParameters,
+): Promise<PayDetectThenSignReturnType> {
+  const { burner, destination, signal, onSession } = params;
+  const created = await createSession(client, {
+    burner,
+    destination,
+    standingRefund: params.standingRefund,
+    idempotencyKey: params.idempotencyKey,
+    signal,
+  });
+  await params.onCreated?.(created);
+  const { id } = created;
+  const detected = await waitForDetection(client, {
+    id,
+    timeout: params.detectionTimeout,
+    onSession,
+    signal,
+  });
+  const usdc = params.usdc[detected.source_chain_id];
+  const isUsdc = usdc !== undefined && usdc.toLowerCase() === detected.detected_token.toLowerCase();
+  const quote = isUsdc ? null : await getQuote(client, { id, signal });
+  const signed = await signIntent({ signer: burner.account, session: detected, quote, destination });
+  const committed = await commit(client, { id, burner, signed, retryFor: params.commitRetryFor, signal });
+  const settled = await waitForStatus(client, {
+    id,
+    status: "swept",
+    timeout: params.settlementTimeout ?? DEFAULT_SETTLEMENT_TIMEOUT_MS,
+    onSession,
+    signal,
+  });
+  return { created, detected, quote, signed, committed, settled };
+}
