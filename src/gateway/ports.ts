@@ -1,4 +1,5 @@
 import type { SessionCommand } from "../domain/commands.ts";
+import type { Address } from "../domain/types.ts";
 import type { GatewayReply, SessionStateRecord } from "../kafka/records.ts";
 import { BaseError } from "../support/errors.ts";
 
@@ -28,6 +29,36 @@ export interface SessionReadPort {
 /** Pushes every new state of a session (from the session.state topic) to listeners. */
 export interface LiveUpdatesPort {
   subscribe(sessionId: string, listener: (state: SessionStateRecord) => void): () => void;
+}
+
+/**
+ * What the settlement routes read from a chain on a request path: one try each, bounded by a short
+ * timeout. An RPC that does not answer (refused, timed out, an error reply) rejects with
+ * ChainUnavailableError, which the gateway answers 502 having changed nothing.
+ */
+export interface ChainReadPort {
+  /**
+   * The USDC the source chain's pool gives for `amountIn` of `token` (the zero address: the native
+   * coin, quoted through WETH), over the router and path the delegate swaps with. `usdc` when
+   * `token` is the chain's USDC (nothing is swapped); `no_route` when the router has no pool.
+   */
+  quote(
+    chainId: number,
+    token: Address,
+    amountIn: bigint,
+  ): Promise<{ kind: "quote"; estimatedOut: bigint } | { kind: "usdc" } | { kind: "no_route" }>;
+  /**
+   * Proves the chain's RPC answers, before a command that leads to a transaction is sent: reads the
+   * native balance of `address` (the burner). The caller does not judge the balance.
+   */
+  probe(chainId: number, address: Address): Promise<bigint>;
+}
+
+/** Retryable: the chain's RPC did not answer; nothing was sent, so the same request may succeed later. */
+export class ChainUnavailableError extends BaseError {
+  override name = "ChainUnavailableError";
+  readonly code = "chain_unavailable";
+  readonly retryable = true;
 }
 
 export interface HealthReport {

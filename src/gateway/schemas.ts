@@ -61,18 +61,21 @@ export const authorizationSchema = z.strictObject({
   yParity: z.number().int().min(0).max(1),
 });
 
+/** Source chain id (decimal string) -> 65-byte signature, 1 to MAX_REFUND_CHAINS entries. */
+const signaturesByChain = withoutProtoKey(
+  z
+    .record(chainIdKey, signature65)
+    .refine((m) => Object.keys(m).length > 0, "must hold at least one signature")
+    .refine(
+      (m) => Object.keys(m).length <= MAX_REFUND_CHAINS,
+      `must hold at most ${MAX_REFUND_CHAINS} signatures`,
+    ),
+);
+
 export const standingRefundSchema = z.strictObject({
   to: addressSchema,
   deadline: uint(1).describe("Unix seconds; must be in the future"),
-  signatures: withoutProtoKey(
-    z
-      .record(chainIdKey, signature65)
-      .refine((m) => Object.keys(m).length > 0, "must hold at least one signature")
-      .refine(
-        (m) => Object.keys(m).length <= MAX_REFUND_CHAINS,
-        `must hold at most ${MAX_REFUND_CHAINS} signatures`,
-      ),
-  ),
+  signatures: signaturesByChain,
 });
 
 export const stealthSchema = z.strictObject({
@@ -138,6 +141,98 @@ export const createSessionResponseSchema = z.object({
 /** `:id` is a UUID; upper-case input reads the same session as lower-case. */
 export const sessionParamsSchema = z.strictObject({
   id: z.uuid("must be a UUID").transform((v) => v.toLowerCase()),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Settlement: commit, quote, refunds (src/gateway/routes/settlement.ts)
+
+const UINT256_MAX = 2n ** 256n - 1n;
+/** A uint256 as the interface writes it: a decimal string, no sign, no leading zero. */
+const uint256 = (what: string) =>
+  z
+    .string()
+    // abort: the checks after it read the string as a number.
+    .regex(/^(0|[1-9][0-9]{0,77})$/, { error: `must be ${what} as a decimal string`, abort: true })
+    .refine((v) => BigInt(v) <= UINT256_MAX, "must fit in 256 bits")
+    .transform((v) => BigInt(v));
+const positive256 = (what: string) => uint256(what).refine((v) => v > 0n, "must be greater than 0");
+const bytes32 = hexOf("[0-9a-fA-F]{64}", "32 bytes of 0x hex");
+const decimal = z.string().describe("decimal integer in base units");
+
+/** The Intent in its wire form (snake_case; every uint256 a decimal string). */
+export const intentWireSchema = z.strictObject({
+  dest_chain_id: uint(1),
+  dest_addr: addressSchema,
+  min_out: uint256("the USDC floor"),
+  deadline: uint(1).describe("Unix seconds"),
+  salt: bytes32,
+  in_token: addressSchema.describe("the detected token; the zero address for the native coin"),
+  max_in: positive256("the detected amount"),
+  app_fee_bps: z.number().int().min(0).max(10_000),
+  app_fee_recipient: addressSchema,
+});
+export type IntentWire = z.output<typeof intentWireSchema>;
+
+export const commitBodySchema = z.strictObject({
+  burner: addressSchema,
+  eip7702_auth: authorizationSchema,
+  intent: intentWireSchema,
+  intent_sigs: signaturesByChain.describe("source chain id -> the Intent's EIP-712 signature on that chain"),
+});
+export type CommitBody = z.output<typeof commitBodySchema>;
+
+export const commitResponseSchema = z.object({
+  id: z.uuid(),
+  status: z.enum(STATUSES),
+  fee_bps: z.number().int().describe("platform fee resolved at commit"),
+  app_fee_bps: z.number().int(),
+  app_fee_recipient: z.string(),
+});
+
+export const quoteResponseSchema = z.object({
+  estimated_out: decimal.describe("USDC the pool gives for max_in of in_token now"),
+  suggested_min_out: decimal.describe("floor(estimated_out * (10000 - slippage_bps) / 10000)"),
+  chain_id: z.number().int().describe("the source chain, where the swap happens"),
+  in_token: z.string(),
+  max_in: decimal,
+  slippage_bps: z.number().int(),
+});
+
+export const refundBodySchema = z.strictObject({
+  token: addressSchema.describe("the zero address for the native coin"),
+  to: addressSchema,
+  amount: positive256("the amount in base units"),
+  deadline: uint(1).describe("Unix seconds; must be in the future"),
+  salt: bytes32,
+  signature: signature65,
+  chain_id: uint(1),
+});
+export type RefundBody = z.output<typeof refundBodySchema>;
+
+export const refundResponseSchema = z.object({ tx_hash: z.string(), to: z.string(), token: z.string() });
+
+export const standingRefundResponseSchema = z.object({
+  id: z.uuid(),
+  status: z.enum(STATUSES),
+  standing_refund: z.object({
+    to: z.string(),
+    deadline: z.number().int(),
+    signatures: z.record(z.string(), z.string()),
+  }),
+});
+
+export const refundAllBodySchema = z.strictObject({
+  token: z
+    .union([z.literal("native"), addressSchema])
+    .describe("an ERC-20 0x address, or `native` for the chain's coin"),
+  chain_id: uint(1),
+});
+
+export const refundAllResponseSchema = z.object({
+  tx_hash: z.string(),
+  refund_address: z.string(),
+  token: z.string(),
+  amount: z.literal("full"),
 });
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable();

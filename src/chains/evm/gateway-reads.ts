@@ -1,0 +1,116 @@
+import {
+  ContractFunctionRevertedError,
+  createPublicClient,
+  http,
+  type PublicClient,
+  BaseError as ViemBaseError,
+} from "viem";
+import type { Address } from "../../domain/types.ts";
+import { NATIVE_TOKEN } from "../../domain/types.ts";
+import { type ChainReadPort, ChainUnavailableError } from "../../gateway/ports.ts";
+import { TerminalError } from "../../support/errors.ts";
+import { burnerDelegateAbi } from "./abi.ts";
+import type { EvmChainConfig } from "./config.ts";
+import { uniswapV2RouterAbi } from "./uniswap-v2.ts";
+
+/**
+ * The gateway's reads of EVM chains (quote, RPC probe), one client per chain that tries once with a
+ * short timeout: a request path answers 502 quickly instead of waiting out viem's retries.
+ *
+ * The quote goes through the router, WETH and USDC the delegate itself is built with (its
+ * immutables), so it prices exactly the swap the sweep makes; they are read once per chain and kept
+ * (immutables never change), and read again only after a failed attempt.
+ */
+
+/** Long enough for a healthy RPC under load, short enough for a client's 30 s request timeout. */
+const READ_TIMEOUT_MS = 2000;
+
+interface DelegateSetup {
+  router: Address;
+  weth: Address;
+  usdc: Address;
+}
+
+export function createEvmChainReads(chains: readonly EvmChainConfig[]): ChainReadPort {
+  const clients = new Map<number, { client: PublicClient; chain: EvmChainConfig }>();
+  for (const chain of chains) {
+    const client = createPublicClient({
+      transport: http(chain.rpcUrl, { retryCount: 0, timeout: READ_TIMEOUT_MS }),
+    });
+    clients.set(chain.chainId, { client, chain });
+  }
+  const setups = new Map<number, Promise<DelegateSetup>>();
+
+  const clientOf = (chainId: number) => {
+    const entry = clients.get(chainId);
+    if (!entry) throw new TerminalError("chain_not_configured", `chain ${chainId} is not configured`);
+    return entry;
+  };
+
+  const setupOf = (chainId: number): Promise<DelegateSetup> => {
+    let setup = setups.get(chainId);
+    if (setup === undefined) {
+      const { client, chain } = clientOf(chainId);
+      const read = (functionName: "ROUTER" | "WETH" | "USDC") =>
+        client.readContract({ address: chain.delegate, abi: burnerDelegateAbi, functionName });
+      setup = Promise.all([read("ROUTER"), read("WETH"), read("USDC")]).then(([router, weth, usdc]) => ({
+        router: lower(router),
+        weth: lower(weth),
+        usdc: lower(usdc),
+      }));
+      setups.set(chainId, setup);
+      setup.catch(() => setups.delete(chainId));
+    }
+    return setup;
+  };
+
+  return {
+    async quote(chainId, token, amountIn) {
+      const { client } = clientOf(chainId);
+      const { router, weth, usdc } = await unavailableOnRpcError(chainId, setupOf(chainId));
+      if (lower(token) === usdc) return { kind: "usdc" };
+      const path = [lower(token) === NATIVE_TOKEN ? weth : lower(token), usdc];
+      try {
+        const amounts = await client.readContract({
+          address: router,
+          abi: uniswapV2RouterAbi,
+          functionName: "getAmountsOut",
+          args: [amountIn, path],
+        });
+        const out = amounts[amounts.length - 1];
+        if (out === undefined) throw new Error("getAmountsOut answered no amounts");
+        return { kind: "quote", estimatedOut: out };
+      } catch (err) {
+        // UniswapV2Library reverts when the pair does not exist or has no reserves: no route, not an outage.
+        if (isRevert(err)) return { kind: "no_route" };
+        throw unavailable(chainId, err);
+      }
+    },
+
+    async probe(chainId, address) {
+      const { client } = clientOf(chainId);
+      return unavailableOnRpcError(chainId, client.getBalance({ address }));
+    },
+  };
+}
+
+const lower = (a: string): Address => a.toLowerCase() as Address;
+
+function isRevert(err: unknown): boolean {
+  return err instanceof ViemBaseError && err.walk((e) => e instanceof ContractFunctionRevertedError) !== null;
+}
+
+function unavailable(chainId: number, cause: unknown): ChainUnavailableError {
+  const why = cause instanceof ViemBaseError ? cause.shortMessage : String(cause);
+  return new ChainUnavailableError(`chain ${chainId}'s RPC did not answer: ${why}`, { cause });
+}
+
+/** Every failure of these reads is the RPC's: they call no code that could revert. */
+async function unavailableOnRpcError<T>(chainId: number, read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof TerminalError) throw err;
+    throw unavailable(chainId, err);
+  }
+}
