@@ -3,6 +3,8 @@ import type {
   Authorization,
   ChainAddress,
   Flow,
+  Hex,
+  Intent,
   StandingRefund,
   StealthAnnouncement,
   Transfer,
@@ -33,7 +35,50 @@ export interface CreateSession {
     standingRefund: StandingRefund | null;
     stealth: StealthAnnouncement | null;
     expiresAt: number;
+    /** USDC base units the payer is asked for; null: any positive deposit succeeds. */
+    expectedAmount: bigint | null;
   };
+  metadata: CommandMetadata;
+}
+
+/**
+ * POST /sessions/:id/commit: settle the detected deposit under this Intent. The gateway has checked
+ * that the signature recovers to the burner on the source chain and resolved the platform fee.
+ */
+export interface CommitIntent {
+  type: "CommitIntent";
+  data: { sessionId: string; intent: Intent; signature: Hex; sourceChainId: number; feeBps: number };
+  metadata: CommandMetadata;
+}
+
+/** POST /sessions/:id/standing-refund: the gateway has checked every signature recovers to the burner. */
+export interface AttachStandingRefund {
+  type: "AttachStandingRefund";
+  data: { sessionId: string; standingRefund: StandingRefund };
+  metadata: CommandMetadata;
+}
+
+/** POST /sessions/:id/refund: a burner-signed Refund (signature checked by the gateway) to submit. */
+export interface RequestRefund {
+  type: "RequestRefund";
+  data: {
+    sessionId: string;
+    chainId: number;
+    token: Address;
+    to: Address;
+    amount: bigint;
+    deadline: number;
+    salt: Hex;
+    signature: Hex;
+  };
+  metadata: CommandMetadata;
+}
+
+/** POST /sessions/:id/refund-all: run the stored standing refund for one asset on one chain. */
+export interface RequestRefundAll {
+  type: "RequestRefundAll";
+  /** token: NATIVE_TOKEN for the coin. */
+  data: { sessionId: string; chainId: number; token: Address };
   metadata: CommandMetadata;
 }
 
@@ -79,6 +124,8 @@ export type ExecutionOutcome =
       appFeeAmount: bigint;
       deliveredAmount: bigint;
       bridged: boolean;
+      /** false for a USDC deposit, which the delegate does not swap. */
+      swapped: boolean;
     }
   | {
       type: "BridgeRelayed";
@@ -96,7 +143,15 @@ export interface RecordExecutionResult {
 }
 
 /** The commands that travel on session.commands (the gateway's, the indexer's mapped, the timers'). */
-export type SessionCommand = CreateSession | RecordTransfer | RetractTransfer | ExpireSession;
+export type SessionCommand =
+  | CreateSession
+  | RecordTransfer
+  | RetractTransfer
+  | ExpireSession
+  | CommitIntent
+  | AttachStandingRefund
+  | RequestRefund
+  | RequestRefundAll;
 /** Everything a session decides: its commands and the executor's results (from executor.results). */
 export type SessionInput = SessionCommand | RecordExecutionResult;
 export type SessionCommandType = SessionCommand["type"];

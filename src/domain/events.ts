@@ -1,5 +1,14 @@
 import type { CreateSession } from "./commands.ts";
-import type { Transfer } from "./types.ts";
+import type {
+  Commitment,
+  Outcome,
+  RefundKind,
+  RefundRecord,
+  RefundStatus,
+  StandingRefund,
+  Transfer,
+  TxId,
+} from "./types.ts";
 
 export interface EventMetadata {
   sessionId: string;
@@ -41,5 +50,101 @@ export interface SessionExpired {
   metadata: EventMetadata;
 }
 
-export type SessionEvent = SessionCreated | DepositObserved | DepositRetracted | SessionExpired;
+/** The Intent was accepted; the executor is asked to settle it. The status stays detected. */
+export interface IntentCommitted {
+  type: "IntentCommitted";
+  data: Commitment;
+  metadata: EventMetadata;
+}
+
+/** The sweep transaction was broadcast (again, with a new hash, after a fee-bump replacement). */
+export interface SweepSubmitted {
+  type: "SweepSubmitted";
+  data: { txHash: TxId };
+  metadata: EventMetadata;
+}
+
+/**
+ * The sweep was mined and its effects checked. Delivered on the same chain: the session is swept.
+ * Burned for the bridge: it stays sweeping until the mint on the destination.
+ */
+export interface SweepCompleted {
+  type: "SweepCompleted";
+  data: {
+    txHash: TxId;
+    amountIn: bigint;
+    swapOutputAmount: bigint;
+    feeAmount: bigint;
+    appFeeAmount: bigint;
+    deliveredAmount: bigint;
+    bridged: boolean;
+    /** Against the expected amount (src/domain/outcome.ts); shown once the session is swept. */
+    outcome: Outcome;
+  };
+  metadata: EventMetadata;
+}
+
+/** The bridge message was received on the destination chain: the USDC was minted there. */
+export interface BridgeCompleted {
+  type: "BridgeCompleted";
+  data: { txHash: TxId; mintedAmount: bigint };
+  metadata: EventMetadata;
+}
+
+/** An attempt of the executor failed and it tries again. */
+export interface SettlementRetried {
+  type: "SettlementRetried";
+  data: { errorMessage: string };
+  metadata: EventMetadata;
+}
+
+/** The executor gave up (or the sweep reverted): the session is failed. */
+export interface SettlementFailed {
+  type: "SettlementFailed";
+  data: { errorMessage: string };
+  metadata: EventMetadata;
+}
+
+/** The standing refund as it stands after the command (signatures of the same `to` and deadline merged). */
+export interface StandingRefundAttached {
+  type: "StandingRefundAttached";
+  data: { standingRefund: StandingRefund };
+  metadata: EventMetadata;
+}
+
+/** A refund was asked of the executor. */
+export interface RefundRequested {
+  type: "RefundRequested";
+  data: {
+    id: string;
+    kind: RefundKind;
+    chainId: number;
+    token: RefundRecord["token"];
+    to: RefundRecord["to"];
+    amount: bigint | null;
+  };
+  metadata: EventMetadata;
+}
+
+/** What became of a refund: broadcast, confirmed or given up. */
+export interface RefundUpdated {
+  type: "RefundUpdated";
+  data: { id: string; status: RefundStatus; txHash: TxId | null; errorMessage: string | null };
+  metadata: EventMetadata;
+}
+
+export type SessionEvent =
+  | SessionCreated
+  | DepositObserved
+  | DepositRetracted
+  | SessionExpired
+  | IntentCommitted
+  | SweepSubmitted
+  | SweepCompleted
+  | BridgeCompleted
+  | SettlementRetried
+  | SettlementFailed
+  | StandingRefundAttached
+  | RefundRequested
+  | RefundUpdated;
 export type SessionEventType = SessionEvent["type"];

@@ -26,20 +26,25 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       appFeeBps: d.appFeeBps,
       appFeeRecipient: d.appFeeRecipient,
       appFeeRecipientSol: null,
+      expectedAmount: d.expectedAmount,
       status: "pending",
       outcome: null,
       expiresAt: d.expiresAt,
       standingRefund: d.standingRefund,
       stealth: d.stealth,
       deposits: [],
+      commitment: null,
       sweepTx: null,
       swapOutputAmount: null,
       feeAmount: null,
+      appFeeAmount: null,
+      settledAmount: null,
       bridgeAmount: null,
       bridgeTx: null,
       destTx: null,
       retryCount: 0,
       errorMessage: null,
+      refunds: [],
       recentCommandIds: [meta.commandId],
     };
   }
@@ -48,6 +53,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
   const next: Session = {
     ...state,
     deposits: [...state.deposits],
+    refunds: [...state.refunds],
     recentCommandIds: [...state.recentCommandIds],
   };
   return applyInPlace(next, event);
@@ -89,9 +95,73 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
     case "SessionExpired":
       session.status = "expired";
       return session;
+    case "IntentCommitted":
+      session.commitment = event.data;
+      return session;
+    case "SweepSubmitted":
+      session.sweepTx = event.data.txHash;
+      if (session.status === "detected") session.status = "sweeping";
+      return session;
+    case "SweepCompleted": {
+      const d = event.data;
+      session.status = "sweeping";
+      session.sweepTx = d.txHash;
+      session.swapOutputAmount = d.swapOutputAmount;
+      session.feeAmount = d.feeAmount;
+      session.appFeeAmount = d.appFeeAmount;
+      // Decided by the swap's output; the view shows it once the session is swept.
+      session.outcome = d.outcome;
+      if (d.bridged) {
+        // The delivery was burned in the sweep transaction: the bridge leg starts there.
+        session.bridgeAmount = d.deliveredAmount;
+        session.bridgeTx = d.txHash;
+      } else {
+        session.destTx = d.txHash;
+        settle(session, d.deliveredAmount);
+      }
+      return session;
+    }
+    case "BridgeCompleted":
+      session.destTx = event.data.txHash;
+      settle(session, event.data.mintedAmount);
+      return session;
+    case "SettlementRetried":
+      session.retryCount += 1;
+      session.errorMessage = event.data.errorMessage;
+      return session;
+    case "SettlementFailed":
+      session.status = "failed";
+      session.errorMessage = event.data.errorMessage;
+      return session;
+    case "StandingRefundAttached":
+      session.standingRefund = event.data.standingRefund;
+      return session;
+    case "RefundRequested":
+      session.refunds.push({ ...event.data, txHash: null, status: "requested", errorMessage: null });
+      return session;
+    case "RefundUpdated": {
+      const d = event.data;
+      const at = session.refunds.findIndex((r) => r.id === d.id);
+      const known = session.refunds[at];
+      if (known) {
+        session.refunds[at] = {
+          ...known,
+          status: d.status,
+          txHash: d.txHash ?? known.txHash,
+          errorMessage: d.errorMessage,
+        };
+      }
+      return session;
+    }
     default:
       return assertNever(event);
   }
+}
+
+/** The session is swept: what reached the destination. */
+function settle(session: Session, settled: bigint): void {
+  session.status = "swept";
+  session.settledAmount = settled;
 }
 
 /** Adds the command id to the session's recent ones, forgetting the oldest beyond the limit. */

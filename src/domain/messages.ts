@@ -1,4 +1,5 @@
 import type { Rejection } from "./rejections.ts";
+import type { Address, Authorization, Hex, Intent } from "./types.ts";
 
 /**
  * The outbox of a session decision: what the decision sends, written by the host in the same Kafka
@@ -13,7 +14,14 @@ export interface ReplyMessage {
 }
 
 /** The interface's webhook event names for sessions (docs/API.md, "Webhooks"). */
-export type SessionWebhookType = "payment.detected";
+export type SessionWebhookType =
+  | "payment.detected"
+  | "payment.processing"
+  | "payment.succeeded"
+  | "payment.overpaid"
+  | "payment.underpaid"
+  | "payment.failed"
+  | "payment.refunded";
 
 /**
  * A webhook for the merchant that owns the session (anonymous sessions send none). The idempotency
@@ -40,4 +48,32 @@ export interface WebhookMessage {
   };
 }
 
-export type SessionMessage = ReplyMessage | WebhookMessage;
+/** Work for the executor of one chain (executor.commands); its results come back on executor.results. */
+export type ExecutorWork =
+  | { type: "Settle"; burner: Address; auth: Authorization; intent: Intent; signature: Hex; feeBps: number }
+  | {
+      type: "Refund";
+      burner: Address;
+      token: Address;
+      to: Address;
+      amount: bigint;
+      deadline: number;
+      salt: Hex;
+      signature: Hex;
+    }
+  | { type: "RefundAll"; burner: Address; token: Address; to: Address; deadline: number; signature: Hex };
+
+export interface ExecutorMessage {
+  type: "Executor";
+  data: {
+    /** The executor submits each id at most once; its results carry it back. */
+    commandId: string;
+    sessionId: string;
+    chainId: number;
+    /** Unix ms: the issuedAt of the command that caused it. */
+    issuedAt: number;
+    work: ExecutorWork;
+  };
+}
+
+export type SessionMessage = ReplyMessage | WebhookMessage | ExecutorMessage;

@@ -13,6 +13,12 @@ export const REJECTION_MESSAGES = {
   expiry_not_due: "the session is not due to expire",
   wrong_status: "the session is not in a state that allows this",
   execution_unknown: "the session sent no executor command with this id",
+  not_detected: "no deposit has been detected on this session yet",
+  already_committed: "the session is already committed to another intent",
+  session_closed: "the session is closed (swept, failed, expired or bounced)",
+  intent_mismatch: "the intent does not match the session",
+  intent_expired: "the intent's deadline has passed",
+  no_standing_refund: "the session has no standing refund signature for this chain",
 } as const;
 
 export type RejectionCode = keyof typeof REJECTION_MESSAGES;

@@ -56,6 +56,53 @@ export interface StandingRefund {
   signatures: Record<string, Hex>;
 }
 
+/**
+ * The settlement Intent the burner signs after detection (EIP-712 `Intent`, src/contracts/README.md):
+ * what the delegate enforces on chain in the one sweep transaction.
+ */
+export interface Intent {
+  destChainId: number;
+  destAddr: Address;
+  /** Floor of the swap's USDC output (of the amount itself for a USDC deposit). */
+  minOut: bigint;
+  /** Unix seconds. */
+  deadline: number;
+  salt: Hex;
+  /** The detected token (NATIVE_TOKEN for the coin) and amount: the deposit identity. */
+  inToken: Address;
+  maxIn: bigint;
+  appFeeBps: number;
+  appFeeRecipient: Address;
+}
+
+/** A committed Intent: what the executor is asked to carry out. */
+export interface Commitment {
+  intent: Intent;
+  /** The burner's signature of the Intent on the source chain (checked by the gateway). */
+  signature: Hex;
+  sourceChainId: number;
+  /** The platform fee resolved at commit, in basis points (at most 100). */
+  feeBps: number;
+}
+
+export type RefundKind = "refund" | "refund_all";
+export type RefundStatus = "requested" | "submitted" | "confirmed" | "failed";
+
+/** A refund the session asked the executor for: a burner-signed Refund, or the standing refund of one asset. */
+export interface RefundRecord {
+  /** The executor command's id. */
+  id: string;
+  kind: RefundKind;
+  chainId: number;
+  token: Address;
+  to: Address;
+  /** null for refund_all: the whole balance ("full"). */
+  amount: bigint | null;
+  txHash: TxId | null;
+  status: RefundStatus;
+  errorMessage: string | null;
+}
+
 export interface StealthAnnouncement {
   ephemeralPubkey: Hex;
   viewTag: number;
@@ -130,6 +177,8 @@ export interface Session {
   appFeeBps: number;
   appFeeRecipient: Address;
   appFeeRecipientSol: string | null;
+  /** What the payer is asked for, in USDC base units (merchant sessions); null: any positive deposit. */
+  expectedAmount: bigint | null;
   status: SessionStatus;
   outcome: Outcome | null;
   expiresAt: number; // unix seconds
@@ -137,14 +186,23 @@ export interface Session {
   stealth: StealthAnnouncement | null;
   /** Every confirmed transfer into the burner, in the order observed. */
   deposits: Transfer[];
+  /** The committed Intent, once POST /sessions/:id/commit was accepted. */
+  commitment: Commitment | null;
   sweepTx: TxId | null;
   swapOutputAmount: bigint | null;
+  /** Platform fee taken by the sweep, in USDC base units. */
   feeAmount: bigint | null;
+  /** App fee taken by the sweep, in USDC base units. */
+  appFeeAmount: bigint | null;
+  /** USDC delivered to the destination (same chain) or minted there (through the bridge). */
+  settledAmount: bigint | null;
   bridgeAmount: bigint | null;
   bridgeTx: TxId | null;
   destTx: TxId | null;
   retryCount: number;
   errorMessage: string | null;
+  /** Refunds asked of the executor, oldest first. */
+  refunds: RefundRecord[];
   /** Recently applied command ids: a retried command is answered, never applied twice. */
   recentCommandIds: string[];
 }

@@ -4,7 +4,8 @@ import type { Session } from "./types.ts";
 /**
  * The interface's Session object (GET /sessions/:id, the `data` of every SSE `status` event).
  * Field names and formats follow the spec; fields the spec lists as nullable are null until known.
- * `flow`, `expires_at`, `outcome` and `deposits` are additions documented in docs/API.md.
+ * `flow`, `expires_at`, `outcome`, `fee_bps`, `expected_amount`, `settled_amount`, `app_fee_amount`,
+ * `refunds` and `deposits` are additions documented in docs/API.md.
  */
 export function sessionView(s: Session) {
   const detected = detectedDeposit(s);
@@ -20,7 +21,8 @@ export function sessionView(s: Session) {
     app_fee_recipient: s.appFeeRecipient,
     app_fee_recipient_sol: s.appFeeRecipientSol,
     status: s.status,
-    outcome: s.outcome,
+    // Decided when the sweep confirms; shown once the money has arrived.
+    outcome: s.status === "swept" ? s.outcome : null,
     flow: s.flow,
     expires_at: s.expiresAt,
     source_chain_id: detected ? detected.first.chainId : null,
@@ -42,6 +44,21 @@ export function sessionView(s: Session) {
       tx: t.txHash,
       log_index: t.logIndex,
       block_number: Number(t.blockNumber),
+    })),
+    fee_bps: s.commitment?.feeBps ?? null,
+    expected_amount: s.expectedAmount?.toString() ?? null,
+    settled_amount: s.settledAmount?.toString() ?? null,
+    app_fee_amount: s.appFeeAmount?.toString() ?? null,
+    refunds: s.refunds.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      chain_id: r.chainId,
+      token: r.token,
+      to: r.to,
+      amount: r.amount === null ? "full" : r.amount.toString(),
+      tx_hash: r.txHash,
+      status: r.status,
+      error_message: r.errorMessage,
     })),
   };
 }

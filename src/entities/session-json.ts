@@ -15,6 +15,18 @@ export function stateToJson(state: Session): string {
     swapOutputAmount: bigOrNull(state.swapOutputAmount),
     feeAmount: bigOrNull(state.feeAmount),
     bridgeAmount: bigOrNull(state.bridgeAmount),
+    expectedAmount: bigOrNull(state.expectedAmount),
+    appFeeAmount: bigOrNull(state.appFeeAmount),
+    settledAmount: bigOrNull(state.settledAmount),
+    commitment: state.commitment && {
+      ...state.commitment,
+      intent: {
+        ...state.commitment.intent,
+        minOut: big(state.commitment.intent.minOut),
+        maxIn: big(state.commitment.intent.maxIn),
+      },
+    },
+    refunds: state.refunds.map((r) => ({ ...r, amount: bigOrNull(r.amount) })),
   });
 }
 
@@ -22,11 +34,18 @@ const big = (v: bigint) => ({ $bigint: v.toString() });
 const bigOrNull = (v: bigint | null) => (v === null ? null : big(v));
 
 export function stateFromJson(json: string): Session {
-  return JSON.parse(json, (_k, v) =>
+  const state = JSON.parse(json, (_k, v) =>
     v !== null && typeof v === "object" && typeof v.$bigint === "string" && Object.keys(v).length === 1
       ? BigInt(v.$bigint)
       : v,
   ) as Session;
+  // Snapshots written before settlement lack its fields: they read as a session that has none yet.
+  state.expectedAmount ??= null;
+  state.commitment ??= null;
+  state.appFeeAmount ??= null;
+  state.settledAmount ??= null;
+  state.refunds ??= [];
+  return state;
 }
 
 /** A partition's states as gzip of JSON lines. */

@@ -9,6 +9,7 @@ import { sessionDecider } from "../domain/session-decider.ts";
 import type { Session, SessionState } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
 import {
+  executorCommandCodec,
   executorResultCodec,
   gatewayReplyCodec,
   sessionCommandCodec,
@@ -84,6 +85,14 @@ export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, Session
               payload: JSON.stringify(w.body),
               createdAt: w.createdAt,
             }),
+          };
+        }
+        case "Executor": {
+          const { work, ...command } = message.data;
+          return {
+            topic: TOPIC.executorCommands,
+            key: command.sessionId,
+            value: executorCommandCodec.encode({ ...command, command: work }),
           };
         }
         default:

@@ -2,7 +2,14 @@ import * as f from "../contract/fields.ts";
 import { message, union } from "../contract/unions.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
-import { FLOWS, type Outcome, STATUSES, type Transfer } from "../domain/types.ts";
+import {
+  FLOWS,
+  type Outcome,
+  type RefundKind,
+  type RefundStatus,
+  STATUSES,
+  type Transfer,
+} from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 
 /**
@@ -56,6 +63,29 @@ const intent = f.record({
 
 const replyTo = f.record({ gatewayId: f.string, correlationId: f.string });
 
+const standingRefund = f.record({ to: f.address, deadline: f.number, signatures: f.map(f.hex) });
+
+/** A burner-signed Refund (EIP-712 `Refund`) and its signature; the deadline in Unix seconds. */
+const signedRefund = {
+  token: f.address,
+  to: f.address,
+  amount: f.amount,
+  deadline: f.number,
+  salt: f.hex,
+  signature: f.hex,
+};
+
+const commitment = { intent, signature: f.hex, sourceChainId: f.number, feeBps: f.number };
+
+const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
+const REFUND_KINDS = ["refund", "refund_all"] as const satisfies readonly RefundKind[];
+const REFUND_STATUSES = [
+  "requested",
+  "submitted",
+  "confirmed",
+  "failed",
+] as const satisfies readonly RefundStatus[];
+
 /** The creation data of CreateSession and SessionCreated (all but the session id). */
 const creation = {
   flow: f.oneOf(FLOWS),
@@ -68,9 +98,10 @@ const creation = {
   destChainId: f.number,
   appFeeBps: f.number,
   appFeeRecipient: f.address,
-  standingRefund: f.nullable(f.record({ to: f.address, deadline: f.number, signatures: f.map(f.hex) })),
+  standingRefund: f.nullable(standingRefund),
   stealth: f.nullable(f.record({ ephemeralPubkey: f.hex, viewTag: f.number })),
   expiresAt: f.number,
+  expectedAmount: f.nullable(f.amount),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -86,6 +117,10 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
     RecordTransfer: { transfer },
     RetractTransfer: { chainId: f.number, txHash: f.txId, logIndex: f.number, blockHash: f.blockId },
     ExpireSession: { now: f.number },
+    CommitIntent: commitment,
+    AttachStandingRefund: { standingRefund },
+    RequestRefund: { chainId: f.number, ...signedRefund },
+    RequestRefundAll: { chainId: f.number, token: f.address },
   },
 });
 
@@ -99,10 +134,38 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     DepositObserved: { transfer },
     DepositRetracted: { chainId: f.number, txHash: f.txId, logIndex: f.number },
     SessionExpired: {},
+    IntentCommitted: commitment,
+    SweepSubmitted: { txHash: f.txId },
+    SweepCompleted: {
+      txHash: f.txId,
+      amountIn: f.amount,
+      swapOutputAmount: f.amount,
+      feeAmount: f.amount,
+      appFeeAmount: f.amount,
+      deliveredAmount: f.amount,
+      bridged: f.boolean,
+      outcome: f.oneOf(OUTCOMES),
+    },
+    BridgeCompleted: { txHash: f.txId, mintedAmount: f.amount },
+    SettlementRetried: { errorMessage: f.string },
+    SettlementFailed: { errorMessage: f.string },
+    StandingRefundAttached: { standingRefund },
+    RefundRequested: {
+      id: f.string,
+      kind: f.oneOf(REFUND_KINDS),
+      chainId: f.number,
+      token: f.address,
+      to: f.address,
+      amount: f.nullable(f.amount),
+    },
+    RefundUpdated: {
+      id: f.string,
+      status: f.oneOf(REFUND_STATUSES),
+      txHash: f.nullable(f.txId),
+      errorMessage: f.nullable(f.string),
+    },
   },
 });
-
-const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
 
 /**
  * The interface's Session object (src/domain/view.ts): its keys are already the wire names. The
@@ -143,6 +206,23 @@ export const sessionObject = f.record({
       tx: f.txId,
       log_index: f.number,
       block_number: f.number,
+    }),
+  ),
+  fee_bps: f.described("platform fee resolved at commit", f.nullable(f.number)),
+  expected_amount: f.nullable(f.decimal),
+  settled_amount: f.nullable(f.decimal),
+  app_fee_amount: f.nullable(f.decimal),
+  refunds: f.array(
+    f.record({
+      id: f.string,
+      kind: f.oneOf(REFUND_KINDS),
+      chain_id: f.number,
+      token: f.address,
+      to: f.address,
+      amount: f.described('decimal base units, or "full" for refund_all', f.string),
+      tx_hash: f.nullable(f.txId),
+      status: f.oneOf(REFUND_STATUSES),
+      error_message: f.nullable(f.string),
     }),
   ),
 });
@@ -194,16 +274,7 @@ export const executorCommand = f.record({
   chainId: f.number,
   command: union({
     Sweep: { burner: f.address, token: f.address, amount: f.amount },
-    Refund: {
-      burner: f.address,
-      token: f.address,
-      to: f.address,
-      amount: f.amount,
-      /** Unix seconds. */
-      deadline: f.number,
-      salt: f.hex,
-      signature: f.hex,
-    },
+    Refund: { burner: f.address, ...signedRefund },
     RefundAll: { burner: f.address, token: f.address, to: f.address, deadline: f.number, signature: f.hex },
     Charge: { subscriptionId: f.string, periodIndex: f.number, token: f.address, amount: f.amount },
     Settle: { burner: f.address, auth: authorization, intent, signature: f.hex, feeBps: f.number },
@@ -231,6 +302,7 @@ export const executorResult = f.record({
       appFeeAmount: f.amount,
       deliveredAmount: f.amount,
       bridged: f.boolean,
+      swapped: f.boolean,
     },
     BridgeRelayed: {
       txHash: f.hex,

@@ -37,6 +37,7 @@ export function createSessionCommand(id: string, data: Partial<CreateSession["da
       standingRefund: null,
       stealth: null,
       expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      expectedAmount: null,
       ...data,
     },
     metadata: { commandId: `create:${id}`, issuedAt: Date.now(), replyTo: null },

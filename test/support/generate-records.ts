@@ -25,7 +25,16 @@ export function recordGenerator(seed: number): RecordGen {
   const secs = () => g.int(1_600_000_000, 1_900_000_000);
   const chainId = () => g.pick([1, 8453, 31337, 11297108109]);
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 3)) {
+    switch (g.int(0, 4)) {
+      case 4:
+        return {
+          type: "Settle",
+          burner: g.address(),
+          auth: g.authorization(),
+          intent: g.intent(),
+          signature: g.hex(65),
+          feeBps: g.int(0, 100),
+        };
       case 0:
         return { type: "Sweep", burner: g.address(), token: g.address(), amount: g.amount() };
       case 1:
@@ -59,7 +68,30 @@ export function recordGenerator(seed: number): RecordGen {
     }
   };
   const outcome = (): ExecutorResult["result"] => {
-    switch (g.int(0, 2)) {
+    switch (g.int(0, 4)) {
+      case 3:
+        return {
+          type: "SweepConfirmed",
+          txHash: g.hex(32),
+          blockNumber: BigInt(g.int(0, 2 ** 40)),
+          amountIn: g.amount(),
+          swapOutputAmount: g.amount(),
+          feeAmount: g.amount(),
+          appFeeAmount: g.amount(),
+          deliveredAmount: g.amount(),
+          bridged: g.bool(),
+          swapped: g.bool(),
+        };
+      case 4: {
+        const destChainId = chainId();
+        return {
+          type: "BridgeRelayed",
+          txHash: g.hex(32),
+          blockNumber: BigInt(g.int(0, 2 ** 40)),
+          destChainId,
+          mintedAmount: g.amount(),
+        };
+      }
       case 0:
         return { type: "TransactionSubmitted", txHash: g.hex(32) };
       case 1:

@@ -3,9 +3,12 @@ import type { SessionEvent } from "../../src/domain/events.ts";
 import {
   type Address,
   type Authorization,
+  type Commitment,
   FLOWS,
   type Hex,
+  type Intent,
   type Outcome,
+  type RefundRecord,
   type Session,
   STATUSES,
   type StandingRefund,
@@ -32,6 +35,7 @@ export interface Gen {
   amount(): bigint;
   transfer(): Transfer;
   authorization(): Authorization;
+  intent(): Intent;
   standingRefund(): StandingRefund;
   stealth(): StealthAnnouncement;
   command(): SessionCommand;
@@ -115,6 +119,35 @@ export function generator(seed: number): Gen {
     standingRefund: maybe(standingRefund),
     stealth: maybe(stealth),
     expiresAt: secs(),
+    expectedAmount: maybe(amount),
+  });
+  const intent = (): Intent => ({
+    destChainId: chainId(),
+    destAddr: address(),
+    minOut: amount(),
+    deadline: secs(),
+    salt: hex(32),
+    inToken: address(),
+    maxIn: amount(),
+    appFeeBps: int(0, 10_000),
+    appFeeRecipient: address(),
+  });
+  const commitment = (): Commitment => ({
+    intent: intent(),
+    signature: hex(65),
+    sourceChainId: chainId(),
+    feeBps: int(0, 100),
+  });
+  const refundRecord = (): RefundRecord => ({
+    id: uuid(),
+    kind: pick(["refund", "refund_all"] as const),
+    chainId: chainId(),
+    token: address(),
+    to: address(),
+    amount: maybe(amount),
+    txHash: maybe(() => hex(32)),
+    status: pick(["requested", "submitted", "confirmed", "failed"] as const),
+    errorMessage: maybe(text),
   });
   const command = (): SessionCommand => {
     const sessionId = uuid();
@@ -123,7 +156,29 @@ export function generator(seed: number): Gen {
       issuedAt: ms(),
       replyTo: maybe(() => ({ gatewayId: `gw-${int(0, 9)}`, correlationId: uuid() })),
     };
-    switch (int(0, 3)) {
+    switch (int(0, 7)) {
+      case 4:
+        return { type: "CommitIntent", data: { sessionId, ...commitment() }, metadata };
+      case 5:
+        return {
+          type: "AttachStandingRefund",
+          data: { sessionId, standingRefund: standingRefund() },
+          metadata,
+        };
+      case 6: {
+        const r = { chainId: chainId(), token: address(), to: address(), amount: amount(), deadline: secs() };
+        return {
+          type: "RequestRefund",
+          data: { sessionId, ...r, salt: hex(32), signature: hex(65) },
+          metadata,
+        };
+      }
+      case 7:
+        return {
+          type: "RequestRefundAll",
+          data: { sessionId, chainId: chainId(), token: address() },
+          metadata,
+        };
       case 0:
         return { type: "CreateSession", data: { sessionId, ...creation() }, metadata };
       case 1:
@@ -145,7 +200,38 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 3)) {
+    switch (int(0, 12)) {
+      case 4:
+        return { type: "IntentCommitted", data: commitment(), metadata };
+      case 5:
+        return { type: "SweepSubmitted", data: { txHash: hex(32) }, metadata };
+      case 6: {
+        const [amountIn, swapOutputAmount, feeAmount] = [amount(), amount(), amount()];
+        const outcome = pick<Outcome>(["succeeded", "overpaid", "underpaid"]);
+        const data = { txHash: hex(32), amountIn, swapOutputAmount, feeAmount, appFeeAmount: amount() };
+        return {
+          type: "SweepCompleted",
+          data: { ...data, deliveredAmount: amount(), bridged: bool(), outcome },
+          metadata,
+        };
+      }
+      case 7:
+        return { type: "BridgeCompleted", data: { txHash: hex(32), mintedAmount: amount() }, metadata };
+      case 8:
+        return { type: "SettlementRetried", data: { errorMessage: text() }, metadata };
+      case 9:
+        return { type: "SettlementFailed", data: { errorMessage: text() }, metadata };
+      case 10:
+        return { type: "StandingRefundAttached", data: { standingRefund: standingRefund() }, metadata };
+      case 11: {
+        const { id, kind, chainId, token, to, amount } = refundRecord();
+        return { type: "RefundRequested", data: { id, kind, chainId, token, to, amount }, metadata };
+      }
+      case 12: {
+        const { id, txHash, errorMessage } = refundRecord();
+        const status = pick(["submitted", "confirmed", "failed"] as const);
+        return { type: "RefundUpdated", data: { id, status, txHash, errorMessage }, metadata };
+      }
       case 0:
         return { type: "SessionCreated", data: creation(), metadata };
       case 1:
@@ -188,6 +274,10 @@ export function generator(seed: number): Gen {
       ),
       retryCount: int(0, 5),
       errorMessage: maybe(text),
+      commitment: maybe(commitment),
+      appFeeAmount: maybe(amount),
+      settledAmount: maybe(amount),
+      refunds: Array.from({ length: int(0, 2) }, refundRecord),
       recentCommandIds: [uuid()],
     };
   };
@@ -226,6 +316,7 @@ export function generator(seed: number): Gen {
     amount,
     transfer,
     authorization,
+    intent,
     standingRefund,
     stealth,
     command,

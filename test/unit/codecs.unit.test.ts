@@ -40,16 +40,29 @@ describe("codecs round-trip every record type", () => {
       events.add(generator(seed).event().type);
     }
     expect([...commands].sort()).toEqual([
+      "AttachStandingRefund",
+      "CommitIntent",
       "CreateSession",
       "ExpireSession",
       "RecordTransfer",
+      "RequestRefund",
+      "RequestRefundAll",
       "RetractTransfer",
     ]);
     expect([...events].sort()).toEqual([
+      "BridgeCompleted",
       "DepositObserved",
       "DepositRetracted",
+      "IntentCommitted",
+      "RefundRequested",
+      "RefundUpdated",
       "SessionCreated",
       "SessionExpired",
+      "SettlementFailed",
+      "SettlementRetried",
+      "StandingRefundAttached",
+      "SweepCompleted",
+      "SweepSubmitted",
     ]);
   });
 });

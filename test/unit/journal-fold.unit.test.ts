@@ -32,6 +32,7 @@ function sessionEvents(seed: number, id: string): SessionEvent[] {
         standingRefund: null,
         stealth: null,
         expiresAt: 1_750_003_600,
+        expectedAmount: null,
       },
       metadata: meta(),
     },

@@ -57,6 +57,7 @@ const CREATED_DATA: SessionCreated["data"] = {
   standingRefund: null,
   stealth: null,
   expiresAt: EXPIRES_AT,
+  expectedAmount: null,
 };
 
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
@@ -185,6 +186,7 @@ describe("no session", () => {
         createdAt: T0,
         updatedAt: T0,
         expiresAt: EXPIRES_AT,
+        expectedAmount: null,
         burner: CREATED_DATA.burner,
         destChainId: 42161,
         deposits: [],
@@ -570,6 +572,11 @@ describe("sessionView", () => {
       retry_count: 0,
       error_message: null,
       deposits: [],
+      fee_bps: null,
+      expected_amount: null,
+      settled_amount: null,
+      app_fee_amount: null,
+      refunds: [],
     });
   });
 
@@ -687,6 +694,8 @@ function model() {
           if (c.data.now < EXPIRES_AT) return "expiry_not_due";
           status = "expired";
           return "SessionExpired";
+        default:
+          throw new Error(`the model does not generate ${c.type}`);
       }
     })();
     if (!["nothing", "session_exists", "session_not_found", "expiry_not_due"].includes(outcome)) {

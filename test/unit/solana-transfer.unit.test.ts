@@ -49,6 +49,7 @@ const create: CreateSession = {
     standingRefund: null,
     stealth: null,
     expiresAt: T0 / 1000 + 3600,
+    expectedAmount: null,
   },
   metadata: meta("create", T0),
 };

@@ -156,6 +156,8 @@ export function createSessionCommand(
       destChainId: body.destination_chain,
       appFeeBps: 0,
       appFeeRecipient: zeroAddress,
+      // Anonymous sessions name no amount: any positive deposit succeeds (docs/SETTLEMENT.md).
+      expectedAmount: null,
       standingRefund: refund
         ? { to: refund.to, deadline: refund.deadline, signatures: { ...refund.signatures } }
         : null,

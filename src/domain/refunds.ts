@@ -1,0 +1,193 @@
+import type {
+  AttachStandingRefund,
+  CommandMetadata,
+  ExecutionOutcome,
+  RequestRefund,
+  RequestRefundAll,
+} from "./commands.ts";
+import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
+import { reject } from "./rejections.ts";
+import { type Address, type RefundRecord, type Session, type StandingRefund, sameId } from "./types.ts";
+import { sessionWebhook } from "./webhooks.ts";
+
+/** A burner-signed Refund is one executor command per chain and salt: the delegate spends each salt once. */
+export const refundCommandId = (sessionId: string, chainId: number, salt: string): string =>
+  `${sessionId}:refund:${chainId}:${salt.toLowerCase()}`;
+
+const inFlight = (r: RefundRecord): boolean => r.status === "requested" || r.status === "submitted";
+
+/**
+ * POST /sessions/:id/refund, after the gateway checked the burner's signature. Any status but
+ * sweeping: the money is the payer's until a sweep takes it, and a refund racing the sweep would
+ * make one of them fail on chain for nothing.
+ */
+export function decideRefund(command: RequestRefund, state: Session): Decision {
+  const d = command.data;
+  if (state.status === "sweeping") {
+    return refuse(reject("wrong_status", "a refund cannot run while the session's sweep is in flight"));
+  }
+  const id = refundCommandId(state.id, d.chainId, d.salt);
+  if (state.refunds.some((r) => r.id === id)) return nothingToDo(); // the same signed refund again
+  const { chainId, token, to, amount, deadline, salt, signature } = d;
+  return DecisionBuilder.for(state, command.metadata)
+    .append({ type: "RefundRequested", data: { id, kind: "refund", chainId, token, to, amount } })
+    .send({
+      type: "Executor",
+      data: {
+        commandId: id,
+        sessionId: state.id,
+        chainId,
+        issuedAt: command.metadata.issuedAt,
+        work: {
+          type: "Refund",
+          burner: state.burner as Address,
+          token,
+          to,
+          amount,
+          deadline,
+          salt,
+          signature,
+        },
+      },
+    })
+    .decision();
+}
+
+/**
+ * POST /sessions/:id/refund-all: the stored standing refund for one asset, for sessions that ended
+ * expired or failed. Calls while one for the same asset is in flight join it: one transaction.
+ */
+export function decideRefundAll(command: RequestRefundAll, state: Session): Decision {
+  const { chainId, token } = command.data;
+  if (state.status !== "expired" && state.status !== "failed") {
+    return refuse(reject("wrong_status", "refund-all needs an expired or failed session"));
+  }
+  if (signatureFor(state.standingRefund, chainId) === null) return refuse(reject("no_standing_refund"));
+  const b = DecisionBuilder.for(state, command.metadata);
+  requestRefundAll(state, b, chainId, token);
+  return b.decision();
+}
+
+/**
+ * POST /sessions/:id/standing-refund: signatures for the same recipient and deadline are merged per
+ * chain; another recipient or deadline replaces the standing refund. A session that already ended
+ * expired or failed is refunded at once.
+ */
+export function decideAttachStandingRefund(command: AttachStandingRefund, state: Session): Decision {
+  if (state.status === "swept" || state.status === "bounced") return refuse(reject("session_closed"));
+  const given = command.data.standingRefund;
+  const old = state.standingRefund;
+  const merged: StandingRefund =
+    old !== null && sameId(old.to, given.to) && old.deadline === given.deadline
+      ? { ...old, signatures: { ...old.signatures, ...given.signatures } }
+      : given;
+  if (old !== null && sameStandingRefund(old, merged)) return nothingToDo();
+  const b = DecisionBuilder.for(state, command.metadata).append({
+    type: "StandingRefundAttached",
+    data: { standingRefund: merged },
+  });
+  if (state.status === "expired" || state.status === "failed")
+    standingRefunds({ ...state, standingRefund: merged }, b, null);
+  return b.decision();
+}
+
+/**
+ * The automatic bounce ("the poller" of the interface): every asset the burner received on a chain
+ * the standing refund covers goes back to its recipient, once per asset while one is in flight.
+ * Called when a session ends expired or failed, and for money that reaches it afterwards. `only`
+ * limits it to one asset (a late deposit).
+ */
+export function standingRefunds(
+  state: Session,
+  b: DecisionBuilder,
+  only: { chainId: number; token: string } | null,
+): void {
+  if (state.status !== "expired" && state.status !== "failed") return;
+  const seen = new Set<string>();
+  for (const t of state.deposits) {
+    if (only !== null && (t.chainId !== only.chainId || !sameId(t.token, only.token))) continue;
+    const key = `${t.chainId}:${t.token.toLowerCase()}`;
+    if (seen.has(key) || signatureFor(state.standingRefund, t.chainId) === null) continue;
+    seen.add(key);
+    requestRefundAll(state, b, t.chainId, t.token as Address);
+  }
+}
+
+/** Appends a refund_all for one asset unless one is in flight, and asks the executor for it. */
+function requestRefundAll(state: Session, b: DecisionBuilder, chainId: number, token: Address): void {
+  const sr = state.standingRefund;
+  const signature = signatureFor(sr, chainId);
+  if (sr === null || signature === null) return;
+  const same = state.refunds.filter(
+    (r) => r.kind === "refund_all" && r.chainId === chainId && sameId(r.token, token),
+  );
+  if (same.some(inFlight)) return;
+  const id = `${state.id}:refund-all:${chainId}:${token.toLowerCase()}:${same.length}`;
+  b.append({
+    type: "RefundRequested",
+    data: { id, kind: "refund_all", chainId, token, to: sr.to, amount: null },
+  });
+  b.send({
+    type: "Executor",
+    data: {
+      commandId: id,
+      sessionId: state.id,
+      chainId,
+      issuedAt: b.issuedAt,
+      work: {
+        type: "RefundAll",
+        burner: state.burner as Address,
+        token,
+        to: sr.to,
+        deadline: sr.deadline,
+        signature,
+      },
+    },
+  });
+}
+
+/** What the executor reports about one of the session's refunds; each report moves it only forward. */
+export function decideRefundResult(
+  state: Session,
+  refund: RefundRecord,
+  outcome: ExecutionOutcome,
+  metadata: CommandMetadata,
+): Decision {
+  if (refund.status === "confirmed" || refund.status === "failed") return nothingToDo();
+  const b = DecisionBuilder.for(state, metadata);
+  const update = (status: RefundRecord["status"], txHash: string | null, errorMessage: string | null) =>
+    b.append({ type: "RefundUpdated", data: { id: refund.id, status, txHash, errorMessage } });
+  switch (outcome.type) {
+    case "TransactionSubmitted":
+      if (refund.txHash !== null && sameId(refund.txHash, outcome.txHash)) return nothingToDo();
+      return update("submitted", outcome.txHash, null).decision();
+    case "TransactionConfirmed":
+      update("confirmed", outcome.txHash, null);
+      return b.send(sessionWebhook(state, "payment.refunded", metadata.issuedAt)).decision();
+    case "ExecutionFailed":
+      // A retried attempt keeps the refund in flight; only the executor giving up ends it.
+      if (outcome.retryable) return nothingToDo();
+      return update("failed", outcome.txHash, outcome.errorMessage).decision();
+    case "SweepConfirmed":
+    case "BridgeRelayed":
+      return refuse(reject("execution_unknown", `a ${outcome.type} result cannot answer a refund`));
+    default:
+      return outcome satisfies never;
+  }
+}
+
+function signatureFor(sr: StandingRefund | null, chainId: number) {
+  return sr?.signatures[String(chainId)] ?? null;
+}
+
+function sameStandingRefund(a: StandingRefund, b: StandingRefund): boolean {
+  const keys = Object.keys(b.signatures);
+  return (
+    sameId(a.to, b.to) &&
+    a.deadline === b.deadline &&
+    keys.length === Object.keys(a.signatures).length &&
+    keys.every(
+      (k) => a.signatures[k] !== undefined && sameId(a.signatures[k] as string, b.signatures[k] as string),
+    )
+  );
+}
