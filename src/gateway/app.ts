@@ -13,15 +13,18 @@ import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { evmChainsOf } from "../chains/config.ts";
+import { createEvmChainReads } from "../chains/evm/gateway-reads.ts";
 import type { Config } from "../config.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
-import type { CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
+import type { ChainReadPort, CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
 import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
+import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { settlementRoutes } from "./routes/settlement.ts";
 
 export interface GatewayDeps {
   config: Config;
@@ -29,6 +32,8 @@ export interface GatewayDeps {
   sessions: SessionReadPort;
   live: LiveUpdatesPort;
   health: HealthPort;
+  /** The settlement routes' chain reads (quote, RPC probe); by default viem clients of the EVM chains. */
+  chainReads?: ChainReadPort;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -108,6 +113,18 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? Date.now,
   });
+  const settlement = {
+    config,
+    chains: evmChains,
+    commands: deps.commands,
+    sessions: deps.sessions,
+    live: deps.live,
+    chainReads: deps.chainReads ?? createEvmChainReads(evmChains),
+    newId: deps.newId ?? randomUUID,
+    now: deps.now ?? Date.now,
+  };
+  await app.register(settlementRoutes, settlement);
+  await app.register(refundRoutes, settlement);
   await app.register(eventRoutes, {
     sessions: deps.sessions,
     live: deps.live,

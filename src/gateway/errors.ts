@@ -3,7 +3,7 @@ import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import type { GatewayReply } from "../kafka/records.ts";
 import { BaseError } from "../support/errors.ts";
-import { ReplyTimeoutError } from "./ports.ts";
+import { ChainUnavailableError, ReplyTimeoutError } from "./ports.ts";
 
 /**
  * Every error the gateway answers with: one stable code, one HTTP status, a default message and
@@ -27,6 +27,12 @@ const REJECTION_STATUSES = {
   expiry_not_due: { status: 409, retryable: true },
   wrong_status: { status: 409, retryable: false },
   execution_unknown: { status: 409, retryable: false },
+  not_detected: { status: 409, retryable: true },
+  already_committed: { status: 409, retryable: false },
+  session_closed: { status: 409, retryable: false },
+  intent_mismatch: { status: 400, retryable: false },
+  intent_expired: { status: 400, retryable: false },
+  no_standing_refund: { status: 409, retryable: false },
 } as const satisfies Record<RejectionCode, Omit<ErrorSpec, "message">>;
 
 const GATEWAY_ERRORS = {
@@ -36,6 +42,34 @@ const GATEWAY_ERRORS = {
   forbidden_key: {
     status: 400,
     message: "the body uses a forbidden key (__proto__, constructor or prototype)",
+    retryable: false,
+  },
+  burner_mismatch: { status: 400, message: "burner is not this session's burner", retryable: false },
+  authorization_mismatch: {
+    status: 400,
+    message: "eip7702_auth is not the authorization this session was created with",
+    retryable: false,
+  },
+  intent_signature_missing: {
+    status: 400,
+    message: "intent_sigs holds no signature for the session's source chain",
+    retryable: false,
+  },
+  chain_unsupported: { status: 400, message: "chain_id is not a configured chain", retryable: false },
+  refund_expired: { status: 400, message: "the refund's deadline has passed", retryable: false },
+  refund_salt_used: {
+    status: 409,
+    message: "another refund of this session was signed with this salt; sign the refund with a new salt",
+    retryable: false,
+  },
+  quote_not_used: {
+    status: 409,
+    message: "the deposit is USDC: nothing is swapped, so no quote is used (min_out may be up to max_in)",
+    retryable: false,
+  },
+  no_swap_route: {
+    status: 409,
+    message: "the source chain's router has no pool from the deposited token to USDC",
     retryable: false,
   },
   stream_auth_required: {
@@ -51,6 +85,14 @@ const GATEWAY_ERRORS = {
   rate_limited: { status: 429, message: "rate limit exceeded", retryable: true },
   headers_too_large: { status: 431, message: "the request headers are too large", retryable: false },
   internal: { status: 500, message: "internal error", retryable: true },
+  // The interface's 502: an upstream chain RPC or relay failure, and the state is not changed.
+  chain_unavailable: {
+    status: 502,
+    message: "the chain's RPC did not answer; nothing was changed, the request is safe to retry",
+    retryable: true,
+  },
+  // Not retryable: the same refund fails the same way on chain (a new salt or a new balance is a new request).
+  refund_failed: { status: 502, message: "the refund transaction failed", retryable: false },
   reply_timeout: {
     status: 503,
     message: "the session service did not answer in time; the request is safe to retry",
@@ -58,6 +100,11 @@ const GATEWAY_ERRORS = {
   },
   health_check_failed: { status: 503, message: "the health check could not run", retryable: true },
   shutting_down: { status: 503, message: "the gateway is shutting down; retry", retryable: true },
+  refund_pending: {
+    status: 504,
+    message: "the refund was requested but its transaction was not sent in time; retry the same request",
+    retryable: true,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 const REJECTION_ERRORS = Object.fromEntries(
@@ -140,6 +187,9 @@ export function toGatewayError(err: unknown, context: { bodyLimitBytes?: number 
   if (err instanceof GatewayError) return err;
   if (err instanceof ReplyTimeoutError) {
     return gatewayError("reply_timeout", undefined, { headers: { "retry-after": "1" }, cause: err });
+  }
+  if (err instanceof ChainUnavailableError) {
+    return gatewayError("chain_unavailable", undefined, { cause: err });
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
     const [first, ...rest] = err.validation;

@@ -286,7 +286,12 @@ describe("OpenAPI", () => {
       "/health",
       "/sessions",
       "/sessions/{id}",
+      "/sessions/{id}/commit",
       "/sessions/{id}/events",
+      "/sessions/{id}/quote",
+      "/sessions/{id}/refund",
+      "/sessions/{id}/refund-all",
+      "/sessions/{id}/standing-refund",
     ]);
     const body = doc.paths["/sessions"].post.requestBody.content["application/json"].schema;
     expect(body.additionalProperties).toBe(false);

@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { hashAuthorization, hashTypedData } from "viem/utils";
-import type { Address, Authorization, StandingRefund } from "../../domain/types.ts";
-import { standingRefundTypedData } from "./eip712.ts";
+import type { Address, Authorization, Intent, StandingRefund } from "../../domain/types.ts";
+import { intentTypedData, type RefundMessage, refundTypedData, standingRefundTypedData } from "./eip712.ts";
 import { type RecoverableSignature, type RecoverSigner, recoverSigner } from "./recover.ts";
 
 /**
@@ -18,6 +18,8 @@ export const AUTHORIZATION_PROBLEMS = {
   authorization_not_burner: "the authorization was not signed by the burner",
   standing_refund_expired: "the standing refund's deadline has passed",
   standing_refund_invalid_signature: "a standing refund signature does not recover to the burner",
+  intent_invalid_signature: "an intent signature does not recover to the burner",
+  refund_invalid_signature: "the refund's signature does not recover to the burner",
 } as const;
 
 export type AuthorizationProblemCode = keyof typeof AUTHORIZATION_PROBLEMS;
@@ -126,20 +128,71 @@ export async function checkStandingRefund(
 ): Promise<CheckResult> {
   if (refund.deadline <= now) return fail("standing_refund_expired");
   const message = { to: refund.to, deadline: BigInt(refund.deadline) };
-  for (const [chainId, signature] of Object.entries(refund.signatures)) {
+  return checkPerChain(
+    refund.signatures,
+    (chainId) => hashTypedData(standingRefundTypedData(chainId, burner, message)),
+    burner,
+    "standing_refund_invalid_signature",
+    recover,
+  );
+}
+
+/**
+ * The Intent is signed once per chain it may be swept on (the domain binds the chain id, and the
+ * verifying contract is the burner); every signature given must recover to the burner.
+ */
+export async function checkIntentSignatures(
+  intent: Intent,
+  signatures: Readonly<Record<string, Hex>>,
+  burner: Address,
+  recover: RecoverSigner = recoverSigner.recover,
+): Promise<CheckResult> {
+  const message = {
+    ...intent,
+    destChainId: BigInt(intent.destChainId),
+    deadline: BigInt(intent.deadline),
+  };
+  return checkPerChain(
+    signatures,
+    (chainId) => hashTypedData(intentTypedData(chainId, burner, message)),
+    burner,
+    "intent_invalid_signature",
+    recover,
+  );
+}
+
+/** A burner-signed Refund for one chain. */
+export async function checkRefundSignature(
+  refund: RefundMessage,
+  chainId: number,
+  signature: Hex,
+  burner: Address,
+  recover: RecoverSigner = recoverSigner.recover,
+): Promise<CheckResult> {
+  return checkPerChain(
+    { [String(chainId)]: signature },
+    (id) => hashTypedData(refundTypedData(id, burner, refund)),
+    burner,
+    "refund_invalid_signature",
+    recover,
+  );
+}
+
+/** Every (chain id, signature) must be one the contract accepts and recover to the burner under `hash(chainId)`. */
+async function checkPerChain(
+  signatures: Readonly<Record<string, Hex>>,
+  hash: (chainId: number) => Hex,
+  burner: Address,
+  code: AuthorizationProblemCode,
+  recover: RecoverSigner,
+): Promise<CheckResult> {
+  for (const [chainId, signature] of Object.entries(signatures)) {
     if (!contractAcceptsSignature(signature)) {
-      return fail(
-        "standing_refund_invalid_signature",
-        `chain ${chainId}: not a 65-byte low-s signature with v 27 or 28`,
-      );
+      return fail(code, `chain ${chainId}: not a 65-byte low-s signature with v 27 or 28`);
     }
-    const signer = await signerOf(
-      () => hashTypedData(standingRefundTypedData(Number(chainId), burner, message)),
-      signature,
-      recover,
-    );
+    const signer = await signerOf(() => hash(Number(chainId)), signature, recover);
     if (signer === null || signer.toLowerCase() !== burner.toLowerCase()) {
-      return fail("standing_refund_invalid_signature", `chain ${chainId}`);
+      return fail(code, `chain ${chainId}`);
     }
   }
   return OK;

@@ -1,0 +1,173 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { checkRefundSignature } from "../../chains/evm/authorization.ts";
+import type { RequestRefund, RequestRefundAll } from "../../domain/commands.ts";
+import { refundCommandId } from "../../domain/refunds.ts";
+import { type Address, NATIVE_TOKEN, sameId } from "../../domain/types.ts";
+import type { SessionStateRecord } from "../../kafka/records.ts";
+import { gatewayError } from "../errors.ts";
+import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
+import {
+  refundAllBodySchema,
+  refundAllResponseSchema,
+  refundBodySchema,
+  refundResponseSchema,
+  sessionParamsSchema,
+} from "../schemas.ts";
+import {
+  acceptedSession,
+  type SettlementRoutesOptions,
+  sessionOrThrow,
+  settlementErrors,
+} from "./settlement.ts";
+
+type RefundView = SessionStateRecord["session"]["refunds"][number];
+
+/**
+ * POST /sessions/:id/refund and /refund-all. The executor submits the transaction; the route waits
+ * (up to REFUND_WAIT_MS) until the refund's record in the read model carries its tx_hash, and answers
+ * with it. A refund the executor gave up on is a 502; one not yet broadcast by then, a 504 that a
+ * retry of the same request resolves (it joins the same refund record).
+ */
+export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = async (app, opts) => {
+  const { config, chains, commands, sessions, live, chainReads, newId, now } = opts;
+  const configured = (chainId: number) => {
+    if (!chains.some((c) => c.chainId === chainId)) {
+      throw gatewayError("chain_unsupported", `chain_id ${chainId} is not a configured chain`);
+    }
+  };
+  const awaitTx = (sessionId: string, pick: (s: SessionStateRecord) => RefundView | undefined) =>
+    awaitRefundTx({ sessions, live, timeoutMs: config.REFUND_WAIT_MS }, sessionId, pick);
+
+  app.post(
+    "/sessions/:id/refund",
+    {
+      schema: {
+        summary: "Move a stranded balance back under a burner-signed Refund",
+        params: sessionParamsSchema,
+        body: refundBodySchema,
+        response: { 200: refundResponseSchema, ...settlementErrors },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const body = request.body;
+      const burner = (await sessionOrThrow(sessions, id)).session.burner_address as Address;
+      configured(body.chain_id);
+      const issuedAt = now();
+      if (body.deadline <= Math.floor(issuedAt / 1000)) throw gatewayError("refund_expired");
+      const { token, to, amount, salt, signature } = body;
+      const message = { token, to, amount, deadline: BigInt(body.deadline), salt };
+      const signed = await checkRefundSignature(message, body.chain_id, signature, burner);
+      if (!signed.ok) throw gatewayError(signed.code, signed.message);
+      await chainReads.probe(body.chain_id, burner);
+
+      const command: RequestRefund = {
+        type: "RequestRefund",
+        data: {
+          sessionId: id,
+          chainId: body.chain_id,
+          token,
+          to,
+          amount,
+          deadline: body.deadline,
+          salt,
+          signature,
+        },
+        metadata: { commandId: newId(), issuedAt, replyTo: null },
+      };
+      acceptedSession(await commands.send(command));
+      const recordId = refundCommandId(id, body.chain_id, salt);
+      const record = await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === recordId));
+      // The core keeps the first refund of a salt (the delegate spends each salt once).
+      if (!sameId(record.to, to) || !sameId(record.token, token) || record.amount !== amount.toString()) {
+        throw gatewayError("refund_salt_used");
+      }
+      return { tx_hash: record.tx_hash, to: record.to, token: record.token };
+    },
+  );
+
+  app.post(
+    "/sessions/:id/refund-all",
+    {
+      schema: {
+        summary: "Run the stored standing refund for one asset (expired or failed sessions)",
+        params: sessionParamsSchema,
+        body: refundAllBodySchema,
+        response: { 200: refundAllResponseSchema, ...settlementErrors },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const { chain_id: chainId } = request.body;
+      const token = request.body.token === "native" ? NATIVE_TOKEN : request.body.token;
+      const burner = (await sessionOrThrow(sessions, id)).session.burner_address as Address;
+      configured(chainId);
+      await chainReads.probe(chainId, burner);
+
+      const command: RequestRefundAll = {
+        type: "RequestRefundAll",
+        data: { sessionId: id, chainId, token },
+        metadata: { commandId: newId(), issuedAt: now(), replyTo: null },
+      };
+      acceptedSession(await commands.send(command));
+      // Concurrent calls join the refund in flight for this asset: the newest record is everyone's.
+      const record = await awaitTx(id, (s) => newestRefundAll(s.session.refunds, chainId, token));
+      return {
+        tx_hash: record.tx_hash,
+        refund_address: record.to,
+        token: request.body.token,
+        amount: "full" as const,
+      };
+    },
+  );
+};
+
+export function newestRefundAll(
+  refunds: readonly RefundView[],
+  chainId: number,
+  token: Address,
+): RefundView | undefined {
+  return refunds.findLast((r) => r.kind === "refund_all" && r.chain_id === chainId && sameId(r.token, token));
+}
+
+/**
+ * Resolves with the refund record once it has a tx_hash; rejects with refund_failed when the
+ * executor gave up on it, and with refund_pending after `timeoutMs`. New states arrive from
+ * session.state; the read model is read at the start and every second as well, in case this
+ * gateway's consumer missed one.
+ */
+export function awaitRefundTx(
+  deps: { sessions: SessionReadPort; live: LiveUpdatesPort; timeoutMs: number },
+  sessionId: string,
+  pick: (state: SessionStateRecord) => RefundView | undefined,
+): Promise<RefundView & { tx_hash: string }> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (settle: () => void) => {
+      if (done) return;
+      done = true;
+      unsubscribe();
+      clearInterval(poll);
+      clearTimeout(timer);
+      settle();
+    };
+    const consider = (state: SessionStateRecord | null) => {
+      const record = state ? pick(state) : undefined;
+      if (record === undefined) return;
+      if (record.status === "failed") {
+        const why = record.error_message
+          ? `the refund transaction failed: ${record.error_message}`
+          : undefined;
+        finish(() => reject(gatewayError("refund_failed", why)));
+      } else if (record.tx_hash !== null) {
+        const sent = { ...record, tx_hash: record.tx_hash };
+        finish(() => resolve(sent));
+      }
+    };
+    const read = () => deps.sessions.get(sessionId).then(consider, () => {});
+    const unsubscribe = deps.live.subscribe(sessionId, consider);
+    const poll = setInterval(read, 1000);
+    const timer = setTimeout(() => finish(() => reject(gatewayError("refund_pending"))), deps.timeoutMs);
+    void read();
+  });
+}
