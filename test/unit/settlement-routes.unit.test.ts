@@ -86,26 +86,28 @@ async function session(s: Setup, deposit: { token: Address; amount: bigint } | n
   });
   expect(created.statusCode).toBe(200);
   const id = created.json().id as string;
-  if (deposit) {
-    await s.service.commands.send({
-      type: "RecordTransfer",
-      data: {
-        sessionId: id,
-        transfer: {
-          chainId: CHAIN_ID,
-          token: deposit.token,
-          amount: deposit.amount,
-          txHash: `0x${"ab".repeat(32)}`,
-          logIndex: 0,
-          blockNumber: 10n,
-          blockHash: `0x${"cd".repeat(32)}`,
-          from: DEST,
-        },
-      },
-      metadata: { commandId: `transfer:${id}`, issuedAt: START_MS, replyTo: null },
-    });
-  }
+  if (deposit) await depositTo(s, id, deposit);
   return { id, burner };
+}
+
+async function depositTo(s: Setup, id: string, deposit: { token: Address; amount: bigint }) {
+  await s.service.commands.send({
+    type: "RecordTransfer",
+    data: {
+      sessionId: id,
+      transfer: {
+        chainId: CHAIN_ID,
+        token: deposit.token,
+        amount: deposit.amount,
+        txHash: `0x${"ab".repeat(32)}`,
+        logIndex: 0,
+        blockNumber: 10n,
+        blockHash: `0x${"cd".repeat(32)}`,
+        from: DEST,
+      },
+    },
+    metadata: { commandId: `transfer:${id}`, issuedAt: START_MS, replyTo: null },
+  });
 }
 
 const sentOf = (s: Setup, type: SessionCommand["type"]) => s.service.sent.filter((c) => c.type === type);
@@ -396,6 +398,55 @@ describe("POST /sessions/:id/refund and /refund-all", () => {
       expect.stringMatching(/chain_id 1/),
     ]);
     expect(sentOf(s, "RequestRefund")).toEqual([]);
+  });
+
+  it("refuses a second refund that reuses a salt for another amount", async () => {
+    const s = await setup();
+    const { id, burner } = await session(s, { token: USDC, amount: 5n });
+    const first = await signedRefund(burner);
+    expect((await s.call("POST", `/sessions/${id}/refund`, first)).statusCode).toBe(504);
+    const message = {
+      token: USDC,
+      to: REFUND_TO,
+      amount: 4n,
+      deadline: BigInt(first.deadline),
+      salt: first.salt,
+    };
+    const signature = await burner.account.signTypedData(refundTypedData(CHAIN_ID, burner.address, message));
+    const reused = await s.call("POST", `/sessions/${id}/refund`, { ...first, amount: "4", signature });
+    expect([reused.statusCode, reused.json().error]).toEqual([409, expect.stringMatching(/salt/)]);
+  });
+
+  it("concurrent refund-all calls join the refund in flight and answer its one tx_hash", async () => {
+    const s = await setup({ REFUND_WAIT_MS: "5000" });
+    const { id, burner } = await session(s);
+    await s.service.commands.send({
+      type: "ExpireSession",
+      data: { sessionId: id, now: NOW_S + 7200 },
+      metadata: { commandId: `expire:${id}`, issuedAt: START_MS, replyTo: null },
+    });
+    await depositTo(s, id, { token: USDC, amount: 9n }); // late money on an expired session
+    const deadline = BigInt(NOW_S + 3600);
+    const sig = await burner.account.signTypedData(
+      standingRefundTypedData(CHAIN_ID, burner.address, { to: REFUND_TO, deadline }),
+    );
+    const attach = { to: REFUND_TO, deadline: Number(deadline), signatures: { [String(CHAIN_ID)]: sig } };
+    expect((await s.call("POST", `/sessions/${id}/standing-refund`, attach)).statusCode).toBe(200);
+
+    const calls = [1, 2, 3].map(() =>
+      s.call("POST", `/sessions/${id}/refund-all`, { token: USDC, chain_id: CHAIN_ID }),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const txHash = `0x${"aa".repeat(32)}` as Hex;
+    await executorReports(s, id, { type: "TransactionSubmitted", txHash });
+    const answers = (await Promise.all(calls)).map((r) => [r.statusCode, r.json()]);
+    const one = { tx_hash: txHash, refund_address: REFUND_TO, token: USDC, amount: "full" };
+    expect(answers).toEqual([
+      [200, one],
+      [200, one],
+      [200, one],
+    ]);
+    expect(s.service.record(id)?.session.refunds).toHaveLength(1);
   });
 
   it("refund-all is refused on a pending session, reads `native` as the zero address, and 502s without an RPC", async () => {

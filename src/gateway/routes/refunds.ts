@@ -75,13 +75,20 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
         },
         metadata: { commandId: newId(), issuedAt, replyTo: null },
       };
-      acceptedSession(await commands.send(command));
       const recordId = refundCommandId(id, body.chain_id, salt);
-      const record = await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === recordId));
+      const byId = (refunds: readonly RefundView[]) => refunds.find((r) => r.id === recordId);
+      const requested = byId(acceptedSession(await commands.send(command)).refunds);
+      if (requested === undefined)
+        throw new Error(`the owner accepted refund ${recordId} but holds no record of it`);
       // The core keeps the first refund of a salt (the delegate spends each salt once).
-      if (!sameId(record.to, to) || !sameId(record.token, token) || record.amount !== amount.toString()) {
+      if (
+        !sameId(requested.to, to) ||
+        !sameId(requested.token, token) ||
+        requested.amount !== amount.toString()
+      ) {
         throw gatewayError("refund_salt_used");
       }
+      const record = await awaitTx(id, (s) => byId(s.session.refunds));
       return { tx_hash: record.tx_hash, to: record.to, token: record.token };
     },
   );
@@ -109,9 +116,15 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
         data: { sessionId: id, chainId, token },
         metadata: { commandId: newId(), issuedAt: now(), replyTo: null },
       };
-      acceptedSession(await commands.send(command));
       // Concurrent calls join the refund in flight for this asset: the newest record is everyone's.
-      const record = await awaitTx(id, (s) => newestRefundAll(s.session.refunds, chainId, token));
+      const requested = newestRefundAll(
+        acceptedSession(await commands.send(command)).refunds,
+        chainId,
+        token,
+      );
+      if (requested === undefined)
+        throw new Error("the owner accepted a refund-all but holds no record of it");
+      const record = await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === requested.id));
       return {
         tx_hash: record.tx_hash,
         refund_address: record.to,
