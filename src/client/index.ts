@@ -136,5 +136,6 @@ export type {
   RefundResponse,
   Session,
   SessionStatus,
+  StandingRefundResponse,
   StandingRefundWire,
 } from "./types.ts";

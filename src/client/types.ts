@@ -1,8 +1,18 @@
 import type { z } from "zod";
 import type {
+  commitBodySchema,
+  commitResponseSchema,
   createSessionBodySchema,
   createSessionResponseSchema,
+  intentWireSchema,
+  quoteResponseSchema,
+  refundAllBodySchema,
+  refundAllResponseSchema,
+  refundBodySchema,
+  refundResponseSchema,
   sessionSchema,
+  standingRefundResponseSchema,
+  standingRefundSchema,
 } from "../gateway/schemas.ts";
 
 // The wire types of the client, inferred from the gateway's own zod schemas (src/gateway/schemas.ts),
@@ -20,23 +30,28 @@ export type CreateSessionBody = z.input<typeof createSessionBodySchema>;
 /** The answer of `POST /sessions`: `{ id, status, expires_at }`. */
 export type CreateSessionResponse = z.output<typeof createSessionResponseSchema>;
 
-// The settlement routes' wire forms (interface.md: Intent, Refund, Standing refund, commit, quote,
-// refund, standing-refund, refund-all). Written from the interface; every uint256 is a decimal string.
+// The settlement routes (interface.md: Intent, Refund, Standing refund; commit, quote, refund,
+// standing-refund, refund-all). Request bodies are the schemas' input (every uint256 a decimal
+// string), answers their output.
 
 type Address = `0x${string}`;
 type Hex = `0x${string}`;
 
-/** The Intent in wire form (snake_case), as `POST /sessions/:id/commit` takes it. */
+/**
+ * The Intent in wire form (snake_case; uint256 fields decimal strings), with addresses and the salt
+ * typed as 0x strings for signing. Held to the gateway's schema below: the same keys, and assignable
+ * to what it accepts.
+ */
 export interface IntentWire {
   dest_chain_id: number;
   dest_addr: Address;
-  /** The on-chain floor of the swap's output, decimal. */
+  /** The on-chain floor of the swap's output (of the USDC itself for a USDC deposit), decimal. */
   min_out: string;
   /** Unix seconds. */
   deadline: number;
-  /** 32 bytes of 0x hex. */
+  /** 32 bytes of 0x hex, unique per Intent. */
   salt: Hex;
-  /** The detected token. */
+  /** The detected token (the zero address for the native coin). */
   in_token: Address;
   /** The detected amount, decimal. */
   max_in: string;
@@ -44,66 +59,55 @@ export interface IntentWire {
   app_fee_recipient: Address;
 }
 
+/** A body the client writes: the same keys as the gateway's schema, and assignable to what it accepts. */
+type Matches<T, Schema> = [keyof T] extends [keyof Schema]
+  ? [keyof Schema] extends [keyof T]
+    ? T extends Schema
+      ? true
+      : false
+    : false
+  : false;
+
 /** The body of `POST /sessions/:id/commit`. */
-export interface CommitBody {
-  burner: Address;
-  eip7702_auth: Session["eip7702_auth"];
-  intent: IntentWire;
-  /** Source chain id (decimal string key) to the Intent's EIP-712 signature on that chain. */
-  intent_sigs: Record<string, Hex>;
-}
-
-/** The answer of `POST /sessions/:id/commit`. */
-export interface CommitResponse {
-  id: string;
-  status: SessionStatus;
-  /** The platform fee resolved at commit, basis points. */
-  fee_bps: number;
-  app_fee_bps: number;
-  app_fee_recipient: Address;
-}
-
-/** The answer of `GET /sessions/:id/quote`: decimal amounts of USDC on the source chain. */
-export interface Quote {
-  estimated_out: string;
-  suggested_min_out: string;
-}
-
+export type CommitBody = z.input<typeof commitBodySchema>;
+/** The answer of `POST /sessions/:id/commit`: `id`, `status`, `fee_bps`, `app_fee_bps`, `app_fee_recipient`. */
+export type CommitResponse = z.output<typeof commitResponseSchema>;
+/** The answer of `GET /sessions/:id/quote`: `estimated_out` and `suggested_min_out` (decimal USDC), and what was quoted. */
+export type Quote = z.output<typeof quoteResponseSchema>;
 /** The body of `POST /sessions/:id/refund`: a burner-signed Refund for one chain. */
 export interface RefundBody {
+  /** The zero address for the native coin. */
   token: Address;
   to: Address;
+  /** Base units, decimal. */
   amount: string;
+  /** Unix seconds. */
   deadline: number;
   salt: Hex;
   signature: Hex;
   chain_id: number;
 }
-
-/** The answer of `POST /sessions/:id/refund`. */
-export interface RefundResponse {
-  tx_hash: Hex;
-  to: Address;
-  token: Address;
-}
-
+/** The answer of `POST /sessions/:id/refund`: `tx_hash`, `to`, `token`. */
+export type RefundResponse = z.output<typeof refundResponseSchema>;
 /** A standing refund: one recipient, one deadline, one burner signature per source chain. */
 export interface StandingRefundWire {
   to: Address;
+  /** Unix seconds: until then only the service's keeper may run it, after it anyone. */
   deadline: number;
+  /** Source chain id (decimal string) to the burner's StandingRefund signature on that chain. */
   signatures: Record<string, Hex>;
 }
-
+/** The answer of `POST /sessions/:id/standing-refund`. */
+export type StandingRefundResponse = z.output<typeof standingRefundResponseSchema>;
 /** The body of `POST /sessions/:id/refund-all`: an ERC-20, or `native` for raw ETH. */
-export interface RefundAllBody {
-  token: Address | "native";
-  chain_id: number;
-}
+export type RefundAllBody = z.input<typeof refundAllBodySchema>;
+/** The answer of `POST /sessions/:id/refund-all`: `tx_hash`, `refund_address`, `token`, `amount: "full"`. */
+export type RefundAllResponse = z.output<typeof refundAllResponseSchema>;
 
-/** The answer of `POST /sessions/:id/refund-all`. */
-export interface RefundAllResponse {
-  tx_hash: Hex;
-  refund_address: Address;
-  token: string;
-  amount: "full";
-}
+// Compile-time only: a body the client writes that the gateway's schema would not take fails tsc.
+const bodiesMatch: [
+  Matches<IntentWire, z.input<typeof intentWireSchema>>,
+  Matches<RefundBody, z.input<typeof refundBodySchema>>,
+  Matches<StandingRefundWire, z.input<typeof standingRefundSchema>>,
+] = [true, true, true];
+void bodiesMatch;

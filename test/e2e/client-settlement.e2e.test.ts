@@ -234,7 +234,7 @@ describe("what the service refuses, through the client", () => {
     const answer = await refund(client, { id, refund: body });
     expect(answer).toMatchObject({ tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(answer.to.toLowerCase()).toBe(to.toLowerCase());
-    await A.client.waitForTransactionReceipt({ hash: answer.tx_hash });
+    await A.client.waitForTransactionReceipt({ hash: answer.tx_hash as `0x${string}` });
     expect(await tokenBalance(A, to)).toBe(3_000_000n);
   });
 

@@ -1,6 +1,6 @@
 import type { ApiClient } from "../api-client.ts";
 import type { ApiError } from "../errors.ts";
-import type { StandingRefundWire } from "../types.ts";
+import type { StandingRefundResponse, StandingRefundWire } from "../types.ts";
 
 export interface AttachStandingRefundParameters {
   id: string;
@@ -9,8 +9,8 @@ export interface AttachStandingRefundParameters {
   signal?: AbortSignal | undefined;
 }
 
-/** The interface does not fix the answer's shape: the service's JSON, as it sent it. */
-export type AttachStandingRefundReturnType = Record<string, unknown>;
+/** The session's `id` and `status`, and the standing refund as stored. */
+export type AttachStandingRefundReturnType = StandingRefundResponse;
 /** 400 when a signature does not recover to the burner or the deadline has passed. */
 export type AttachStandingRefundErrorType = ApiError;
 

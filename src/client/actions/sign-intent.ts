@@ -14,7 +14,7 @@ export interface BuildIntentParameters {
    * The quote for a swapped deposit (`getQuote`): its `suggested_min_out` becomes `min_out`. `null`
    * for a USDC deposit, which is not swapped: `min_out` is then the detected amount.
    */
-  quote: Quote | null;
+  quote: Pick<Quote, "estimated_out" | "suggested_min_out"> | null;
   /** Unix seconds. Default now + 3600. */
   deadline?: number | undefined;
   /** 32 bytes of 0x hex, unique per Intent. Default 32 random bytes. */
