@@ -105,23 +105,20 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   }
   await app.register(swagger, openApiOptions);
   await app.register(healthRoutes, { health: deps.health });
-  await app.register(sessionRoutes, {
+  // What the session and settlement routes share: the same chains, ports, ids and clock.
+  const session = {
     config,
     chains: evmChains,
     commands: deps.commands,
     sessions: deps.sessions,
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? Date.now,
-  });
+  };
+  await app.register(sessionRoutes, session);
   const settlement = {
-    config,
-    chains: evmChains,
-    commands: deps.commands,
-    sessions: deps.sessions,
+    ...session,
     live: deps.live,
     chainReads: deps.chainReads ?? createEvmChainReads(evmChains),
-    newId: deps.newId ?? randomUUID,
-    now: deps.now ?? Date.now,
   };
   await app.register(settlementRoutes, settlement);
   await app.register(refundRoutes, settlement);
