@@ -1,16 +1,19 @@
 import type { Address } from "viem";
 import type { ApiClient } from "../api-client.ts";
 import type { Burner } from "../burner.ts";
-import type { ApiError, ClientError, SessionEndedError } from "../errors.ts";
+import { type ApiError, ClientError, type SessionEndedError } from "../errors.ts";
 import type { CommitResponse, Quote, Session, StandingRefundWire } from "../types.ts";
 import { commit } from "./commit.ts";
 import { type CreateSessionReturnType, createSession } from "./create-session.ts";
 import { getQuote } from "./get-quote.ts";
+import { getSession } from "./get-session.ts";
 import { type SignIntentReturnType, signIntent } from "./sign-intent.ts";
-import { type DetectedSession, waitForDetection } from "./wait-for-detection.ts";
+import { type DetectedSession, isDetected, waitForDetection } from "./wait-for-detection.ts";
 import { waitForStatus } from "./wait-for-status.ts";
 
 const DEFAULT_SETTLEMENT_TIMEOUT_MS = 600_000;
+/** Signing rounds at most: the first Intent, and a new one each time the deposit grew before the commit. */
+const MAX_SIGN_ROUNDS = 3;
 
 export interface PayDetectThenSignParameters {
   /** From `newBurner` (or `makeBurner` + `signAuthorization`) for the source chain. */
@@ -86,17 +89,8 @@ export async function payDetectThenSign(
   });
   await params.onCreated?.(created);
   const { id } = created;
-  const detected = await waitForDetection(client, {
-    id,
-    timeout: params.detectionTimeout,
-    onSession,
-    signal,
-  });
-  const usdc = params.usdc[detected.source_chain_id];
-  const isUsdc = usdc !== undefined && usdc.toLowerCase() === detected.detected_token.toLowerCase();
-  const quote = isUsdc ? null : await getQuote(client, { id, signal });
-  const signed = await signIntent({ signer: burner.account, session: detected, quote, destination });
-  const committed = await commit(client, { id, burner, signed, retryFor: params.commitRetryFor, signal });
+  const first = await waitForDetection(client, { id, timeout: params.detectionTimeout, onSession, signal });
+  const { detected, quote, signed, committed } = await signAndCommit(client, id, first, params);
   const settled = await waitForStatus(client, {
     id,
     status: "swept",
@@ -106,3 +100,39 @@ export async function payDetectThenSign(
   });
   return { created, detected, quote, signed, committed, settled };
 }
+
+/**
+ * Quote, sign and commit for the detected deposit. A commit refused because the deposit grew in
+ * the meantime (a second transfer of the token raises `detected_amount`, and the Intent signed for
+ * the first amount no longer matches) is signed again for the session as it is now, up to
+ * MAX_SIGN_ROUNDS Intents in all; any other failure is thrown as it is.
+ */
+async function signAndCommit(
+  client: ApiClient,
+  id: string,
+  first: DetectedSession,
+  params: PayDetectThenSignParameters,
+) {
+  const { burner, destination, signal } = params;
+  let detected = first;
+  for (let round = 1; ; round++) {
+    const usdc = params.usdc[detected.source_chain_id];
+    const isUsdc = usdc?.toLowerCase() === detected.detected_token.toLowerCase();
+    const quote = isUsdc ? null : await getQuote(client, { id, signal });
+    const signed = await signIntent({ signer: burner.account, session: detected, quote, destination });
+    try {
+      const committed = await commit(client, { id, burner, signed, retryFor: params.commitRetryFor, signal });
+      return { detected, quote, signed, committed };
+    } catch (err) {
+      const refused = err instanceof ClientError && err.code === "commit_failed" && !err.retryable;
+      const now = refused && round < MAX_SIGN_ROUNDS ? await getSession(client, { id, signal }) : null;
+      if (now === null || !isDetected(now) || !depositChanged(detected, now)) throw err;
+      detected = now;
+    }
+  }
+}
+
+const depositChanged = (a: DetectedSession, b: DetectedSession) =>
+  a.source_chain_id !== b.source_chain_id ||
+  a.detected_token.toLowerCase() !== b.detected_token.toLowerCase() ||
+  a.detected_amount !== b.detected_amount;
