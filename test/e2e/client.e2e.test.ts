@@ -113,16 +113,19 @@ describe("the payer's client library against the service", () => {
     expect(err).toMatchObject({ kind: "timeout", status: 0, cause: "last status pending" });
   });
 
-  it("runs the demo, the README's example, to detected against the service", async () => {
+  it("runs the demo, the README's example, from pending to swept against the service", async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ["--import", "tsx", "deploy/local/demo.ts"],
       {
         env: { ...process.env, GATEWAY_URL: service.url },
-        timeout: 120_000,
+        timeout: 170_000,
       },
     );
     expect(stdout).toMatch(/SSE status=pending/);
     expect(stdout).toMatch(/SSE status=detected amount=25000000 tx=0x[0-9a-f]{64}/);
-  });
+    expect(stdout).toMatch(/signed min_out=25000000 committed fee_bps=\d+/);
+    expect(stdout).toMatch(/SSE status=swept/);
+    expect(stdout).toMatch(/settled outcome=succeeded delivered to \d+: 0x[0-9a-f]{64}/);
+  }, 180_000);
 });

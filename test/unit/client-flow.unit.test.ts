@@ -139,4 +139,29 @@ describe("payDetectThenSign", () => {
     });
     expect(routes()).not.toContain("POST /sessions/:id/commit");
   });
+
+  it("follows the stream before onCreated pays, and ends with onCreated's error when it fails", async () => {
+    const { client } = await service(USDC, () => 200);
+    let openBeforePaying = false;
+    await payDetectThenSign(client, {
+      burner,
+      destination: DEST,
+      usdc: { 31337: USDC },
+      onCreated: async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        openBeforePaying = routes()?.includes("GET /sessions/:id/events") ?? false;
+      },
+    });
+    expect(openBeforePaying).toBe(true);
+
+    const failed = new Error("the payer's wallet has no funds");
+    await expect(
+      payDetectThenSign(client, {
+        burner,
+        destination: DEST,
+        usdc: {},
+        onCreated: () => Promise.reject(failed),
+      }),
+    ).rejects.toBe(failed);
+  });
 });

@@ -26,7 +26,10 @@ export interface PayDetectThenSignParameters {
   usdc: Readonly<Record<number, Address>>;
   /** Signed up front (`signStandingRefund`): where the money goes if the session expires or fails. */
   standingRefund?: StandingRefundWire | undefined;
-  /** Called once the session is open: show `burner.address` to the payer, or send the deposit. */
+  /**
+   * Called once the session is open and its event stream is being followed: show `burner.address`
+   * to the payer, or send the deposit. A rejection ends the flow with that error.
+   */
   onCreated?: ((created: CreateSessionReturnType) => void | Promise<void>) | undefined;
   /** Every state the event stream sends, while waiting for detection and for settlement. */
   onSession?: ((session: Session) => void) | undefined;
@@ -87,9 +90,24 @@ export async function payDetectThenSign(
     idempotencyKey: params.idempotencyKey,
     signal,
   });
-  await params.onCreated?.(created);
   const { id } = created;
-  const first = await waitForDetection(client, { id, timeout: params.detectionTimeout, onSession, signal });
+  // Follow the stream before the app pays (onCreated), as a payer's page would: it sees `pending`
+  // first, and a deposit that lands at once is not waited for from behind.
+  const stop = new AbortController();
+  const detection = waitForDetection(client, {
+    id,
+    timeout: params.detectionTimeout,
+    onSession,
+    signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
+  });
+  detection.catch(() => {}); // awaited below; until then a rejection is not unhandled
+  try {
+    await params.onCreated?.(created);
+  } catch (err) {
+    stop.abort(err);
+    throw err;
+  }
+  const first = await detection;
   const { detected, quote, signed, committed } = await signAndCommit(client, id, first, params);
   const settled = await waitForStatus(client, {
     id,
