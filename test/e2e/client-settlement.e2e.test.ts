@@ -34,7 +34,15 @@ let A: Ctx;
 let B: Ctx;
 
 beforeAll(async () => {
-  service = await startTestService({ env: { SSE_KEEPALIVE_MS: "500", INDEXER_POLL_MS: "250" } });
+  service = await startTestService({
+    // A sweep that reverts is given up on after two quick tries, so a failed session shows in seconds.
+    env: {
+      SSE_KEEPALIVE_MS: "500",
+      INDEXER_POLL_MS: "250",
+      EXECUTOR_MAX_ATTEMPTS: "2",
+      EXECUTOR_RETRY_BASE_MS: "100",
+    },
+  });
   const ctx = await setUpChains();
   [A, B] = [ctx("source"), ctx("destination")];
   client = createApiClient({ baseUrl: service.url });
@@ -214,6 +222,39 @@ describe("what the service refuses, through the client", () => {
     expect(await commit(client, { id, burner, signed: right })).toEqual(first);
     const settled = await waitForStatus(client, { id, status: "swept", timeout: 90_000 });
     expect(await tokenBalance(B, destination.address)).toBe(delivered(settled));
+  });
+
+  it("min_out above what the pool gives: the sweep fails, nothing is delivered, the standing refund sends it back", async () => {
+    const burner = await newBurner(A.chain);
+    const payer = fresh();
+    const standingRefund = await signStandingRefund({
+      signer: burner.account,
+      to: payer,
+      chainIds: [A.chain.chainId],
+    });
+    const destination = { address: fresh(), chainId: A.chain.chainId };
+    const { id } = await createSession(client, { burner, destination, standingRefund });
+    const amount = 2n * 10n ** 18n;
+    await fund(A, burner.address, dai(A), amount);
+    const session = await waitForDetection(client, { id, timeout: 60_000 });
+    const quote = await getQuote(client, { id });
+    const greedy = { ...quote, suggested_min_out: (BigInt(quote.estimated_out) * 2n).toString() };
+    const signed = await signIntent({ signer: burner.account, session, quote: greedy, destination });
+    await commit(client, { id, burner, signed });
+
+    const ended = await waitForStatus(client, { id, status: "swept", timeout: 90_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(ended).toMatchObject({
+      name: "SessionEndedError",
+      code: "unknown",
+      session: { status: "failed" },
+    });
+    expect((ended as { session: Session }).session.error_message).toEqual(expect.any(String));
+    expect(await tokenBalance(A, destination.address)).toBe(0n);
+    // The session failed with a standing refund for the chain: the service bounces the DAI to the payer.
+    await expect.poll(() => tokenBalance(A, payer, dai(A)), { timeout: 60_000, interval: 500 }).toBe(amount);
+    expect(await tokenBalance(A, burner.address, dai(A))).toBe(0n);
   });
 
   it("a USDC deposit has no quote", async () => {
