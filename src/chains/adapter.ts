@@ -1,7 +1,7 @@
 import type { BlockId, ChainAddress, Transfer } from "../domain/types.ts";
-import type { TransferObserved } from "../kafka/records.ts";
+import type { ExecutorCommand, ExecutorResult, TransferObserved } from "../kafka/records.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
-import { BaseError } from "../support/errors.ts";
+import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
 
 /**
@@ -26,8 +26,8 @@ export interface ChainAdapter {
   readonly minRelayerBalance: bigint;
   /** The relayer's balance in the chain's smallest unit, for /health; one try, no retries (the caller bounds its time). */
   relayerBalance(): Promise<bigint>;
-  /** Settlement's side of the chain (sweeps, swaps, bridging): declared now, filled by the executor work. */
-  readonly executor: ChainExecutor;
+  /** Settlement's side of the chain (sweeps, bridge relays, refunds); needs the relayer's key. */
+  createExecutor(deps: ChainExecutorDeps): ChainExecutor;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -126,48 +126,74 @@ export interface ChainIndexer {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Settlement (declared for the executor; no role calls it yet)
+// Settlement: the executor's side of a chain (docs/EXECUTOR.md)
 
-/** One transaction the executor asks a chain to send: a sweep, a swap, a bridge leg. */
-export interface SendRequest {
-  /** Idempotency key: a command id is sent at most once, so a retried command finds its first send. */
-  commandId: string;
-  /** The burner (or other account) the transaction acts for. */
-  from: ChainAddress;
-  /** Family-specific payload, built by the executor with the family's own helpers. */
-  call: { kind: string; data: unknown };
+type CommandOf<T extends ExecutorCommand["command"]["type"]> = Extract<
+  ExecutorCommand["command"],
+  { type: T }
+>;
+export type SettleCommand = CommandOf<"Settle">;
+export type RefundCommand = CommandOf<"Refund">;
+export type RefundAllCommand = CommandOf<"RefundAll">;
+
+/** A transaction id as executor.results carries it (hex, as every family's records spell it there). */
+export type TxHash = `0x${string}`;
+
+/** One try of one step of a command: the ledger key, whether to bump fees, and where broadcasts are told. */
+export interface StepTry {
+  /** "<commandId>/<step>": a step has at most one live transaction, found again after a crash. */
+  key: string;
+  /** The previous try found the transaction stuck: replace it at its nonce with higher fees. */
+  bump: boolean;
+  /** Told each transaction hash put on the wire (first, replacements, re-sends after a restart). */
+  onSubmitted: (txHash: TxHash) => Promise<void>;
 }
 
-export interface Sent {
-  commandId: string;
-  txHash: string;
+type ResultOf<T extends ExecutorResult["result"]["type"]> = Omit<
+  Extract<ExecutorResult["result"], { type: T }>,
+  "type"
+>;
+
+/** A mined transaction whose effect was checked. */
+export type Mined = ResultOf<"TransactionConfirmed">;
+
+/** The sweep mined with its Swept log (the amounts are the log's), and where it delivered. */
+export type SweepDone = ResultOf<"SweepConfirmed"> & { destChainId: number; destAddr: string };
+
+/** A bridge message ready to be received on its destination chain. */
+export interface AttestedMessage {
+  message: string;
+  attestation: string;
 }
 
-export type Confirmation =
-  | { status: "pending"; confirmations: number }
-  | { status: "confirmed"; blockNumber: bigint; blockHash: string }
-  | { status: "failed"; reason: string }
-  /** dropped from the mempool or reorged out: the executor decides whether to send again */
-  | { status: "dropped" };
+export type RelayDone = Omit<ResultOf<"BridgeRelayed">, "destChainId">;
 
+export interface ChainExecutorDeps {
+  ledger: ExecutorLedger;
+  settings: {
+    stuckAfterMs: number;
+    feeBumpPercent: number;
+    bridgeFinality: number;
+    bridgeMaxFeeBps: number;
+    attestationApiUrl: string | undefined;
+    attestationTimeoutMs: number;
+  };
+  signal: AbortSignal;
+}
+
+/** Every method is one try: safe to call again (the ledger resumes its transaction); errors say whether to. */
 export interface ChainExecutor {
-  send(request: SendRequest): Promise<Sent>;
-  confirm(sent: Sent): Promise<Confirmation>;
+  /** The Settle command's sweep on this (the source) chain. */
+  sweep(command: SettleCommand, step: StepTry): Promise<SweepDone>;
+  /** The attested bridge message the sweep transaction `txHash` sent (polls until the attestation is ready). */
+  attestation(txHash: TxHash): Promise<AttestedMessage>;
+  /** Receives a bridge message on this (the destination) chain, for `recipient`. */
+  relay(message: AttestedMessage, recipient: string, step: StepTry): Promise<RelayDone>;
+  refund(command: RefundCommand, step: StepTry): Promise<Mined>;
+  refundAll(command: RefundAllCommand, step: StepTry): Promise<Mined>;
+  /**
+   * A step given up on must not happen later: replaces its pending transaction with a no-op at the
+   * same nonce. Returns the no-op's hash, or null when nothing of the step was pending.
+   */
+  cancel(stepKey: string): Promise<TxHash | null>;
 }
-
-/**
- * The executor of a family whose settlement is not written yet: every call fails, saying so. No role
- * calls it today (the executor role starts idle); it exists so the interface is whole.
- */
-export class NotImplementedUntilSettlement extends BaseError {
-  override name = "NotImplementedUntilSettlement";
-  readonly code = "not_implemented";
-  readonly retryable = false;
-}
-
-export const executorNotImplementedUntilSettlement = (family: ChainFamily): ChainExecutor => ({
-  send: () =>
-    Promise.reject(new NotImplementedUntilSettlement(`${family} send: settlement is not built yet`)),
-  confirm: () =>
-    Promise.reject(new NotImplementedUntilSettlement(`${family} confirm: settlement is not built yet`)),
-});

@@ -1,15 +1,14 @@
 import { createPublicClient, http, type PublicClient } from "viem";
 import type { ChainAdapter } from "../adapter.ts";
-import { executorNotImplementedUntilSettlement } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
+import { createEvmExecutor } from "./executor.ts";
 import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
 
 /** The balance probe's request timeout: /health's own bound on the check. */
 const PROBE_TIMEOUT_MS = 2000;
 
 /**
- * The EVM family's adapter: viem clients live here and nowhere in the roles or /health. Settlement
- * (send/confirm) is declared by the interface and not built yet.
+ * The EVM family's adapter: viem clients live here and nowhere in the roles or /health.
  */
 export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainAdapter {
   let scan: PublicClient | undefined;
@@ -35,6 +34,6 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
       if (!relayer) throw new Error("no relayer configured");
       return probe.getBalance({ address: relayer });
     },
-    executor: executorNotImplementedUntilSettlement("evm"),
+    createExecutor: (deps) => createEvmExecutor(chain, deps),
   };
 }

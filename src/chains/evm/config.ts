@@ -26,6 +26,17 @@ export const evmChainSchema = z.object({
     .optional(),
   /** The chain's USDC-like token, when known (the local stack deploys one). */
   usdc: evmAddressSchema.optional(),
+  /**
+   * The chain's Circle CCTP V2 contracts and domain, when it bridges: the executor burns through the
+   * delegate (which names TokenMessengerV2 itself) and relays `receiveMessage` to this transmitter.
+   */
+  cctp: z
+    .object({
+      domain: z.number().int().nonnegative(),
+      messageTransmitter: evmAddressSchema,
+      tokenMessenger: evmAddressSchema,
+    })
+    .optional(),
   /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
   minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
 });

@@ -1,0 +1,85 @@
+import { type Address, createPublicClient, type Hex, http, type PublicClient } from "viem";
+import type { ChainExecutor, ChainExecutorDeps } from "../adapter.ts";
+import { StepRefused } from "../execution-errors.ts";
+import { fetchAttestation } from "./attestation.ts";
+import { AlreadyReceived, checkMint, earlierReceipt, relayRequest } from "./bridge-relay.ts";
+import type { EvmChainConfig } from "./config.ts";
+import { checkRefund, refundRequest } from "./refunds.ts";
+import { createRelayerWallet } from "./relayer-wallet.ts";
+import { checkSweep, sweepRequest } from "./sweep.ts";
+
+/**
+ * The EVM executor of one chain: its relayer wallet (ledger-backed nonces) and the settlement
+ * calls. Each method is one try; the executor role retries and reports.
+ */
+export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps): ChainExecutor {
+  const key = chain.relayer?.privateKey;
+  if (!key)
+    throw new StepRefused(`chain ${chain.chainId} has no relayer key: the executor cannot send`, null);
+  // Its own client with a bounded request time: a step waits for the node, never forever.
+  const client = createPublicClient({
+    transport: http(chain.rpcUrl, { timeout: 10_000, retryCount: 1 }),
+    pollingInterval: 250,
+  }) as PublicClient;
+  const { settings } = deps;
+  const wallet = createRelayerWallet({
+    chainId: chain.chainId,
+    client,
+    privateKey: key as Hex,
+    ledger: deps.ledger,
+    stuckAfterMs: settings.stuckAfterMs,
+    feeBumpPercent: settings.feeBumpPercent,
+  });
+  const delegate = chain.delegate as Address;
+  const bridge = () => {
+    if (!chain.cctp) throw new StepRefused(`chain ${chain.chainId} has no CCTP bridge configured`, null);
+    return chain.cctp as { domain: number; messageTransmitter: Address; tokenMessenger: Address };
+  };
+
+  return {
+    async sweep(command, step) {
+      const build = sweepRequest(client, wallet.address, command, { chainId: chain.chainId, ...settings });
+      const receipt = await wallet.send(step, build);
+      return checkSweep(
+        client,
+        command,
+        { chainId: chain.chainId, delegate, usdc: chain.usdc as Address | undefined },
+        receipt,
+      );
+    },
+    async attestation(txHash) {
+      if (!settings.attestationApiUrl)
+        throw new StepRefused("no attestation API configured (ATTESTATION_API_URL)", txHash);
+      return fetchAttestation({
+        apiUrl: settings.attestationApiUrl,
+        sourceDomain: bridge().domain,
+        txHash,
+        timeoutMs: settings.attestationTimeoutMs,
+        signal: deps.signal,
+      });
+    },
+    async relay(message, recipient, step) {
+      const b = bridge();
+      try {
+        return checkMint(
+          await wallet.send(step, relayRequest(client, wallet.address, b, message)),
+          b,
+          recipient,
+        );
+      } catch (err) {
+        if (!(err instanceof AlreadyReceived)) throw err;
+        // Received before (by anyone: receiveMessage is open): that relay is the one to report.
+        return checkMint(await earlierReceipt(client, b, err.nonce), b, recipient);
+      }
+    },
+    async refund(command, step) {
+      const receipt = await wallet.send(step, refundRequest(client, wallet.address, delegate, command));
+      return checkRefund(receipt, command, "Refunded");
+    },
+    cancel: (stepKey) => wallet.cancel(stepKey),
+    async refundAll(command, step) {
+      const receipt = await wallet.send(step, refundRequest(client, wallet.address, delegate, command));
+      return checkRefund(receipt, command, "StandingRefundExecuted");
+    },
+  };
+}

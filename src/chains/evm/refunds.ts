@@ -1,0 +1,94 @@
+import {
+  type Address,
+  concat,
+  encodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  type PublicClient,
+  parseEventLogs,
+  type TransactionReceipt,
+} from "viem";
+import type { Mined, RefundAllCommand, RefundCommand } from "../adapter.ts";
+import { EffectMissing, StepRefused, UpstreamUnavailable } from "../execution-errors.ts";
+import { burnerDelegateAbi } from "./abi.ts";
+import type { TxRequest } from "./relayer-wallet.ts";
+import { estimate, mustSucceed, withMargin } from "./sweep.ts";
+
+/**
+ * Refund and RefundAll run the delegate's code in the burner, so the burner must already delegate
+ * (its sweep's authorization, or an earlier delegation). The commands carry no authorization, so a
+ * burner that never delegated is refused with a message saying so.
+ */
+async function mustDelegate(client: PublicClient, burner: Address, delegate: Address): Promise<void> {
+  const code = await client.getCode({ address: burner }).catch((err: unknown) => {
+    throw new UpstreamUnavailable(`code of ${burner}: ${(err as Error).message.split("\n")[0]}`, null);
+  });
+  if ((code ?? "0x").toLowerCase() !== concat(["0xef0100", delegate]).toLowerCase())
+    throw new StepRefused(
+      `burner ${burner} does not delegate to ${delegate} (code ${code ?? "0x"}): a refund needs its EIP-7702 authorization, which the command does not carry`,
+      null,
+    );
+}
+
+/** Refund's and RefundAll's delegate call on an already delegated burner, estimated (a revert is terminal). */
+export function refundRequest(
+  client: PublicClient,
+  relayer: Address,
+  delegate: Address,
+  c: RefundCommand | RefundAllCommand,
+): () => Promise<TxRequest> {
+  return async () => {
+    const burner = c.burner as Address;
+    await mustDelegate(client, burner, delegate);
+    const data =
+      c.type === "Refund"
+        ? encodeFunctionData({
+            abi: burnerDelegateAbi,
+            functionName: "refund",
+            args: [
+              {
+                token: c.token as Address,
+                to: c.to as Address,
+                amount: c.amount,
+                deadline: BigInt(c.deadline),
+                salt: c.salt as Hex,
+              },
+              c.signature as Hex,
+            ],
+          })
+        : encodeFunctionData({
+            abi: burnerDelegateAbi,
+            functionName: "executeStandingRefund",
+            args: [c.to as Address, BigInt(c.deadline), c.signature as Hex, c.token as Address],
+          });
+    const gas = await estimate(() => client.estimateGas({ account: relayer, to: burner, data }));
+    return { to: burner, data, gas: withMargin(gas) };
+  };
+}
+
+/**
+ * The refund's effect: the burner's Refunded / StandingRefundExecuted log for the token and
+ * recipient. The delegate emits it only after the transfer to `to` succeeded in the same call, so
+ * the log is the balance change.
+ */
+export function checkRefund(
+  receipt: TransactionReceipt,
+  c: { burner: string; token: string; to: string },
+  kind: "Refunded" | "StandingRefundExecuted",
+): Mined {
+  mustSucceed(receipt);
+  const logs = parseEventLogs({ abi: burnerDelegateAbi, eventName: kind, logs: receipt.logs });
+  const found = logs.find(
+    (l) =>
+      isAddressEqual(l.address, c.burner as Address) &&
+      isAddressEqual(l.args.token, c.token as Address) &&
+      isAddressEqual(l.args.to, c.to as Address) &&
+      l.args.amount > 0n,
+  );
+  if (!found)
+    throw new EffectMissing(
+      `transaction ${receipt.transactionHash} mined without the burner's ${kind} log: nothing was refunded`,
+      receipt.transactionHash,
+    );
+  return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber };
+}
