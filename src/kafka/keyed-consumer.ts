@@ -1,0 +1,119 @@
+import type { Consumer } from "kafkajs";
+import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
+import type { ReadRecord } from "./topic-reader.ts";
+
+export interface KeyedConsumerOptions {
+  groupId: string;
+  topic: string;
+  /**
+   * Works one record. Records of one key run one after another in offset order; different keys run
+   * at the same time. Resolving means done: its offset may be committed. Rejecting (only on
+   * shutdown, or a bug) leaves it and every later record of its key uncommitted, so the partition's
+   * next owner works them again.
+   */
+  handle: (record: ReadRecord) => Promise<void>;
+  /** Records being worked at once (all keys); fetching waits while this many are in flight. */
+  maxInFlight: number;
+  log: (level: "warn" | "error", msg: string, fields?: object) => void;
+  onCrash?: (error: Error) => void;
+}
+
+export interface KeyedConsumer {
+  start(): Promise<void>;
+  /** Stops fetching, waits for the records in flight to settle, commits what is done, disconnects. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A consumer-group member that works records per key concurrently (a slow record of one session
+ * does not hold up another's) and commits, per partition, only below the oldest record not yet
+ * done: a crash re-delivers everything not finished, and nothing finished is lost.
+ */
+export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptions): KeyedConsumer {
+  const consumer: Consumer = kafkajs(kafka).consumer({
+    groupId: opts.groupId,
+    readUncommitted: false,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3000,
+    maxWaitTimeInMs: 50,
+  });
+  onPermanentCrash(consumer, opts.onCrash);
+  const tails = new Map<string, Promise<void>>();
+  const partitions = new Map<number, { pending: Set<bigint>; next: bigint; committed: bigint }>();
+  const inFlight = new Set<Promise<void>>();
+  // Batches (one per partition, several at once) waiting for room.
+  const waiting = new Set<() => void>();
+
+  const stateOf = (p: number) => {
+    const s = partitions.get(p) ?? { pending: new Set<bigint>(), next: -1n, committed: -1n };
+    partitions.set(p, s);
+    return s;
+  };
+
+  /** Commits below the oldest pending record (or after the newest dispatched one when none is pending). */
+  function commit(partition: number): void {
+    const s = stateOf(partition);
+    let offset = s.next;
+    for (const o of s.pending) if (o < offset) offset = o;
+    if (offset <= s.committed) return;
+    s.committed = offset;
+    consumer
+      .commitOffsets([{ topic: opts.topic, partition, offset: offset.toString() }])
+      // A rebalance took the partition: its new owner re-works what we did not commit (idempotent).
+      .catch((err: Error) => opts.log("warn", "offset commit failed", { partition, err: err.message }));
+  }
+
+  function dispatch(record: ReadRecord): void {
+    const s = stateOf(record.partition);
+    s.pending.add(record.offset);
+    if (record.offset + 1n > s.next) s.next = record.offset + 1n;
+    const key = record.key?.toString() ?? "";
+    const work = (tails.get(key) ?? Promise.resolve()).then(() => opts.handle(record));
+    tails.set(key, work);
+    const tracked = work.then(
+      () => {
+        s.pending.delete(record.offset);
+        commit(record.partition);
+      },
+      (err: unknown) =>
+        opts.log("warn", "record left uncommitted", { key, offset: String(record.offset), err }),
+    );
+    inFlight.add(tracked);
+    void tracked.finally(() => {
+      inFlight.delete(tracked);
+      if (tails.get(key) === work) tails.delete(key);
+      for (const wake of waiting) wake();
+      waiting.clear();
+    });
+  }
+
+  return {
+    async start() {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [opts.topic], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 16,
+        eachBatch: async ({ batch, isRunning, isStale, resolveOffset, heartbeat }) => {
+          for (const m of batch.messages) {
+            if (!isRunning() || isStale()) return;
+            while (inFlight.size >= opts.maxInFlight) {
+              await new Promise<void>((r) => waiting.add(r));
+              await heartbeat();
+            }
+            dispatch({ partition: batch.partition, offset: BigInt(m.offset), key: m.key, value: m.value });
+            // Moves the fetch position only; commits are ours (autoCommit is off).
+            resolveOffset(m.offset);
+          }
+          await heartbeat();
+        },
+      });
+    },
+    async stop() {
+      await consumer.stop();
+      await Promise.allSettled([...inFlight]);
+      await consumer.disconnect();
+    },
+  };
+}
