@@ -10,6 +10,8 @@ export interface Infra {
   brokers: string[];
   cassandra: { contactPoints: string[]; localDataCenter: string; keyspace: string };
   chains: ChainConfig[];
+  /** The local stack's CCTP attester (the executor's attestation API when ATTESTATION_API_URL is unset). */
+  attestationApiUrl?: string | undefined;
 }
 
 /**
@@ -28,8 +30,12 @@ const stackFileSchema = z.object({
       delegate: z.string(),
       usdc: z.string(),
       relayer: z.object({ address: z.string(), privateKey: z.string() }),
+      cctp: z
+        .object({ domain: z.number(), messageTransmitter: z.string(), tokenMessenger: z.string() })
+        .optional(),
     }),
   ),
+  attester: z.object({ url: z.string() }).optional(),
 });
 export type StackFile = z.infer<typeof stackFileSchema>;
 
@@ -90,6 +96,7 @@ export async function resolveInfra(
       keyspace: config.CASSANDRA_KEYSPACE,
     },
     chains: config.chains ?? (stack?.chains ?? []).map(localChain),
+    attestationApiUrl: stack?.attester?.url,
   };
 }
 
@@ -107,4 +114,13 @@ const localChain = (c: StackFile["chains"][number]): ChainConfig => ({
     privateKey: c.relayer.privateKey,
   },
   minRelayerBalanceWei: "10000000000000000",
+  ...(c.cctp
+    ? {
+        cctp: {
+          domain: c.cctp.domain,
+          messageTransmitter: c.cctp.messageTransmitter.toLowerCase() as `0x${string}`,
+          tokenMessenger: c.cctp.tokenMessenger.toLowerCase() as `0x${string}`,
+        },
+      }
+    : {}),
 });

@@ -1,7 +1,8 @@
 import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
+import { executorRole } from "./roles/executor.ts";
 import { gatewayRole } from "./roles/gateway.ts";
-import { executorRole, webhooksRole } from "./roles/idle.ts";
+import { webhooksRole } from "./roles/idle.ts";
 import { indexerRole } from "./roles/indexer.ts";
 import { projectorRole } from "./roles/projector.ts";
 import {

@@ -1,0 +1,38 @@
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { createExecutor, EXECUTOR_GROUP } from "../../executor/executor.ts";
+import type { RoleModule } from "../shared.ts";
+
+/** executor.commands -> the chains (sweeps, bridge relays, refunds) -> executor.results. */
+export const executorRole: RoleModule = {
+  name: "executor",
+  async start(shared, log) {
+    const c = shared.config;
+    const executor = createExecutor({
+      kafka: shared.kafka,
+      codecs: shared.codecs,
+      cassandra: shared.cassandra,
+      chains: shared.chains,
+      log,
+      settings: {
+        stuckAfterMs: c.EXECUTOR_STUCK_AFTER_MS,
+        feeBumpPercent: c.EXECUTOR_FEE_BUMP_PERCENT,
+        bridgeFinality: c.EXECUTOR_BRIDGE_FINALITY,
+        bridgeMaxFeeBps: c.EXECUTOR_BRIDGE_MAX_FEE_BPS,
+        attestationApiUrl: c.ATTESTATION_API_URL ?? shared.infra.attestationApiUrl,
+        attestationTimeoutMs: c.ATTESTATION_TIMEOUT_MS,
+        maxAttempts: c.EXECUTOR_MAX_ATTEMPTS,
+        baseMs: c.EXECUTOR_RETRY_BASE_MS,
+        maxMs: c.EXECUTOR_RETRY_MAX_MS,
+        concurrency: c.EXECUTOR_CONCURRENCY,
+      },
+    });
+    await executor.start();
+    return {
+      role: "executor",
+      summary: `${TOPIC.executorCommands} in group "${EXECUTOR_GROUP}" -> relayers on chains ${
+        executor.chainIds.join(", ") || "(none: no relayer keys)"
+      } -> ${TOPIC.executorResults}`,
+      stop: executor.stop,
+    };
+  },
+};

@@ -1,0 +1,84 @@
+import { TOPIC } from "../../topics/catalogue.ts";
+import type { ChainAdapter, ChainExecutor, ChainExecutorDeps } from "../chains/adapter.ts";
+import { createPlainProducer } from "../kafka/at-least-once.ts";
+import type { KafkaClient } from "../kafka/client.ts";
+import type { Codecs } from "../kafka/codecs.ts";
+import { createKeyedConsumer } from "../kafka/keyed-consumer.ts";
+import type { Logger } from "../logging.ts";
+import type { CassandraClient } from "../store/cassandra.ts";
+import { executorLedger } from "../store/executor-ledger.ts";
+import { handleCommand } from "./handle-command.ts";
+import { resultReporter } from "./results.ts";
+import type { StepPolicy } from "./step.ts";
+
+/** The executor's consumer group: members share executor.commands' partitions. */
+export const EXECUTOR_GROUP = "executor";
+
+export interface ExecutorOptions {
+  kafka: KafkaClient;
+  codecs: Codecs;
+  cassandra: CassandraClient;
+  chains: readonly ChainAdapter[];
+  settings: ChainExecutorDeps["settings"] & Omit<StepPolicy, "signal"> & { concurrency: number };
+  log: Logger;
+}
+
+/**
+ * The executor: works executor.commands (per session in order, sessions side by side), sends
+ * through each chain's relayer, reports on executor.results, and commits a command's offset only
+ * once everything it did is in the ledger and everything it reports is on the topic.
+ */
+export function createExecutor(opts: ExecutorOptions) {
+  const abort = new AbortController();
+  const ledger = executorLedger(opts.cassandra);
+  const executors = new Map<number, ChainExecutor>();
+  for (const adapter of opts.chains) {
+    if (!adapter.relayer) continue;
+    executors.set(
+      adapter.chain.chainId,
+      adapter.createExecutor({ ledger, settings: opts.settings, signal: abort.signal }),
+    );
+  }
+  const producer = createPlainProducer(opts.kafka);
+  const report = resultReporter(producer, opts.codecs);
+  const { maxAttempts, baseMs, maxMs } = opts.settings;
+  const policy: StepPolicy = { maxAttempts, baseMs, maxMs, signal: abort.signal };
+  const consumer = createKeyedConsumer(opts.kafka, {
+    groupId: EXECUTOR_GROUP,
+    topic: TOPIC.executorCommands,
+    maxInFlight: opts.settings.concurrency,
+    log: (level, msg, fields) => opts.log[level](fields ?? {}, msg),
+    onCrash: (err) => opts.log.error({ err }, "executor consumer stopped"),
+    async handle(record) {
+      let command: ReturnType<Codecs["executorCommand"]["decode"]>;
+      try {
+        command = opts.codecs.executorCommand.decode(record.value ?? Buffer.alloc(0));
+      } catch (err) {
+        // Nothing to answer to without a command id: skipped, loudly.
+        opts.log.error({ err, offset: String(record.offset) }, "undecodable executor command skipped");
+        return;
+      }
+      opts.log.info({ commandId: command.commandId, type: command.command.type }, "command");
+      await handleCommand(command, {
+        executors,
+        report,
+        policy,
+        log: (msg, fields) => opts.log.warn(fields ?? {}, msg),
+      });
+    },
+  });
+
+  return {
+    /** The chains this process can send on. */
+    chainIds: [...executors.keys()],
+    async start() {
+      await producer.connect();
+      await consumer.start();
+    },
+    async stop() {
+      abort.abort(new Error("executor stopping"));
+      await consumer.stop();
+      await producer.disconnect();
+    },
+  };
+}

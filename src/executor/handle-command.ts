@@ -1,0 +1,91 @@
+import type { ChainExecutor, Mined, StepTry, TxHash } from "../chains/adapter.ts";
+import type { ExecutorCommand } from "../kafka/records.ts";
+import type { Report } from "./results.ts";
+import { messageOf, runStep, StepGaveUp, type StepPolicy } from "./step.ts";
+
+export interface CommandDeps {
+  /** The executor of each chain the process can send on, by chain id. */
+  executors: ReadonlyMap<number, ChainExecutor>;
+  report: Report;
+  policy: StepPolicy;
+  log: (msg: string, fields?: object) => void;
+}
+
+/**
+ * Carries out one command and reports every step on executor.results. Resolves once everything is
+ * reported (the command is done and its offset may be committed); rejects only on shutdown. Running
+ * a command again (re-delivered after a crash) resumes each step from the ledger and re-reports.
+ */
+export async function handleCommand(command: ExecutorCommand, deps: CommandDeps): Promise<void> {
+  const { report } = deps;
+  const fail = (errorMessage: string, retryable: boolean, txHash: TxHash | null, chainId?: number) =>
+    report(command, { type: "ExecutionFailed", errorMessage, retryable, txHash }, chainId);
+  const step = <T>(name: string, chainId: number, fn: (t: StepTry) => Promise<T>, submitted = true) =>
+    runStep(
+      `${command.commandId}/${name}`,
+      deps.policy,
+      {
+        onSubmitted: (txHash) =>
+          submitted ? report(command, { type: "TransactionSubmitted", txHash }, chainId) : Promise.resolve(),
+        onRetry: (err, txHash) => fail(`${name}: ${messageOf(err)}`, true, txHash, chainId),
+        onGiveUp: async () => {
+          const cancelled = await deps.executors
+            .get(chainId)
+            ?.cancel(`${command.commandId}/${name}`)
+            .catch((err: unknown) => deps.log("cancel failed", { commandId: command.commandId, err }));
+          if (cancelled)
+            deps.log("pending transaction cancelled", { commandId: command.commandId, cancelled });
+        },
+      },
+      fn,
+    );
+  const executorOf = (chainId: number): ChainExecutor => {
+    const found = deps.executors.get(chainId);
+    if (!found) throw new StepGaveUp(`no executor for chain ${chainId} (no relayer configured)`, null);
+    return found;
+  };
+
+  const c = command.command;
+  try {
+    switch (c.type) {
+      case "Settle": {
+        const source = executorOf(command.chainId);
+        const swept = await step("sweep", command.chainId, (t) => source.sweep(c, t));
+        const { destChainId, destAddr, txHash, blockNumber, bridged, ...amounts } = swept;
+        await report(command, { type: "SweepConfirmed", txHash, blockNumber, bridged, ...amounts });
+        if (!bridged) return;
+        const dest = executorOf(destChainId);
+        // The relay's hash is not a TransactionSubmitted: the session's sweep_tx is the sweep's.
+        const relayed = await step(
+          "relay",
+          destChainId,
+          async (t) => dest.relay(await source.attestation(txHash), destAddr, t),
+          false,
+        );
+        await report(command, { type: "BridgeRelayed", destChainId, ...relayed });
+        return;
+      }
+      case "Refund":
+      case "RefundAll": {
+        const chain = executorOf(command.chainId);
+        const done: Mined = await step(c.type === "Refund" ? "refund" : "refund-all", command.chainId, (t) =>
+          c.type === "Refund" ? chain.refund(c, t) : chain.refundAll(c, t),
+        );
+        await report(command, { type: "TransactionConfirmed", ...done });
+        return;
+      }
+      case "Sweep":
+      case "Charge":
+        await fail(`unsupported command ${c.type}`, false, null);
+        return;
+      default: {
+        const never: never = c;
+        await fail(`unsupported command ${(never as { type: string }).type}`, false, null);
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof StepGaveUp)) throw err;
+    deps.log("command failed", { commandId: command.commandId, error: err.message });
+    await fail(err.message, false, err.txHash);
+  }
+}
