@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ensureAttester, stopAttester } from "./attester.ts";
 import { ensureCassandra } from "./cassandra.ts";
 import { ensureChains, type LocalChain, stopChains } from "./chains.ts";
 import { ensureKafka } from "./kafka.ts";
@@ -13,9 +14,11 @@ export interface StackInfo {
   kafka: { brokers: string[] };
   cassandra: { contactPoints: string[]; localDataCenter: string };
   chains: LocalChain[];
+  /** The local CCTP attester: Circle's attestation API for the local bridge (the executor's ATTESTATION_API_URL). */
+  attester: { url: string };
   logs: string;
   /** Which servers this call started (false: they were already running or came from the environment). */
-  started: { kafka: boolean; cassandra: boolean; chains: boolean };
+  started: { kafka: boolean; cassandra: boolean; chains: boolean; attester: boolean };
 }
 
 export const DEFAULT_ROOT = ".local";
@@ -33,12 +36,20 @@ export async function ensureStack(
     ensureCassandra({ root, log }),
     ensureChains({ root, log }),
   ]);
+  // After the chains: it attests for the bridge they deployed.
+  const attester = await ensureAttester({ root, chains: chains.chains, log });
   const info: StackInfo = {
     kafka: { brokers: kafka.brokers },
     cassandra: { contactPoints: cassandra.contactPoints, localDataCenter: cassandra.localDataCenter },
     chains: chains.chains,
+    attester: { url: attester.url },
     logs: path.join(root, "logs"),
-    started: { kafka: kafka.started, cassandra: cassandra.started, chains: chains.started },
+    started: {
+      kafka: kafka.started,
+      cassandra: cassandra.started,
+      chains: chains.started,
+      attester: attester.started,
+    },
   };
   await writeFile(stackFile(root), `${JSON.stringify(info, null, 2)}\n`);
   return info;
@@ -55,6 +66,7 @@ export async function readStack(root = DEFAULT_ROOT): Promise<StackInfo | null> 
 /** Stops what runs from this root (each part only if its pid file names a live process of ours). */
 export async function stopStack(opts: { root?: string; log?: (line: string) => void } = {}): Promise<void> {
   const root = path.resolve(opts.root ?? DEFAULT_ROOT);
+  await stopAttester(root, opts.log);
   await Promise.all([
     stopKafka(root),
     stopCassandra(root),

@@ -12,7 +12,7 @@ import {
   testUsdcAbi,
   tokenMessengerV2Abi,
 } from "../../src/chains/evm/abi.ts";
-import { attesterChainsFromStack, createAttester } from "../../src/chains/evm/cctp-attester.ts";
+import { attesterChainsFromStack, createAttester } from "../../deploy/local/cctp-attester.ts";
 import {
   addressToBytes32,
   decodeBurnBody,

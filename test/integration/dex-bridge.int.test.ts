@@ -26,7 +26,7 @@ import {
   attesterChainsFromStack,
   createAttester,
   startAttesterServer,
-} from "../../src/chains/evm/cctp-attester.ts";
+} from "../../deploy/local/cctp-attester.ts";
 import {
   addressToBytes32,
   decodeBurnBody,

@@ -3,7 +3,8 @@
 // expirationBlock stay 0 here), signs keccak256(message) with the attester key, and serves it in the wire form
 // of `GET /v2/messages/{sourceDomainId}?transactionHash=0x...`. Nothing is stored: the nonce is derived from
 // (source domain, transaction hash, log index), so every query of one event returns the same signed message and
-// one burn can be minted only once. Run alone: `npx tsx src/chains/evm/cctp-attester.ts` (reads .local/stack.json).
+// one burn can be minted only once. The local stack runs it as a process (deploy/local/attester.ts); by hand:
+// `npx tsx deploy/local/cctp-attester.ts` (chains from ATTESTER_CHAINS, else .local/stack.json).
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import Fastify, { type FastifyInstance } from "fastify";
@@ -20,7 +21,7 @@ import {
   TransactionReceiptNotFoundError,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { messageTransmitterV2Abi } from "./abi.ts";
+import { messageTransmitterV2Abi } from "../../src/chains/evm/abi.ts";
 import {
   type BurnMessageBody,
   bytes32ToAddress,
@@ -30,7 +31,7 @@ import {
   encodeMessage,
   FINALITY_CONFIRMED,
   FINALITY_FINALIZED,
-} from "./cctp-message.ts";
+} from "../../src/chains/evm/cctp-message.ts";
 
 export type AttesterChain = {
   domain: number;
@@ -199,12 +200,16 @@ export function attesterChainsFromStack(stack: {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const stack = JSON.parse(readFileSync(process.env.STACK_FILE ?? ".local/stack.json", "utf8"));
+  const chains: AttesterChain[] = process.env.ATTESTER_CHAINS
+    ? JSON.parse(process.env.ATTESTER_CHAINS)
+    : attesterChainsFromStack(
+        JSON.parse(readFileSync(process.env.STACK_FILE ?? ".local/stack.json", "utf8")),
+      );
   // anvil dev account #4 (deploy/local/chains.ts DEV_ACCOUNTS.attester): a public test key, local chains only.
   const privateKey = (process.env.ATTESTER_PRIVATE_KEY ??
     "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a") as Hex;
   const { url } = await startAttesterServer({
-    chains: attesterChainsFromStack(stack),
+    chains,
     privateKey,
     port: Number(process.env.ATTESTER_PORT ?? 18547),
   });
