@@ -2,13 +2,14 @@
 // deposit mined on the source anvil chain and detected by the indexer. A second gateway (a child
 // process) is configured with an unreachable RPC for every chain: its commit, refund-all and quote
 // answer 502 and the session does not change. Signatures are made by the client library's signers.
-import { createPublicClient, type Hex, http, zeroAddress } from "viem";
+import { createPublicClient, erc20Abi, type Hex, http, zeroAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
 import { intentTypedData } from "../../src/chains/evm/eip712.ts";
 import { uniswapV2RouterAbi } from "../../src/chains/evm/uniswap-v2.ts";
 import { intentMessage, signIntent } from "../../src/client/actions/sign-intent.ts";
+import { signRefund } from "../../src/client/actions/sign-refund.ts";
 import { signStandingRefund } from "../../src/client/actions/sign-standing-refund.ts";
 import type { Burner } from "../../src/client/burner.ts";
 import type { Session } from "../../src/client/types.ts";
@@ -261,4 +262,68 @@ describe("an unreachable RPC", () => {
     const ok = await post(service.url, `/sessions/${id}/commit`, body);
     expect([ok.status, (await json(ok)).status]).toEqual([200, "detected"]);
   });
+});
+
+describe("POST /sessions/:id/refund with the executor", () => {
+  let executor: Child | undefined;
+  beforeAll(async () => {
+    executor = await startChild("executor", ["src/cli.ts", "executor"], {
+      env: { LOG_LEVEL: "warn" },
+      ready: /^executor\s+(.*)$/,
+      timeoutMs: 120_000,
+    });
+  }, 150_000);
+  afterAll(async () => {
+    await executor?.stop();
+  });
+
+  it("sends money that arrived after the sweep back under the burner's signed Refund, and answers its tx_hash", async () => {
+    // A same-chain destination: the sweep needs no bridge, and it delegates the burner, which the
+    // refund's call runs on.
+    const burner = await newBurner(source);
+    const created = await post(service.url, "/sessions", sessionBody(burner, source));
+    const { id } = await json(created);
+    await fund(source, burner.address, 2_000_000n, "usdc");
+    const session = await pollUntil(id, (s) => s.status === "detected");
+    expect(
+      (await post(service.url, `/sessions/${id}/commit`, await commitBody(burner, session))).status,
+    ).toBe(200);
+    await pollUntil(id, (s) => s.status === "swept", 90_000);
+
+    await fund(source, burner.address, 1_000_000n, "usdc");
+    await pollUntil(id, (s) => s.deposits.length === 2);
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const body = await signRefund({
+      signer: burner.account,
+      chainId: source.chainId,
+      token: source.usdc,
+      to,
+      amount: 1_000_000n,
+    });
+    const res = await post(service.url, `/sessions/${id}/refund`, body);
+    const answer = await json(res);
+    expect([res.status, answer]).toEqual([
+      200,
+      {
+        tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        to: to.toLowerCase(),
+        token: source.usdc.toLowerCase(),
+      },
+    ]);
+    const client = createPublicClient({ transport: http(source.rpcUrl) });
+    await client.waitForTransactionReceipt({ hash: answer.tx_hash });
+    const balance = await client.readContract({
+      address: source.usdc,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [to],
+    });
+    expect(balance).toBe(1_000_000n);
+    const done = await pollUntil(id, (s) => s.refunds.some((r) => r.status === "confirmed"));
+    expect(done.refunds).toMatchObject([{ kind: "refund", amount: "1000000", status: "confirmed" }]);
+
+    // The same signed refund again joins the first: same record, same transaction, nothing sent twice.
+    const again = await post(service.url, `/sessions/${id}/refund`, body);
+    expect([again.status, (await json(again)).tx_hash]).toEqual([200, done.refunds[0]?.tx_hash]);
+  }, 150_000);
 });
