@@ -23,15 +23,19 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
+const DEFAULT_ROLES: readonly Role[] = ["actors", "projector", "indexer", "gateway"];
+
 export async function startTestService(
-  opts: { roles?: Role[]; env?: Record<string, string> } = {},
+  opts: { roles?: readonly Role[]; env?: Record<string, string> } = {},
 ): Promise<TestService> {
   const stack = await ensureStack({ root: ".local" });
   const config = parseConfig({ LOG_LEVEL: "warn", ...process.env, PORT: "0", ...opts.env });
   const { abort, ...ctx } = await boot(config, createLogger(config.LOG_LEVEL, "test"), {});
   const running: RunningRole[] = [];
-  const wanted = opts.roles ?? [...ROLES];
-  for (const role of ["actors", "projector", "indexer", "gateway"] as Role[]) {
+  // By default the roles every session test needs; the executor (and the idle webhooks role) only
+  // where asked for, so suites that drive the executor themselves (a child process they kill) own it.
+  const wanted = opts.roles ?? DEFAULT_ROLES;
+  for (const role of ROLES) {
     if (wanted.includes(role)) running.push(await startRole(role, ctx));
   }
   const gateway = running.find((r) => r.role === "gateway");
