@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { ExecutorLedger, LedgerRow } from "../../store/executor-ledger.ts";
 import type { StepTry } from "../adapter.ts";
 import { NonceTaken, TransactionStuck, UpstreamUnavailable } from "../execution-errors.ts";
+import { type Fees, replacementFees } from "./fees.ts";
 
 /** A call the relayer pays for; `gas` is estimated by the builder (which also proves the call does not revert). */
 export interface TxRequest {
@@ -181,15 +182,11 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
    */
   async function replace(row: LedgerRow, instead?: TxRequest): Promise<LedgerRow> {
     const old = parseTransaction(row.rawTx);
-    const now = await currentFees();
-    const fees = {
-      maxFeePerGas: max(bumped(old.maxFeePerGas ?? 0n, opts.feeBumpPercent), now.maxFeePerGas),
-      maxPriorityFeePerGas: max(
-        bumped(old.maxPriorityFeePerGas ?? 0n, opts.feeBumpPercent),
-        now.maxPriorityFeePerGas,
-      ),
-    };
-    if (fees.maxPriorityFeePerGas > fees.maxFeePerGas) fees.maxFeePerGas = fees.maxPriorityFeePerGas;
+    const fees = replacementFees(
+      { maxFeePerGas: old.maxFeePerGas ?? 0n, maxPriorityFeePerGas: old.maxPriorityFeePerGas ?? 0n },
+      await currentFees(),
+      opts.feeBumpPercent,
+    );
     const req: TxRequest = instead ?? {
       to: old.to as Address,
       data: old.data ?? "0x",
@@ -263,13 +260,5 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
   };
 }
 
-type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-
-const max = (a: bigint, b: bigint) => (a > b ? a : b);
-/** Rounded up, so a small fee still rises by the whole bump. */
-const bumped = (fee: bigint, percent: number): bigint => {
-  const tenths = BigInt(Math.ceil(percent * 10));
-  return (fee * (1000n + tenths) + 999n) / 1000n;
-};
 const shortOf = (err: unknown): string =>
   err instanceof Error ? ((err as { shortMessage?: string }).shortMessage ?? err.message) : String(err);

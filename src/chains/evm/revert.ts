@@ -19,8 +19,9 @@ export function revertMessage(err: unknown): string | null {
     if (data && data.errorName !== "Error" && data.errorName !== "Panic") return named(data);
     return reverted.reason ?? reverted.shortMessage;
   }
-  const text = err.shortMessage ?? err.message;
-  if (!/revert/i.test(text)) return null;
+  // The node's words are in the details, under a generic short message ("RPC Request failed.").
+  if (!/revert/i.test(err.message)) return null;
+  const text = err.details || err.shortMessage;
   // A plain estimate (no ABI): the node's error carries the revert data.
   const raw = err.walk((e) => typeof (e as { data?: unknown }).data === "string") as
     | { data?: Hex }
