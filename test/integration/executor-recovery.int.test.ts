@@ -204,3 +204,27 @@ async function messageOf(hash: Hex): Promise<Hex> {
   if (call.functionName !== "receiveMessage") throw new Error(`${hash} is not a receiveMessage`);
   return call.args[0];
 }
+
+it(
+  "a settle waiting on its bridge relay does not hold up another session's command in the same partition",
+  async () => {
+    await executor();
+    const slow = await newBurner(src, usdc(3));
+    const slowCmd = await settleCommand(
+      src,
+      slow,
+      intentFor(src, { deadline: (await now(src)) + 3600n, destChainId: BigInt(dst.chain.chainId) }),
+    );
+    const fast = await newBurner(src, usdc(3));
+    const fastCmd = await settleCommand(src, fast, intentFor(src, { deadline: (await now(src)) + 3600n }));
+    await setMining(dst, false);
+    await bus.send(slowCmd, 0);
+    await bus.waitFor(slowCmd.commandId, "SweepConfirmed");
+    await bus.send(fastCmd, 0);
+    await bus.waitFor(fastCmd.commandId, "SweepConfirmed");
+    expect(bus.of(slowCmd.commandId).some((r) => r.type === "BridgeRelayed")).toBe(false);
+    await setMining(dst, true);
+    await bus.waitFor(slowCmd.commandId, "BridgeRelayed");
+  },
+  T,
+);

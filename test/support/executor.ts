@@ -106,9 +106,14 @@ export function executorBus(kafka: KafkaClient) {
       await consumer.stop();
       await producer.disconnect();
     },
-    async send(command: ExecutorCommand) {
+    /** Keyed by session id like the actors' outbox; `partition` pins it (to put two sessions side by side). */
+    async send(command: ExecutorCommand, partition?: number) {
       await producer.send(TOPIC.executorCommands, [
-        { key: command.sessionId ?? command.commandId, value: executorCommandCodec.encode(command) },
+        {
+          key: command.sessionId ?? command.commandId,
+          value: executorCommandCodec.encode(command),
+          ...(partition === undefined ? {} : { partition }),
+        },
       ]);
     },
     /** The results of a command so far, in order. */
