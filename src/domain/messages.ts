@@ -60,8 +60,18 @@ export type ExecutorWork =
       deadline: number;
       salt: Hex;
       signature: Hex;
+      /** Carried by the transaction when the burner does not delegate yet (nothing was ever swept). */
+      auth: Authorization | null;
     }
-  | { type: "RefundAll"; burner: Address; token: Address; to: Address; deadline: number; signature: Hex };
+  | {
+      type: "RefundAll";
+      burner: Address;
+      token: Address;
+      to: Address;
+      deadline: number;
+      signature: Hex;
+      auth: Authorization | null;
+    };
 
 export interface ExecutorMessage {
   type: "Executor";

@@ -47,6 +47,7 @@ export function decideRefund(command: RequestRefund, state: Session): Decision {
           deadline,
           salt,
           signature,
+          auth: state.auth,
         },
       },
     })
@@ -141,6 +142,7 @@ function requestRefundAll(state: Session, b: DecisionBuilder, chainId: number, t
         to: sr.to,
         deadline: sr.deadline,
         signature,
+        auth: state.auth,
       },
     },
   });

@@ -274,8 +274,15 @@ export const executorCommand = f.record({
   chainId: f.number,
   command: union({
     Sweep: { burner: f.address, token: f.address, amount: f.amount },
-    Refund: { burner: f.address, ...signedRefund },
-    RefundAll: { burner: f.address, token: f.address, to: f.address, deadline: f.number, signature: f.hex },
+    Refund: { burner: f.address, ...signedRefund, auth: f.nullable(authorization) },
+    RefundAll: {
+      burner: f.address,
+      token: f.address,
+      to: f.address,
+      deadline: f.number,
+      signature: f.hex,
+      auth: f.nullable(authorization),
+    },
     Charge: { subscriptionId: f.string, periodIndex: f.number, token: f.address, amount: f.amount },
     Settle: { burner: f.address, auth: authorization, intent, signature: f.hex, feeBps: f.number },
   }),

@@ -179,6 +179,7 @@ describe("Refund and RefundAll", () => {
           deadline: Number(message.deadline),
           salt: message.salt,
           signature,
+          auth: null,
         },
       };
       await bus.send(cmd);
@@ -210,6 +211,7 @@ describe("Refund and RefundAll", () => {
           to,
           deadline: Number(deadline),
           signature,
+          auth: null,
         },
       };
       await bus.send(cmd);
@@ -220,33 +222,74 @@ describe("Refund and RefundAll", () => {
     T,
   );
 
+  /** A burner that never delegated (an expired session's) holding 2 USDC, and its standing refund. */
+  async function undelegatedBurner() {
+    const burner = privateKeyToAccount(generatePrivateKey());
+    await fund(src, burner.address, src.chain.usdc, usdc(2));
+    const to = randomAddress();
+    const deadline = await later(src);
+    const signature = await burner.signTypedData(
+      standingRefundTypedData(src.chain.chainId, burner.address, { to, deadline }),
+    );
+    const auth = await burner.signAuthorization({
+      address: src.chain.delegate,
+      chainId: src.chain.chainId,
+      nonce: 0,
+    });
+    const sessionId = crypto.randomUUID();
+    const command = (withAuth: boolean): ExecutorCommand => ({
+      ...base(
+        sessionId,
+        `${sessionId}:refund-all:${src.chain.chainId}:${src.chain.usdc}:${withAuth ? 1 : 0}`,
+      ),
+      command: {
+        type: "RefundAll",
+        burner: burner.address,
+        token: src.chain.usdc,
+        to,
+        deadline: Number(deadline),
+        signature: signature as Hex,
+        auth: withAuth
+          ? {
+              address: auth.address,
+              chainId: auth.chainId,
+              nonce: auth.nonce,
+              r: auth.r,
+              s: auth.s,
+              yParity: auth.yParity ?? 0,
+            }
+          : null,
+      },
+    });
+    return { burner, to, command };
+  }
+
   it(
-    "refuses a RefundAll for a burner that never delegated, saying the authorization is missing; nothing is sent",
+    "refuses a RefundAll for a burner that never delegated when the command carries no authorization; nothing is sent",
     async () => {
-      const burner = privateKeyToAccount(generatePrivateKey());
-      await fund(src, burner.address, src.chain.usdc, usdc(2));
-      const to = randomAddress();
-      const deadline = await later(src);
-      const signature = await burner.signTypedData(
-        standingRefundTypedData(src.chain.chainId, burner.address, { to, deadline }),
-      );
-      const sessionId = crypto.randomUUID();
-      const cmd: ExecutorCommand = {
-        ...base(sessionId, `${sessionId}:refund-all:${src.chain.chainId}:${src.chain.usdc}:1`),
-        command: {
-          type: "RefundAll",
-          burner: burner.address,
-          token: src.chain.usdc,
-          to,
-          deadline: Number(deadline),
-          signature: signature as Hex,
-        },
-      };
+      const { burner, command } = await undelegatedBurner();
+      const cmd = command(false);
       await bus.send(cmd);
       const failed = await bus.waitFor(cmd.commandId, "ExecutionFailed");
       expect(failed).toMatchObject({ retryable: false, txHash: null });
-      expect(failed.errorMessage).toMatch(/does not delegate.*authorization/);
+      expect(failed.errorMessage).toMatch(/does not delegate.*no authorization/);
       expect(await tokenBalance(src, burner.address)).toBe(usdc(2));
+    },
+    T,
+  );
+
+  it(
+    "delegates a burner that never delegated in the refund's own type-4 transaction, with the command's authorization",
+    async () => {
+      const { burner, to, command } = await undelegatedBurner();
+      const cmd = command(true);
+      await bus.send(cmd);
+      await bus.waitFor(cmd.commandId, "TransactionConfirmed");
+      expect(await tokenBalance(src, to)).toBe(usdc(2));
+      expect(await tokenBalance(src, burner.address)).toBe(0n);
+      expect((await src.client.getCode({ address: burner.address }))?.toLowerCase()).toBe(
+        `0xef0100${src.chain.delegate.slice(2).toLowerCase()}`,
+      );
     },
     T,
   );

@@ -47,6 +47,7 @@ export function recordGenerator(seed: number): RecordGen {
           deadline: secs(),
           salt: g.hex(32),
           signature: g.hex(65),
+          auth: g.maybe(g.authorization),
         };
       case 2:
         return {
@@ -56,6 +57,7 @@ export function recordGenerator(seed: number): RecordGen {
           to: g.address(),
           deadline: secs(),
           signature: g.hex(65),
+          auth: g.maybe(g.authorization),
         };
       default:
         return {

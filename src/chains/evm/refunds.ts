@@ -6,28 +6,43 @@ import {
   isAddressEqual,
   type PublicClient,
   parseEventLogs,
+  type SignedAuthorization,
   type TransactionReceipt,
 } from "viem";
 import type { Mined, RefundAllCommand, RefundCommand } from "../adapter.ts";
 import { EffectMissing, StepRefused, UpstreamUnavailable } from "../execution-errors.ts";
 import { burnerDelegateAbi } from "./abi.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
-import { estimate, mustSucceed, withMargin } from "./sweep.ts";
+import { estimate, mustSucceed, signedAuthorization, withMargin } from "./sweep.ts";
 
-/**
- * Refund and RefundAll run the delegate's code in the burner, so the burner must already delegate
- * (its sweep's authorization, or an earlier delegation). The commands carry no authorization, so a
- * burner that never delegated is refused with a message saying so.
- */
-async function mustDelegate(client: PublicClient, burner: Address, delegate: Address): Promise<void> {
+/** Whether the burner's code is the delegation designator to our delegate. */
+async function delegates(client: PublicClient, burner: Address, delegate: Address): Promise<boolean> {
   const code = await client.getCode({ address: burner }).catch((err: unknown) => {
     throw new UpstreamUnavailable(`code of ${burner}: ${(err as Error).message.split("\n")[0]}`, null);
   });
-  if ((code ?? "0x").toLowerCase() !== concat(["0xef0100", delegate]).toLowerCase())
+  return (code ?? "0x").toLowerCase() === concat(["0xef0100", delegate]).toLowerCase();
+}
+
+/**
+ * Refund and RefundAll run the delegate's code in the burner. A burner that does not delegate yet
+ * (its money was never swept: an expired session, a sweep that never went out) is delegated by the
+ * same transaction, a type-4 one carrying the burner's authorization from the command. Without one
+ * it is refused with a message saying so. An authorization the chain skips (a stale nonce) leaves
+ * the call running against an account with no code: checkRefund then finds no refund log.
+ */
+async function authorizationFor(
+  client: PublicClient,
+  delegate: Address,
+  c: RefundCommand | RefundAllCommand,
+): Promise<SignedAuthorization[] | undefined> {
+  const burner = c.burner as Address;
+  if (await delegates(client, burner, delegate)) return undefined;
+  if (c.auth === null)
     throw new StepRefused(
-      `burner ${burner} does not delegate to ${delegate} (code ${code ?? "0x"}): a refund needs its EIP-7702 authorization, which the command does not carry`,
+      `burner ${burner} does not delegate to ${delegate} and the command carries no authorization`,
       null,
     );
+  return [signedAuthorization(c.auth)];
 }
 
 /** Refund's and RefundAll's delegate call on an already delegated burner, estimated (a revert is terminal). */
@@ -39,7 +54,7 @@ export function refundRequest(
 ): () => Promise<TxRequest> {
   return async () => {
     const burner = c.burner as Address;
-    await mustDelegate(client, burner, delegate);
+    const authorizationList = await authorizationFor(client, delegate, c);
     const data =
       c.type === "Refund"
         ? encodeFunctionData({
@@ -61,8 +76,15 @@ export function refundRequest(
             functionName: "executeStandingRefund",
             args: [c.to as Address, BigInt(c.deadline), c.signature as Hex, c.token as Address],
           });
-    const gas = await estimate(() => client.estimateGas({ account: relayer, to: burner, data }));
-    return { to: burner, data, gas: withMargin(gas) };
+    const gas = await estimate(() =>
+      client.estimateGas({
+        account: relayer,
+        to: burner,
+        data,
+        ...(authorizationList && { authorizationList }),
+      }),
+    );
+    return { to: burner, data, gas: withMargin(gas), ...(authorizationList && { authorizationList }) };
   };
 }
 
