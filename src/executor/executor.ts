@@ -71,6 +71,8 @@ export function createExecutor(opts: ExecutorOptions) {
   return {
     /** The chains this process can send on. */
     chainIds: [...executors.keys()],
+    /** Commands being worked now. */
+    inFlight: consumer.inFlight,
     async start() {
       await producer.connect();
       await consumer.start();

@@ -22,6 +22,8 @@ export interface KeyedConsumer {
   start(): Promise<void>;
   /** Stops fetching, waits for the records in flight to settle, commits what is done, disconnects. */
   stop(): Promise<void>;
+  /** Records being worked now. */
+  inFlight(): number;
 }
 
 /**
@@ -115,5 +117,6 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       await Promise.allSettled([...inFlight]);
       await consumer.disconnect();
     },
+    inFlight: () => inFlight.size,
   };
 }

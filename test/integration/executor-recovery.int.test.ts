@@ -228,3 +228,40 @@ it(
   },
   T,
 );
+
+it(
+  "the source chain's node unreachable: each try fails as retryable, then the command fails for good; nothing is sent",
+  async () => {
+    const c = src.chain;
+    // Port 9 (discard) refuses connections: the relayer's node is down for this executor.
+    const chains = [
+      {
+        family: "evm",
+        name: c.name,
+        chainId: c.chainId,
+        rpcUrl: "http://127.0.0.1:9",
+        delegate: c.delegate,
+        usdc: c.usdc,
+        relayer: c.relayer,
+      },
+    ];
+    await executor({
+      CHAINS: JSON.stringify(chains),
+      EXECUTOR_MAX_ATTEMPTS: "2",
+      EXECUTOR_RETRY_BASE_MS: "50",
+      EXECUTOR_RETRY_MAX_MS: "100",
+    });
+    const b = await newBurner(src, usdc(4));
+    const cmd = await settleCommand(src, b, intentFor(src, { deadline: (await now(src)) + 3600n }));
+    await bus.send(cmd);
+    const final = await bus.waitFor(cmd.commandId, "ExecutionFailed", (r) => !r.retryable);
+    expect(final.errorMessage).toMatch(/^gave up after 2 tries: /);
+    expect(bus.of(cmd.commandId).map((r) => r.type === "ExecutionFailed" && r.retryable)).toEqual([
+      true,
+      false,
+    ]);
+    expect(await ledgerRows(`${cmd.commandId}/sweep`)).toEqual([]);
+    expect(await tokenBalance(src, b.burner.address)).toBe(usdc(4));
+  },
+  T,
+);

@@ -27,6 +27,12 @@ export const executorRole: RoleModule = {
       },
     });
     await executor.start();
+    shared.metrics.gaugeFrom(
+      "settlement_executor_commands_in_flight",
+      "Executor commands this process is working on (sent, waiting to be mined, relayed or attested)",
+      [],
+      () => [{ labels: {}, value: executor.inFlight() }],
+    );
     return {
       role: "executor",
       summary: `${TOPIC.executorCommands} in group "${EXECUTOR_GROUP}" -> relayers on chains ${
