@@ -35,6 +35,7 @@ let B: Ctx;
 
 beforeAll(async () => {
   service = await startTestService({
+    roles: ["actors", "projector", "indexer", "gateway", "executor"],
     // A sweep that reverts is given up on after two quick tries, so a failed session shows in seconds.
     env: {
       SSE_KEEPALIVE_MS: "500",

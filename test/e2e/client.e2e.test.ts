@@ -24,7 +24,10 @@ let source: LocalChain;
 let dest: LocalChain;
 
 beforeAll(async () => {
-  service = await startTestService({ env: { SSE_KEEPALIVE_MS: "500", INDEXER_POLL_MS: "250" } });
+  service = await startTestService({
+    roles: ["actors", "projector", "indexer", "gateway", "executor"], // the demo runs to swept
+    env: { SSE_KEEPALIVE_MS: "500", INDEXER_POLL_MS: "250" },
+  });
   [source, dest] = service.stack.chains as [LocalChain, LocalChain];
   client = createApiClient({ baseUrl: service.url });
 });
