@@ -56,6 +56,12 @@ const envSchema = z.object({
   EVM_CHAINS: z.string().optional(),
   /** Where the local stack writes what a user needs to drive it. */
   STACK_FILE: z.string().default(".local/stack.json"),
+  /**
+   * Confirmation depth of the local stack's chains (a CHAINS entry carries its own): a block is
+   * handed to the indexer once this many blocks are on top of it. 2 guards the reorg tests; 1 is
+   * what the detection-latency benchmark measures at.
+   */
+  LOCAL_CONFIRMATIONS: z.coerce.number().int().min(0).max(64).default(2),
 
   MERCHANT_MODE: z.enum(["off", "development", "production"]).default("off"),
   CORS_ALLOWED_ORIGINS: csv.default([]),

@@ -95,20 +95,20 @@ export async function resolveInfra(
         : (stack?.cassandra.localDataCenter ?? "datacenter1"),
       keyspace: config.CASSANDRA_KEYSPACE,
     },
-    chains: config.chains ?? (stack?.chains ?? []).map(localChain),
+    chains: config.chains ?? (stack?.chains ?? []).map((c) => localChain(c, config.LOCAL_CONFIRMATIONS)),
     attestationApiUrl: stack?.attester?.url,
   };
 }
 
 /** A local anvil chain as an EVM chain entry. */
-const localChain = (c: StackFile["chains"][number]): ChainConfig => ({
+const localChain = (c: StackFile["chains"][number], confirmations: number): ChainConfig => ({
   family: "evm",
   name: c.name,
   chainId: c.chainId,
   rpcUrl: c.rpcUrl,
   delegate: c.delegate.toLowerCase() as `0x${string}`,
   usdc: c.usdc.toLowerCase() as `0x${string}`,
-  confirmations: 2,
+  confirmations,
   relayer: {
     address: c.relayer.address.toLowerCase() as `0x${string}`,
     privateKey: c.relayer.privateKey,
