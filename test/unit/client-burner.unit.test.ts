@@ -1,6 +1,8 @@
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { checkAuthorization } from "../../src/chains/evm/authorization.ts";
+import { makeBurner } from "../../src/client/actions/make-burner.ts";
+import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import type { Address } from "../../src/domain/types.ts";
 
@@ -25,5 +27,28 @@ describe("the client library's newBurner", () => {
       ok: false,
       code: "authorization_not_burner",
     });
+  });
+});
+
+describe("makeBurner and signAuthorization", () => {
+  it("restores a burner from its stored key, and signs the delegation the service accepts", async () => {
+    const burner = makeBurner();
+    const restored = makeBurner({ key: burner.key });
+    expect(restored.address).toBe(burner.address);
+    const auth = await signAuthorization({ signer: restored.account, ...chain });
+    expect(await checkAuthorization(auth, burner.address, [chain])).toEqual({ ok: true });
+  });
+
+  it("refuses chain id 0 and a negative nonce (config_error), and a signer that cannot sign one (wallet_error)", async () => {
+    const { account } = makeBurner();
+    await expect(
+      signAuthorization({ signer: account, chainId: 0, delegate: DELEGATE }),
+    ).rejects.toMatchObject({
+      code: "config_error",
+    });
+    await expect(signAuthorization({ signer: account, ...chain, nonce: -1 })).rejects.toMatchObject({
+      code: "config_error",
+    });
+    await expect(signAuthorization({ signer: {}, ...chain })).rejects.toMatchObject({ code: "wallet_error" });
   });
 });
