@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { commit } from "../../src/client/actions/commit.ts";
 import type { SignIntentReturnType } from "../../src/client/actions/sign-intent.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
+import { newBurner } from "../../src/client/burner.ts";
 import { ApiError, ClientError } from "../../src/client/errors.ts";
 import { type Handler, type LocalServer, refusedUrl, sendJson, serve } from "../support/local-http.ts";
 
@@ -10,17 +11,7 @@ import { type Handler, type LocalServer, refusedUrl, sendJson, serve } from "../
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const FAST = { attempts: 4, baseMs: 5, maxMs: 20 };
-const burner = {
-  address: "0x1111111111111111111111111111111111111111",
-  eip7702Auth: {
-    address: "0x2222222222222222222222222222222222222222",
-    chainId: 31337,
-    nonce: 0,
-    r: `0x${"1".repeat(64)}`,
-    s: `0x${"2".repeat(64)}`,
-    yParity: 0,
-  },
-} as const;
+const burner = await newBurner({ chainId: 31337, delegate: "0x2222222222222222222222222222222222222222" });
 const signed: SignIntentReturnType = {
   chainId: 31337,
   signature: `0x${"ab".repeat(65)}`,
