@@ -187,8 +187,11 @@ export interface ChainExecutor {
   sweep(command: SettleCommand, step: StepTry): Promise<SweepDone>;
   /** The attested bridge message the sweep transaction `txHash` sent (polls until the attestation is ready). */
   attestation(txHash: TxHash): Promise<AttestedMessage>;
-  /** Receives a bridge message on this (the destination) chain, for `recipient`. */
-  relay(message: AttestedMessage, recipient: string, step: StepTry): Promise<RelayDone>;
+  /**
+   * Receives a bridge message on this (the destination) chain, for `recipient`. `attested` is asked
+   * only when a transaction must be signed: a relay found in the ledger needs no attestation.
+   */
+  relay(attested: () => Promise<AttestedMessage>, recipient: string, step: StepTry): Promise<RelayDone>;
   refund(command: RefundCommand, step: StepTry): Promise<Mined>;
   refundAll(command: RefundAllCommand, step: StepTry): Promise<Mined>;
   /**

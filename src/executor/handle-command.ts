@@ -59,7 +59,7 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
         const relayed = await step(
           "relay",
           destChainId,
-          async (t) => dest.relay(await source.attestation(txHash), destAddr, t),
+          (t) => dest.relay(() => source.attestation(txHash), destAddr, t),
           false,
         );
         await report(command, { type: "BridgeRelayed", destChainId, ...relayed });

@@ -31,9 +31,10 @@ export function relayRequest(
   client: PublicClient,
   relayer: Address,
   bridge: DestinationBridge,
-  m: AttestedMessage,
+  attested: () => Promise<AttestedMessage>,
 ): () => Promise<TxRequest> {
   return async () => {
+    const m = await attested();
     const nonce = decodeMessage(m.message as Hex).nonce;
     if (await isReceived(client, bridge, nonce)) throw new AlreadyReceived(nonce);
     const call = {

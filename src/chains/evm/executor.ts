@@ -58,11 +58,11 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
         signal: deps.signal,
       });
     },
-    async relay(message, recipient, step) {
+    async relay(attested, recipient, step) {
       const b = bridge();
       try {
         return checkMint(
-          await wallet.send(step, relayRequest(client, wallet.address, b, message)),
+          await wallet.send(step, relayRequest(client, wallet.address, b, attested)),
           b,
           recipient,
         );
