@@ -1,5 +1,6 @@
 import type { Consumer } from "kafkajs";
 import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
+import { createOffsetTracker } from "./offset-tracker.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
 export interface KeyedConsumerOptions {
@@ -41,24 +42,13 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   });
   onPermanentCrash(consumer, opts.onCrash);
   const tails = new Map<string, Promise<void>>();
-  const partitions = new Map<number, { pending: Set<bigint>; next: bigint; committed: bigint }>();
+  const offsets = createOffsetTracker();
   const inFlight = new Set<Promise<void>>();
   // Batches (one per partition, several at once) waiting for room.
   const waiting = new Set<() => void>();
 
-  const stateOf = (p: number) => {
-    const s = partitions.get(p) ?? { pending: new Set<bigint>(), next: -1n, committed: -1n };
-    partitions.set(p, s);
-    return s;
-  };
-
-  /** Commits below the oldest pending record (or after the newest dispatched one when none is pending). */
-  function commit(partition: number): void {
-    const s = stateOf(partition);
-    let offset = s.next;
-    for (const o of s.pending) if (o < offset) offset = o;
-    if (offset <= s.committed) return;
-    s.committed = offset;
+  function commit(partition: number, offset: bigint | null): void {
+    if (offset === null) return;
     consumer
       .commitOffsets([{ topic: opts.topic, partition, offset: offset.toString() }])
       // A rebalance took the partition: its new owner re-works what we did not commit (idempotent).
@@ -66,17 +56,12 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   }
 
   function dispatch(record: ReadRecord): void {
-    const s = stateOf(record.partition);
-    s.pending.add(record.offset);
-    if (record.offset + 1n > s.next) s.next = record.offset + 1n;
+    offsets.started(record.partition, record.offset);
     const key = record.key?.toString() ?? "";
     const work = (tails.get(key) ?? Promise.resolve()).then(() => opts.handle(record));
     tails.set(key, work);
     const tracked = work.then(
-      () => {
-        s.pending.delete(record.offset);
-        commit(record.partition);
-      },
+      () => commit(record.partition, offsets.done(record.partition, record.offset)),
       (err: unknown) =>
         opts.log("warn", "record left uncommitted", { key, offset: String(record.offset), err }),
     );
