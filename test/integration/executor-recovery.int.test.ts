@@ -265,3 +265,26 @@ it(
   },
   T,
 );
+
+it(
+  "two executor processes share the partitions and the one relayer: every settle happens once, each at its own nonce",
+  async () => {
+    await executor();
+    await executor();
+    const cmds = [];
+    for (let i = 0; i < 8; i++) {
+      const b = await newBurner(src, usdc(1 + i));
+      cmds.push(await settleCommand(src, b, intentFor(src, { deadline: (await now(src)) + 3600n })));
+    }
+    // One per partition, so both processes get work and number transactions at the same time.
+    await Promise.all(cmds.map((c, i) => bus.send(c, i)));
+    const swept = await Promise.all(cmds.map((c) => bus.waitFor(c.commandId, "SweepConfirmed")));
+    expect(swept.map((s) => s.amountIn)).toEqual(cmds.map((_, i) => usdc(1 + i)));
+    const nonces = await Promise.all(
+      cmds.map(async (c) => (await ledgerRows(`${c.commandId}/sweep`)).map((r) => r.nonce)),
+    );
+    expect(nonces.every((n) => n.length === 1)).toBe(true);
+    expect(new Set(nonces.flat()).size).toBe(8);
+  },
+  T,
+);
