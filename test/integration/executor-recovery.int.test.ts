@@ -288,3 +288,26 @@ it(
   },
   T,
 );
+
+it(
+  "a SIGTERM while a sweep waits to be mined stops the executor at once; the next one finishes the same transaction",
+  async () => {
+    const first = await executor({ EXECUTOR_STUCK_AFTER_MS: "60000" });
+    const b = await newBurner(src, usdc(2));
+    const cmd = await settleCommand(src, b, intentFor(src, { deadline: (await now(src)) + 3600n }));
+    await setMining(src, false);
+    await bus.send(cmd);
+    const submitted = await bus.waitFor(cmd.commandId, "TransactionSubmitted");
+    const stopping = Date.now();
+    await first.stop();
+    // Well under the 60 s the wait for the receipt would last, and under child-process's 15 s SIGKILL.
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+
+    await executor({ EXECUTOR_STUCK_AFTER_MS: "60000" });
+    await setMining(src, true);
+    const swept = await bus.waitFor(cmd.commandId, "SweepConfirmed", () => true, 180_000);
+    expect(swept.txHash).toBe(submitted.txHash);
+    expect(await ledgerRows(`${cmd.commandId}/sweep`)).toHaveLength(1);
+  },
+  T,
+);

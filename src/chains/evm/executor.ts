@@ -29,6 +29,7 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
     ledger: deps.ledger,
     stuckAfterMs: settings.stuckAfterMs,
     feeBumpPercent: settings.feeBumpPercent,
+    signal: deps.signal,
   });
   const delegate = chain.delegate as Address;
   const bridge = () => {

@@ -31,6 +31,8 @@ export interface RelayerWalletOptions {
   /** >= 12.5: nodes refuse a replacement that raises a fee field by less than 10%. */
   feeBumpPercent: number;
   pollMs?: number;
+  /** Shutdown: a wait for a receipt stops at once (the transaction is in the ledger; the next owner resumes it). */
+  signal?: AbortSignal;
   /** A claim on a nonce older than this whose transaction no node knows is stale (a chain that rewound). */
   staleClaimMs?: number;
 }
@@ -219,6 +221,7 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
           `chain ${chainId}: ${row.txHash} (nonce ${row.nonce}) not mined after ${opts.stuckAfterMs} ms`,
           row.txHash,
         );
+      opts.signal?.throwIfAborted();
       await new Promise((r) => setTimeout(r, pollMs));
     }
   }
