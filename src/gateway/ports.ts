@@ -49,9 +49,10 @@ export interface ChainReadPort {
   ): Promise<{ kind: "quote"; estimatedOut: bigint } | { kind: "usdc" } | { kind: "no_route" }>;
   /**
    * Proves the chain's RPC answers, before a command that leads to a transaction is sent: reads the
-   * native balance of `address` (the burner). The caller does not judge the balance.
+   * balance `address` (the burner) holds of `token` (default the native coin); null when `token`
+   * is no ERC-20. Only refund-all judges the balance (nothing left: no new transaction).
    */
-  probe(chainId: number, address: Address): Promise<bigint>;
+  probe(chainId: number, address: Address, token?: Address): Promise<bigint | null>;
 }
 
 /** Retryable: the chain's RPC did not answer; nothing was sent, so the same request may succeed later. */

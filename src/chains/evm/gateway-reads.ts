@@ -1,6 +1,8 @@
 import {
   ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
   createPublicClient,
+  erc20Abi,
   http,
   type PublicClient,
   BaseError as ViemBaseError,
@@ -87,9 +89,21 @@ export function createEvmChainReads(chains: readonly EvmChainConfig[]): ChainRea
       }
     },
 
-    async probe(chainId, address) {
+    async probe(chainId, address, token = NATIVE_TOKEN) {
       const { client } = clientOf(chainId);
-      return unavailableOnRpcError(chainId, client.getBalance({ address }));
+      if (token === NATIVE_TOKEN) return unavailableOnRpcError(chainId, client.getBalance({ address }));
+      try {
+        return await client.readContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: "balanceOf",
+          args: [address],
+        });
+      } catch (err) {
+        // The RPC answered, but `token` is no ERC-20 (no code, or balanceOf reverts): no balance to tell.
+        if (isRevert(err) || isZeroData(err)) return null;
+        throw unavailable(chainId, err);
+      }
     },
   };
 }
@@ -98,6 +112,10 @@ const lower = (a: string): Address => a.toLowerCase() as Address;
 
 function isRevert(err: unknown): boolean {
   return err instanceof ViemBaseError && err.walk((e) => e instanceof ContractFunctionRevertedError) !== null;
+}
+
+function isZeroData(err: unknown): boolean {
+  return err instanceof ViemBaseError && err.walk((e) => e instanceof ContractFunctionZeroDataError) !== null;
 }
 
 function unavailable(chainId: number, cause: unknown): ChainUnavailableError {

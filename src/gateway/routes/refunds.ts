@@ -107,9 +107,22 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       const { id } = request.params;
       const { chain_id: chainId } = request.body;
       const token = request.body.token === "native" ? NATIVE_TOKEN : request.body.token;
-      const burner = (await sessionOrThrow(sessions, id)).session.burner_address as Address;
+      const { session } = await sessionOrThrow(sessions, id);
       configured(chainId);
-      await chainReads.probe(chainId, burner);
+      const balance = await chainReads.probe(chainId, session.burner_address as Address, token);
+      const answer = (record: RefundView & { tx_hash: string }) => ({
+        tx_hash: record.tx_hash,
+        refund_address: record.to,
+        token: request.body.token,
+        amount: "full" as const,
+      });
+      // Nothing left of the asset: the newest refund of it (the automatic bounce, an earlier call)
+      // took it, or is taking it. Its transaction is the answer; a new one would only revert
+      // (NothingToMove) and leave a failed record for each retry of a 502.
+      const last = newestRefundAll(session.refunds, chainId, token);
+      if (balance === 0n && last !== undefined && last.status !== "failed") {
+        return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === last.id)));
+      }
 
       const command: RequestRefundAll = {
         type: "RequestRefundAll",
@@ -124,13 +137,7 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       );
       if (requested === undefined)
         throw new Error("the owner accepted a refund-all but holds no record of it");
-      const record = await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === requested.id));
-      return {
-        tx_hash: record.tx_hash,
-        refund_address: record.to,
-        token: request.body.token,
-        amount: "full" as const,
-      };
+      return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === requested.id)));
     },
   );
 };
