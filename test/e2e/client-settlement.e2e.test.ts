@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { burnerDelegateAbi } from "../../src/chains/evm/abi.ts";
 import {
   type ApiClient,
   type Burner,
@@ -89,6 +90,12 @@ describe("the detect-then-sign flow through the client library", () => {
   it("USDC on A to B: detected over SSE, committed, swept; B's balance grows by exactly what was settled", async () => {
     const burner = await newBurner(A.chain);
     const destination = { address: fresh(), chainId: B.chain.chainId };
+    const feeRecipient = await A.client.readContract({
+      address: A.chain.delegate,
+      abi: burnerDelegateAbi,
+      functionName: "PLATFORM_FEE_RECIPIENT",
+    });
+    const feesBefore = await tokenBalance(A, feeRecipient);
     const seen: string[] = [];
     const { detected, quote, signed, committed, settled } = await payDetectThenSign(client, {
       burner,
@@ -121,6 +128,8 @@ describe("the detect-then-sign flow through the client library", () => {
     expect(seen.at(-1)).toBe("swept");
     expect(await tokenBalance(B, destination.address)).toBe(delivered(settled));
     expect(await tokenBalance(A, burner.address)).toBe(0n);
+    // The platform fee landed at its recipient on the source chain, in the sweep.
+    expect((await tokenBalance(A, feeRecipient)) - feesBefore).toBe(BigInt(settled.fee_amount ?? "-1"));
   });
 
   it("DAI on A to A: quoted, swapped through the pool with the quote's floor, delivered on the same chain", async () => {
