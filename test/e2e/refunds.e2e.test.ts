@@ -151,7 +151,7 @@ describe("refund-all", () => {
 });
 
 describe("the automatic bounce (the poller)", () => {
-  it("a session that fails with a standing refund sends the deposit back with no call", async () => {
+  it("a session that fails with a standing refund sends the deposit back with no call, and money that comes later", async () => {
     const amount = 2n * 10n ** 18n;
     const payer = fresh();
     const { id, burner } = await failedSession(amount, payer);
@@ -175,6 +175,14 @@ describe("the automatic bounce (the poller)", () => {
     const again = await refundAll(client, { id, chainId: A.chain.chainId, token: dai() });
     expect(again.tx_hash).toBe(ended.refunds[0]?.tx_hash);
     expect((await getSession(client, { id })).refunds).toEqual(ended.refunds);
+
+    // More of it after the failure: bounced too, by a second record and transaction.
+    await fund(A, burner.address, dai(), amount);
+    const twice = await until(id, allConfirmed(2));
+    expect(twice.deposits).toHaveLength(2);
+    expect(twice.refunds[1]).toMatchObject({ kind: "refund_all", to: same(payer), tx_hash: TX });
+    expect(twice.refunds[1]?.tx_hash).not.toBe(ended.refunds[0]?.tx_hash);
+    expect(await tokenBalance(A, payer, dai())).toBe(2n * amount);
   }, 180_000);
 });
 
