@@ -6,7 +6,7 @@ import type { TxHash } from "./adapter.ts";
  * ones (each failed try is an ExecutionFailed with retryable=true) and gives up on the rest at once;
  * `txHash` is the transaction the failure is about, when there is one.
  */
-abstract class StepError extends BaseError {
+export abstract class StepError extends BaseError {
   readonly txHash: TxHash | null;
   constructor(message: string, txHash: TxHash | null, options?: BaseErrorOptions) {
     super(message, options);

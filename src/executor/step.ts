@@ -12,7 +12,10 @@ export interface StepPolicy {
 }
 
 /** A step that will not be tried again: the command fails with this message. */
-export class StepGaveUp extends Error {
+export class StepGaveUp extends BaseError {
+  override name = "StepGaveUp";
+  readonly code = "step_gave_up";
+  readonly retryable = false;
   constructor(
     message: string,
     readonly txHash: TxHash | null,

@@ -5,6 +5,7 @@
 import { type Address, type Hex, parseEther, parseEventLogs, toFunctionSignature } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { attesterChainsFromStack, createAttester } from "../../deploy/local/cctp-attester.ts";
 import { CCTP_DOMAINS, DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
 import {
   burnerDelegateAbi,
@@ -12,7 +13,6 @@ import {
   testUsdcAbi,
   tokenMessengerV2Abi,
 } from "../../src/chains/evm/abi.ts";
-import { attesterChainsFromStack, createAttester } from "../../deploy/local/cctp-attester.ts";
 import {
   addressToBytes32,
   decodeBurnBody,

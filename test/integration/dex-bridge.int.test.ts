@@ -13,6 +13,12 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AttestedMessage,
+  attesterChainsFromStack,
+  createAttester,
+  startAttesterServer,
+} from "../../deploy/local/cctp-attester.ts";
 import { CCTP_DOMAINS, DEV_ACCOUNTS, type LocalChain } from "../../deploy/local/chains.ts";
 import { loadUniswapArtifacts } from "../../deploy/local/dex.ts";
 import {
@@ -21,12 +27,6 @@ import {
   testUsdcAbi,
   tokenMessengerV2Abi,
 } from "../../src/chains/evm/abi.ts";
-import {
-  type AttestedMessage,
-  attesterChainsFromStack,
-  createAttester,
-  startAttesterServer,
-} from "../../deploy/local/cctp-attester.ts";
 import {
   addressToBytes32,
   decodeBurnBody,

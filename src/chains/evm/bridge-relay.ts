@@ -7,6 +7,7 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
+import { BaseError } from "../../support/errors.ts";
 import type { AttestedMessage, RelayDone } from "../adapter.ts";
 import { EffectMissing, UpstreamUnavailable } from "../execution-errors.ts";
 import { messageTransmitterV2Abi, tokenMessengerV2Abi } from "./abi.ts";
@@ -20,7 +21,10 @@ export interface DestinationBridge {
 }
 
 /** Thrown by the builder when the message was received before (by us before a crash, or by anyone). */
-export class AlreadyReceived extends Error {
+export class AlreadyReceived extends BaseError {
+  override name = "AlreadyReceived";
+  readonly code = "already_received";
+  readonly retryable = false;
   constructor(readonly nonce: Hex) {
     super(`message ${nonce} was already received`);
   }
