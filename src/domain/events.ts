@@ -122,6 +122,8 @@ export interface RefundRequested {
     token: RefundRecord["token"];
     to: RefundRecord["to"];
     amount: bigint | null;
+    /** refund_all: how many deposits of the asset the session had recorded when it was asked. */
+    depositsCovered: number | null;
   };
   metadata: EventMetadata;
 }

@@ -137,7 +137,14 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       session.standingRefund = event.data.standingRefund;
       return session;
     case "RefundRequested":
-      session.refunds.push({ ...event.data, txHash: null, status: "requested", errorMessage: null });
+      session.refunds.push({
+        ...event.data,
+        // Written before the field existed: such a refund covers what it found.
+        depositsCovered: event.data.depositsCovered ?? null,
+        txHash: null,
+        status: "requested",
+        errorMessage: null,
+      });
       return session;
     case "RefundUpdated": {
       const d = event.data;

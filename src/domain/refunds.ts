@@ -6,6 +6,8 @@ import type {
   RequestRefundAll,
 } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
+import type { SessionEvent } from "./events.ts";
+import { evolve } from "./evolve.ts";
 import { reject } from "./rejections.ts";
 import { type Address, type RefundRecord, type Session, type StandingRefund, sameId } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
@@ -30,7 +32,10 @@ export function decideRefund(command: RequestRefund, state: Session): Decision {
   if (state.refunds.some((r) => r.id === id)) return nothingToDo(); // the same signed refund again
   const { chainId, token, to, amount, deadline, salt, signature } = d;
   return DecisionBuilder.for(state, command.metadata)
-    .append({ type: "RefundRequested", data: { id, kind: "refund", chainId, token, to, amount } })
+    .append({
+      type: "RefundRequested",
+      data: { id, kind: "refund", chainId, token, to, amount, depositsCovered: null },
+    })
     .send({
       type: "Executor",
       data: {
@@ -126,7 +131,15 @@ function requestRefundAll(state: Session, b: DecisionBuilder, chainId: number, t
   const id = `${state.id}:refund-all:${chainId}:${token.toLowerCase()}:${same.length}`;
   b.append({
     type: "RefundRequested",
-    data: { id, kind: "refund_all", chainId, token, to: sr.to, amount: null },
+    data: {
+      id,
+      kind: "refund_all",
+      chainId,
+      token,
+      to: sr.to,
+      amount: null,
+      depositsCovered: depositsOf(state, chainId, token),
+    },
   });
   b.send({
     type: "Executor",
@@ -163,9 +176,17 @@ export function decideRefundResult(
     case "TransactionSubmitted":
       if (refund.txHash !== null && sameId(refund.txHash, outcome.txHash)) return nothingToDo();
       return update("submitted", outcome.txHash, null).decision();
-    case "TransactionConfirmed":
+    case "TransactionConfirmed": {
       update("confirmed", outcome.txHash, null);
-      return b.send(sessionWebhook(state, "payment.refunded", metadata.issuedAt)).decision();
+      b.send(sessionWebhook(state, "payment.refunded", metadata.issuedAt));
+      // Money recorded after the bounce was asked for may have been mined after its transaction,
+      // so it is still in the burner: bounce the asset again.
+      const { chainId, token } = refund;
+      if (refund.kind === "refund_all" && depositsOf(state, chainId, token) > (refund.depositsCovered ?? 0)) {
+        standingRefunds(evolve(state, b.events[0] as SessionEvent) as Session, b, { chainId, token });
+      }
+      return b.decision();
+    }
     case "ExecutionFailed":
       // A retried attempt keeps the refund in flight; only the executor giving up ends it.
       if (outcome.retryable) return nothingToDo();
@@ -176,6 +197,11 @@ export function decideRefundResult(
     default:
       return outcome satisfies never;
   }
+}
+
+/** Deposits of one asset recorded on the session. */
+function depositsOf(state: Session, chainId: number, token: string): number {
+  return state.deposits.filter((t) => t.chainId === chainId && sameId(t.token, token)).length;
 }
 
 function signatureFor(sr: StandingRefund | null, chainId: number) {

@@ -98,6 +98,11 @@ export interface RefundRecord {
   to: Address;
   /** null for refund_all: the whole balance ("full"). */
   amount: bigint | null;
+  /**
+   * refund_all: how many deposits of the asset were recorded when it was asked. A deposit recorded
+   * later may have been mined after the refund: it is bounced again once the refund is confirmed.
+   */
+  depositsCovered: number | null;
   txHash: TxId | null;
   status: RefundStatus;
   errorMessage: string | null;

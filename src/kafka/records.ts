@@ -157,6 +157,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
       token: f.address,
       to: f.address,
       amount: f.nullable(f.amount),
+      depositsCovered: f.nullable(f.number),
     },
     RefundUpdated: {
       id: f.string,

@@ -145,6 +145,7 @@ export function generator(seed: number): Gen {
     token: address(),
     to: address(),
     amount: maybe(amount),
+    depositsCovered: maybe(() => int(0, 5)),
     txHash: maybe(() => hex(32)),
     status: pick(["requested", "submitted", "confirmed", "failed"] as const),
     errorMessage: maybe(text),
@@ -224,8 +225,12 @@ export function generator(seed: number): Gen {
       case 10:
         return { type: "StandingRefundAttached", data: { standingRefund: standingRefund() }, metadata };
       case 11: {
-        const { id, kind, chainId, token, to, amount } = refundRecord();
-        return { type: "RefundRequested", data: { id, kind, chainId, token, to, amount }, metadata };
+        const { id, kind, chainId, token, to, amount, depositsCovered } = refundRecord();
+        return {
+          type: "RefundRequested",
+          data: { id, kind, chainId, token, to, amount, depositsCovered },
+          metadata,
+        };
       }
       case 12: {
         const { id, txHash, errorMessage } = refundRecord();

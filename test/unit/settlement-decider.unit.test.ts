@@ -499,6 +499,23 @@ describe("refunds", () => {
     expect(late.state.status).toBe("expired");
   });
 
+  it("money recorded while a bounce of its asset is in flight is bounced again once that one is confirmed", () => {
+    const r = run(createCommand({ standingRefund }), expire(), deposit(transfer(USDC, 4n, 1)));
+    const first = r.state.refunds[0]?.id as string;
+    r.send(deposit(transfer(USDC, 6n, 2))); // may be mined after the first bounce's transaction
+    expect(r.events()).toEqual(["DepositObserved"]); // joins the bounce in flight
+    r.send(result(first, { type: "TransactionConfirmed", txHash: hex(0x7010), blockNumber: 9n }));
+    expect(r.events()).toEqual(["RefundUpdated", "RefundRequested"]);
+    expect(r.state.refunds.map((x) => [x.status, x.depositsCovered])).toEqual([
+      ["confirmed", 1],
+      ["requested", 2],
+    ]);
+    // Confirmed with nothing recorded after it: no third bounce.
+    const second = r.state.refunds[1]?.id as string;
+    r.send(result(second, { type: "TransactionConfirmed", txHash: hex(0x7011), blockNumber: 10n }));
+    expect(r.events()).toEqual(["RefundUpdated"]);
+  });
+
   it("a standing refund attached after expiry bounces what is there; one for another recipient replaces it", () => {
     const r = run(createCommand(), expire(), deposit(transfer(USDC, 3n)));
     expect(r.state.refunds).toEqual([]);
