@@ -66,6 +66,17 @@ const envSchema = z.object({
   MERCHANT_MODE: z.enum(["off", "development", "production"]).default("off"),
   CORS_ALLOWED_ORIGINS: csv.default([]),
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
+  // The webhooks role (docs/WEBHOOKS.md). The attempt count (5) is the interface's, not a setting.
+  /** A failed attempt n is retried after BASE * 2^(n-1): 1, 2, 4, 8 s by default (the interface's 2^attempts s). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(1000),
+  /** Bound on the TCP (and TLS) connect of one attempt. */
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** Bound on one whole attempt (connect, request, response status); past it the attempt failed. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Attempts one webhooks process makes at once (all merchants). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(32),
+  /** How often the retry scheduler looks in the ledger for due retries another process left behind. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).default(1000),
 
   /** Session lifetime: a session with no deposit after this long becomes `expired`. */
   SESSION_TTL_SECONDS: z.coerce
