@@ -1,0 +1,136 @@
+import type { Decider, Decision } from "../decider.ts";
+import {
+  type IssuedKey,
+  MERCHANT_REJECTION_MESSAGES,
+  type Merchant,
+  type MerchantCommand,
+  type MerchantEvent,
+  type MerchantEventBody,
+  type MerchantRejectionCode,
+  type MerchantReply,
+  type MerchantState,
+} from "./types.ts";
+
+/** How many applied command ids a merchant remembers to recognise a retry. */
+const RECENT_COMMANDS = 32;
+
+type MerchantDecision = Decision<MerchantEvent, MerchantReply, MerchantRejectionCode>;
+
+/**
+ * The merchant's pure core. Creation is refused once the merchant exists; since the merchant id is
+ * derived from the e-mail (src/entities/merchant-keys.ts), that is the "duplicate e-mail" 409, decided
+ * by the one actor that owns the id, so two concurrent creations cannot both win.
+ */
+export function decideMerchant(command: MerchantCommand, state: MerchantState): MerchantDecision {
+  const accept = (bodies: MerchantEventBody[]): MerchantDecision => {
+    const base = state?.version ?? 0;
+    const { commandId, issuedAt } = command.metadata;
+    const merchantId = command.data.merchantId;
+    const events = bodies.map(
+      (body, i) =>
+        ({
+          ...body,
+          metadata: { merchantId, version: base + i + 1, occurredAt: issuedAt, commandId },
+        }) as MerchantEvent,
+    );
+    return { ok: true, events, outbox: reply(command, null) };
+  };
+  const refuse = (code: MerchantRejectionCode): MerchantDecision => {
+    const rejection = { code, message: MERCHANT_REJECTION_MESSAGES[code] };
+    return { ok: false, rejection, outbox: reply(command, rejection) };
+  };
+
+  // A retry of an applied command: accepted again, nothing new (the reply says so).
+  if (state?.recent.includes(command.metadata.commandId)) return accept([]);
+  const c = command;
+  if (c.type === "CreateMerchant") {
+    if (state) return refuse("merchant_exists");
+    const { name, email, keys } = c.data;
+    return accept([{ type: "MerchantCreated", data: { name, email } }, ...keys.map(issued)]);
+  }
+  if (!state) return refuse("merchant_not_found");
+  const active = state.keys.filter((k) => k.revokedAt === null);
+  switch (c.type) {
+    case "IssueKeys":
+      return accept(c.data.keys.map(issued));
+    case "RotateKey": {
+      const revoked = active.filter((k) => k.kind === c.data.key.kind);
+      return accept([...revoked.map(revokedEvent), issued(c.data.key)]);
+    }
+    case "RevokeKey": {
+      const key = state.keys.find((k) => k.keyId === c.data.keyId);
+      if (!key) return refuse("key_not_found");
+      // Revoking a revoked key changes nothing and is no error: the caller's wish holds.
+      return accept(key.revokedAt === null ? [revokedEvent(key)] : []);
+    }
+    case "SetWebhookEndpoint":
+      return accept([
+        { type: "WebhookEndpointSet", data: { endpointId: c.data.endpointId, url: c.data.url } },
+      ]);
+    case "RemoveWebhookEndpoint":
+      return accept(state.webhookEndpoint ? [{ type: "WebhookEndpointRemoved", data: {} }] : []);
+  }
+}
+
+const issued = (key: IssuedKey): MerchantEventBody => ({ type: "KeyIssued", data: key });
+const revokedEvent = (key: IssuedKey): MerchantEventBody => ({
+  type: "KeyRevoked",
+  data: { keyId: key.keyId, hash: key.hash },
+});
+
+function reply(command: MerchantCommand, rejection: MerchantReply["data"]["rejection"]): MerchantReply[] {
+  const { replyTo } = command.metadata;
+  return replyTo ? [{ type: "Reply", data: { replyTo, rejection } }] : [];
+}
+
+export function evolveMerchant(state: MerchantState, event: MerchantEvent): MerchantState {
+  const m = event.metadata;
+  if (event.type === "MerchantCreated") {
+    return {
+      id: m.merchantId,
+      version: m.version,
+      name: event.data.name,
+      email: event.data.email,
+      createdAt: m.occurredAt,
+      keys: [],
+      webhookEndpoint: null,
+      recent: [m.commandId],
+    };
+  }
+  // Every other event follows MerchantCreated in the journal.
+  if (!state) return state;
+  const next: Merchant = { ...state, version: m.version, recent: remember(state.recent, m.commandId) };
+  switch (event.type) {
+    case "KeyIssued":
+      return { ...next, keys: [...state.keys, { ...event.data, createdAt: m.occurredAt, revokedAt: null }] };
+    case "KeyRevoked": {
+      const { keyId } = event.data;
+      return {
+        ...next,
+        keys: state.keys.map((k) => (k.keyId === keyId ? { ...k, revokedAt: m.occurredAt } : k)),
+      };
+    }
+    case "WebhookEndpointSet":
+      return { ...next, webhookEndpoint: { ...event.data } };
+    case "WebhookEndpointRemoved":
+      return { ...next, webhookEndpoint: null };
+  }
+}
+
+function remember(recent: string[], commandId: string): string[] {
+  if (recent[recent.length - 1] === commandId) return recent;
+  return [...recent, commandId].slice(-RECENT_COMMANDS);
+}
+
+export const merchantDecider: Decider<
+  MerchantCommand,
+  MerchantEvent,
+  MerchantState,
+  MerchantReply,
+  MerchantRejectionCode
+> = {
+  initialState: () => null,
+  decide: decideMerchant,
+  evolve: evolveMerchant,
+  versionOf: (s) => s?.version ?? 0,
+};

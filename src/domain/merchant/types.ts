@@ -1,0 +1,114 @@
+/**
+ * The merchant entity's records: a merchant's configuration is event-sourced like a session's
+ * (merchant.commands -> merchant.events, keyed by merchant id). These types are the wire records'
+ * TypeScript types too (src/kafka/records.ts is checked against them both ways). Keys arrive here
+ * already hashed: a secret key never reaches a command, an event or a state, only its SHA-256.
+ */
+
+export type KeyKind = "publishable" | "secret";
+export const KEY_KINDS = ["publishable", "secret"] as const satisfies readonly KeyKind[];
+
+/** A key as the journal knows it. */
+export interface IssuedKey {
+  keyId: string;
+  kind: KeyKind;
+  /** SHA-256 of the whole key string, lowercase hex: what a request's key is looked up by. */
+  hash: string;
+  /** The publishable key itself (not secret, shown in the merchant record); null for a secret key. */
+  publishable: string | null;
+  /** The key's last four characters, so a merchant can tell keys apart without the secret. */
+  hint: string;
+}
+
+export interface ReplyTo {
+  gatewayId: string;
+  correlationId: string;
+}
+
+export interface MerchantCommandMetadata {
+  /** Idempotency key: a command id already applied is accepted again with no new events. */
+  commandId: string;
+  /** Unix ms; becomes the events' occurredAt (the decider reads no clock). */
+  issuedAt: number;
+  replyTo: ReplyTo | null;
+}
+
+type Command<T extends string, D> = {
+  type: T;
+  data: { merchantId: string } & D;
+  metadata: MerchantCommandMetadata;
+};
+
+/** The wire record's `{ type, data, metadata }` form (src/contract/unions.ts `message`), as sessions. */
+export type MerchantCommand =
+  | Command<"SetWebhookEndpoint", { endpointId: string; url: string }>
+  | Command<"RemoveWebhookEndpoint", Record<never, never>>
+  | Command<"CreateMerchant", { name: string; email: string; keys: IssuedKey[] }>
+  | Command<"IssueKeys", { keys: IssuedKey[] }>
+  /** Revokes every active key of the new key's kind and issues it: a roll. */
+  | Command<"RotateKey", { key: IssuedKey }>
+  | Command<"RevokeKey", { keyId: string }>;
+
+export interface MerchantEventMetadata {
+  merchantId: string;
+  /** The merchant's version after this event: 1, then +1 per event, without gaps. */
+  version: number;
+  /** Unix ms: the issuedAt of the command that caused the event. */
+  occurredAt: number;
+  commandId: string;
+}
+
+type Event<T extends string, D> = { type: T; data: D; metadata: MerchantEventMetadata };
+
+export type MerchantEvent =
+  | Event<"WebhookEndpointSet", { endpointId: string; url: string }>
+  | Event<"WebhookEndpointRemoved", Record<never, never>>
+  | Event<"MerchantCreated", { name: string; email: string }>
+  | Event<"KeyIssued", IssuedKey>
+  /** `hash` names the key for the projection, which looks keys up by hash. */
+  | Event<"KeyRevoked", { keyId: string; hash: string }>;
+
+/** An event before the decider numbers it. */
+export type MerchantEventBody = MerchantEvent extends infer E
+  ? E extends { type: infer T; data: infer D }
+    ? { type: T; data: D }
+    : never
+  : never;
+
+export interface MerchantKey extends IssuedKey {
+  /** Unix ms. */
+  createdAt: number;
+  /** Unix ms, or null while the key is active. */
+  revokedAt: number | null;
+}
+
+export interface Merchant {
+  id: string;
+  version: number;
+  name: string;
+  email: string;
+  /** Unix ms. */
+  createdAt: number;
+  keys: MerchantKey[];
+  webhookEndpoint: { endpointId: string; url: string } | null;
+  /** The last command ids applied, newest last: a retried command is recognised and not applied twice. */
+  recent: string[];
+}
+
+/** null: no merchant with this id exists yet. */
+export type MerchantState = Merchant | null;
+
+/** What a merchant decision sends: the answer to a waiting gateway (or the CLI). */
+export interface MerchantReply {
+  type: "Reply";
+  data: { replyTo: ReplyTo; rejection: { code: MerchantRejectionCode; message: string } | null };
+}
+
+export type MerchantRejectionCode = "merchant_exists" | "merchant_not_found" | "key_not_found";
+
+/** Generic messages, as the interface asks for conflicts (nothing about another merchant leaks). */
+export const MERCHANT_REJECTION_MESSAGES: Record<MerchantRejectionCode, string> = {
+  merchant_exists: "conflict",
+  merchant_not_found: "no such merchant",
+  key_not_found: "no such key",
+};

@@ -1,0 +1,53 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  hashSecret,
+  issueKey,
+  keyPrefix,
+  merchantIdFor,
+  newSecret,
+  sameHash,
+} from "../../src/entities/merchant-keys.ts";
+
+describe("merchant keys", () => {
+  it("is prefix, mode and 32 random bytes in base64url", () => {
+    const key = newSecret("sk", "test");
+    expect(key).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(key.slice("sk_test_".length), "base64url")).toHaveLength(32);
+    expect(newSecret("sk", "test")).not.toBe(key);
+  });
+
+  it("reads the type of a well-formed key of the server's mode only", () => {
+    expect(keyPrefix(newSecret("pk", "live"), "live")).toBe("pk");
+    expect(keyPrefix(newSecret("cs", "test"), "test")).toBe("cs");
+    expect(keyPrefix(newSecret("sk", "live"), "test")).toBeNull();
+    expect(keyPrefix(`${newSecret("sk", "test")}x`, "test")).toBeNull();
+    expect(keyPrefix("sk_test_short", "test")).toBeNull();
+    expect(keyPrefix(`rk_test_${"a".repeat(43)}`, "test")).toBeNull();
+  });
+
+  it("hashes with SHA-256 and compares hashes of any length safely", () => {
+    const key = newSecret("sk", "test");
+    const hash = hashSecret(key);
+    expect(hash).toBe(createHash("sha256").update(key).digest("hex"));
+    expect(sameHash(hash, hashSecret(key))).toBe(true);
+    expect(sameHash(hash, hashSecret(newSecret("sk", "test")))).toBe(false);
+    expect(sameHash(hash, hash.slice(1))).toBe(false);
+  });
+
+  it("keeps only the hash of a secret key, and the publishable key in clear", () => {
+    const sk = issueKey("secret", "test");
+    expect(sk.issued).toMatchObject({ kind: "secret", hash: hashSecret(sk.key), publishable: null });
+    expect(sk.issued.hint).toBe(sk.key.slice(-4));
+    expect(JSON.stringify(sk.issued)).not.toContain(sk.key);
+    const pk = issueKey("publishable", "live");
+    expect(pk.key).toMatch(/^pk_live_/);
+    expect(pk.issued.publishable).toBe(pk.key);
+  });
+
+  it("derives one merchant id per e-mail, whatever its case and surrounding space", () => {
+    expect(merchantIdFor(" Shop@Example.TEST ")).toBe(merchantIdFor("shop@example.test"));
+    expect(merchantIdFor("a@example.test")).not.toBe(merchantIdFor("b@example.test"));
+    expect(merchantIdFor("a@example.test")).toMatch(/^mer_[0-9a-f]{24}$/);
+  });
+});
