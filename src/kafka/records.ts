@@ -2,6 +2,7 @@ import * as f from "../contract/fields.ts";
 import { message, union } from "../contract/unions.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
+import { KEY_KINDS, type MerchantCommand, type MerchantEvent } from "../domain/merchant/types.ts";
 import {
   FLOWS,
   type Outcome,
@@ -339,23 +340,43 @@ export type WebhookEvent = f.Infer<typeof webhookEvent>;
 
 const endpoint = { endpointId: f.string, url: f.string };
 
+/** A merchant key as the journal keeps it: a secret key only as its hash. */
+const issuedKeyFields = {
+  keyId: f.string,
+  kind: f.oneOf(KEY_KINDS),
+  hash: f.string,
+  publishable: f.nullable(f.string),
+  hint: f.string,
+};
+const issuedKey = f.record(issuedKeyFields);
+
+// The merchant's topics: their TypeScript types are the domain's (src/domain/merchant/).
+
 /** merchant.commands: a command to one merchant's actor, keyed by merchant id. */
-export const merchantCommand = f.record({
-  commandId: f.string,
-  issuedAt: f.number,
-  replyTo: f.nullable(replyTo),
-  merchantId: f.string,
-  command: union({ SetWebhookEndpoint: endpoint, RemoveWebhookEndpoint: {} }),
+export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
+  metadata: { commandId: f.string, issuedAt: f.number, replyTo: f.nullable(replyTo) },
+  data: { merchantId: f.string },
+  union: "command",
+  types: {
+    SetWebhookEndpoint: endpoint,
+    RemoveWebhookEndpoint: {},
+    CreateMerchant: { name: f.string, email: f.string, keys: f.array(issuedKey) },
+    IssueKeys: { keys: f.array(issuedKey) },
+    RotateKey: { key: issuedKey },
+    RevokeKey: { keyId: f.string },
+  },
 });
-export type MerchantCommand = f.Infer<typeof merchantCommand>;
 
 /** merchant.events: the merchant journal, kept forever. */
-export const merchantEvent = f.record({
-  merchantId: f.string,
-  /** The merchant's version after this event: 1, then +1 per event. */
-  version: f.number,
-  occurredAt: f.number,
-  commandId: f.string,
-  event: union({ WebhookEndpointSet: endpoint, WebhookEndpointRemoved: {} }),
+export const merchantEvent: f.Field<MerchantEvent, Avro> = message({
+  metadata: { merchantId: f.string, version: f.number, occurredAt: f.number, commandId: f.string },
+  data: {},
+  union: "event",
+  types: {
+    WebhookEndpointSet: endpoint,
+    WebhookEndpointRemoved: {},
+    MerchantCreated: { name: f.string, email: f.string },
+    KeyIssued: issuedKeyFields,
+    KeyRevoked: { keyId: f.string, hash: f.string },
+  },
 });
-export type MerchantEvent = f.Infer<typeof merchantEvent>;

@@ -1,10 +1,5 @@
-import type {
-  ExecutorCommand,
-  ExecutorResult,
-  MerchantCommand,
-  MerchantEvent,
-  WebhookEvent,
-} from "../../src/kafka/records.ts";
+import type { IssuedKey, MerchantCommand, MerchantEvent } from "../../src/domain/merchant/types.ts";
+import type { ExecutorCommand, ExecutorResult, WebhookEvent } from "../../src/kafka/records.ts";
 import { type Gen, generator } from "./generate.ts";
 
 /**
@@ -108,6 +103,16 @@ export function recordGenerator(seed: number): RecordGen {
     }
   };
   const endpoint = () => ({ endpointId: g.uuid(), url: `https://merchant.example/${g.uuid()}` });
+  const key = (): IssuedKey => {
+    const publishable = g.bool();
+    return {
+      keyId: `key_${g.int(0, 1e9)}`,
+      kind: publishable ? "publishable" : "secret",
+      hash: g.hex(32).slice(2),
+      publishable: publishable ? `pk_test_${g.uuid()}` : null,
+      hint: "abcd",
+    };
+  };
   return {
     executorCommand: () => ({
       commandId: g.uuid(),
@@ -131,19 +136,42 @@ export function recordGenerator(seed: number): RecordGen {
       payload: JSON.stringify({ id: g.uuid(), note: g.text() }),
       createdAt: ms(),
     }),
-    merchantCommand: () => ({
-      commandId: g.uuid(),
-      issuedAt: ms(),
-      replyTo: g.maybe(() => ({ gatewayId: `gw-${g.int(0, 9)}`, correlationId: g.uuid() })),
-      merchantId: g.uuid(),
-      command: g.bool() ? { type: "SetWebhookEndpoint", ...endpoint() } : { type: "RemoveWebhookEndpoint" },
-    }),
-    merchantEvent: () => ({
-      merchantId: g.uuid(),
-      version: g.int(1, 10_000),
-      occurredAt: ms(),
-      commandId: g.uuid(),
-      event: g.bool() ? { type: "WebhookEndpointSet", ...endpoint() } : { type: "WebhookEndpointRemoved" },
-    }),
+    merchantCommand: () => {
+      const data = { merchantId: g.uuid() };
+      const metadata = {
+        commandId: g.uuid(),
+        issuedAt: ms(),
+        replyTo: g.maybe(() => ({ gatewayId: `gw-${g.int(0, 9)}`, correlationId: g.uuid() })),
+      };
+      const bodies: MerchantCommand[] = [
+        { type: "SetWebhookEndpoint", data: { ...data, ...endpoint() }, metadata },
+        { type: "RemoveWebhookEndpoint", data, metadata },
+        {
+          type: "CreateMerchant",
+          data: { ...data, name: g.text(), email: "a@b.test", keys: [key(), key()] },
+          metadata,
+        },
+        { type: "IssueKeys", data: { ...data, keys: [key()] }, metadata },
+        { type: "RotateKey", data: { ...data, key: key() }, metadata },
+        { type: "RevokeKey", data: { ...data, keyId: g.uuid() }, metadata },
+      ];
+      return g.pick(bodies);
+    },
+    merchantEvent: () => {
+      const metadata = {
+        merchantId: g.uuid(),
+        version: g.int(1, 10_000),
+        occurredAt: ms(),
+        commandId: g.uuid(),
+      };
+      const events: MerchantEvent[] = [
+        { type: "WebhookEndpointSet", data: endpoint(), metadata },
+        { type: "WebhookEndpointRemoved", data: {}, metadata },
+        { type: "MerchantCreated", data: { name: g.text(), email: "a@b.test" }, metadata },
+        { type: "KeyIssued", data: key(), metadata },
+        { type: "KeyRevoked", data: { keyId: g.uuid(), hash: g.hex(32).slice(2) }, metadata },
+      ];
+      return g.pick(events);
+    },
   };
 }

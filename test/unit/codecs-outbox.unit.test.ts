@@ -52,13 +52,13 @@ describe("codecs of the executor, webhook and merchant topics round-trip", () =>
     "MerchantCommand",
     merchantCommandCodec,
     (g) => g.merchantCommand(),
-    (v) => v.command.type,
+    (v) => v.type,
   );
   roundTrips(
     "MerchantEvent",
     merchantEventCodec,
     (g) => g.merchantEvent(),
-    (v) => v.event.type,
+    (v) => v.type,
   );
 });
 
