@@ -1,0 +1,122 @@
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+import { BaseError } from "../support/errors.ts";
+
+/**
+ * Server-side request forgery guard (interface.md, "Delivery rules" 4 and 5). A webhook URL is a
+ * merchant's input that makes us open a connection, so before every attempt the host is resolved,
+ * EVERY answer is checked (one bad answer refuses the host: a DNS server that mixes a public and a
+ * private address must not get its way by luck of the order), and the caller connects to exactly
+ * the address returned here, never resolving again, so a DNS answer that changes between the check
+ * and the connect (rebinding) cannot move the connection. IP literals are checked the same way.
+ *
+ * Ranges: node:net's BlockList, which also matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1)
+ * against its IPv4 subnet, so every IPv4 range below covers its mapped form without a second entry.
+ */
+const RANGES: ReadonlyArray<readonly [net: string, prefix: number, family: "ipv4" | "ipv6", why: string]> = [
+  ["127.0.0.0", 8, "ipv4", "loopback"],
+  ["::1", 128, "ipv6", "loopback"],
+  ["0.0.0.0", 8, "ipv4", "this network (0.0.0.0 reaches the local host)"],
+  ["::", 128, "ipv6", "unspecified (:: reaches the local host)"],
+  ["10.0.0.0", 8, "ipv4", "private"],
+  ["172.16.0.0", 12, "ipv4", "private"],
+  ["192.168.0.0", 16, "ipv4", "private"],
+  ["100.64.0.0", 10, "ipv4", "shared address space (carrier-grade NAT)"],
+  ["169.254.0.0", 16, "ipv4", "link-local (cloud metadata services live here)"],
+  ["fe80::", 10, "ipv6", "link-local"],
+  ["fc00::", 7, "ipv6", "unique local (private)"],
+];
+
+const lists = RANGES.map(([net, prefix, family, why]) => {
+  const list = new BlockList();
+  list.addSubnet(net, prefix, family);
+  return { list, why, loopback: why === "loopback" };
+});
+
+/** Why `address` (an IP literal) must not be connected to, or null when it may; `allowLoopback` lets 127/8 and ::1 pass. */
+export function blockedReason(address: string, opts: { allowLoopback?: boolean } = {}): string | null {
+  const family = isIP(address);
+  if (family === 0) return "not an IP address";
+  const type = family === 4 ? "ipv4" : "ipv6";
+  for (const { list, why, loopback } of lists) {
+    if (loopback && opts.allowLoopback) continue;
+    if (list.check(address, type)) return why;
+  }
+  return null;
+}
+
+/** Refused before any connection was made: the URL's scheme, or an address in a blocked range. */
+export class WebhookUrlRefused extends BaseError<"webhook_url_refused"> {
+  override name = "WebhookUrlRefused";
+  readonly code = "webhook_url_refused";
+  // DNS can change, and a URL's owner can fix it: a later attempt may pass.
+  readonly retryable = true;
+}
+
+export interface UrlPolicy {
+  /** MERCHANT_MODE=development and WEBHOOK_ALLOW_INSECURE: `http://localhost` (and loopback for it) allowed. */
+  allowInsecureLocalhost: boolean;
+}
+
+/**
+ * The URL rule: https, or http://localhost when the policy allows it; no credentials in the URL.
+ * Returns the parsed URL and whether its host may resolve to loopback (only that localhost URL).
+ * The WHATWG parser already turns decimal, octal and hex IPv4 forms (http://2130706433,
+ * http://0177.0.0.1) into dotted quads, so the address check sees what a connect would use.
+ */
+export function checkUrlRule(raw: string, policy: UrlPolicy): { url: URL; allowLoopback: boolean } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookUrlRefused("the webhook URL does not parse");
+  }
+  if (url.username || url.password) throw new WebhookUrlRefused("the webhook URL carries credentials");
+  const localhost = policy.allowInsecureLocalhost && url.hostname === "localhost";
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && localhost))
+    throw new WebhookUrlRefused(
+      policy.allowInsecureLocalhost
+        ? "the webhook URL must be https (or http://localhost)"
+        : "the webhook URL must be https",
+    );
+  return { url, allowLoopback: localhost };
+}
+
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+/** Every address of `host` (A and AAAA, as the system resolver answers), IPv4 first. */
+export const systemResolver: Resolver = (host) => lookup(host, { all: true, order: "ipv4first" });
+
+export interface Target {
+  url: URL;
+  /** The one address to connect to: checked, with every other answer for the host. */
+  address: string;
+  family: 4 | 6;
+}
+
+/** The URL rule, then the host's resolution with every answer checked; the first answer is the target. */
+export async function resolveTarget(
+  raw: string,
+  policy: UrlPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<Target> {
+  const { url, allowLoopback } = checkUrlRule(raw, policy);
+  // An IPv6 literal keeps its brackets in `hostname`.
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  let answers: Array<{ address: string; family: number }>;
+  if (isIP(host) !== 0) answers = [{ address: host, family: isIP(host) }];
+  else {
+    try {
+      answers = await resolve(host);
+    } catch (err) {
+      throw new WebhookUrlRefused(`the webhook host ${host} does not resolve`, { cause: err });
+    }
+  }
+  if (answers.length === 0) throw new WebhookUrlRefused(`the webhook host ${host} does not resolve`);
+  for (const { address } of answers) {
+    const why = blockedReason(address, { allowLoopback });
+    if (why) throw new WebhookUrlRefused(`the webhook host ${host} resolves to ${address}: ${why}`);
+  }
+  const first = answers[0] as { address: string; family: number };
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
