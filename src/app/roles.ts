@@ -2,9 +2,9 @@ import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { executorRole } from "./roles/executor.ts";
 import { gatewayRole } from "./roles/gateway.ts";
-import { webhooksRole } from "./roles/idle.ts";
 import { indexerRole } from "./roles/indexer.ts";
 import { projectorRole } from "./roles/projector.ts";
+import { webhooksRole } from "./roles/webhooks.ts";
 import {
   CATCH_UP_TIMEOUT_MS,
   type RoleModule,

@@ -1,0 +1,44 @@
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { webhookEndpoints } from "../../store/webhook-endpoints.ts";
+import { tableEndpointDirectory } from "../../webhooks/endpoints.ts";
+import { createWebhookWorker, WEBHOOKS_GROUP } from "../../webhooks/worker.ts";
+import type { RoleModule } from "../shared.ts";
+
+/** webhook.events -> the delivery ledger -> signed POSTs to merchants' endpoints (docs/WEBHOOKS.md). */
+export const webhooksRole: RoleModule = {
+  name: "webhooks",
+  async start(shared, log) {
+    const c = shared.config;
+    // http://localhost (and loopback for it) only in development mode with the insecure switch on.
+    const allowInsecureLocalhost = c.MERCHANT_MODE === "development" && c.WEBHOOK_ALLOW_INSECURE;
+    const worker = createWebhookWorker({
+      kafka: shared.kafka,
+      codecs: shared.codecs,
+      cassandra: shared.cassandra,
+      endpoints: tableEndpointDirectory(webhookEndpoints(shared.cassandra)),
+      log,
+      settings: {
+        retryBaseMs: c.WEBHOOK_RETRY_BASE_MS,
+        connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
+        totalTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+        concurrency: c.WEBHOOK_CONCURRENCY,
+        pollMs: c.WEBHOOK_POLL_MS,
+        policy: { allowInsecureLocalhost },
+      },
+    });
+    await worker.start();
+    shared.metrics.gaugeFrom(
+      "settlement_webhook_attempts_in_flight",
+      "Webhook attempts this process is making or has queued",
+      [],
+      () => [{ labels: {}, value: worker.inFlight() }],
+    );
+    return {
+      role: "webhooks",
+      summary: `${TOPIC.webhookEvents} in group "${WEBHOOKS_GROUP}" -> delivery ledger -> signed POSTs${
+        allowInsecureLocalhost ? " (http://localhost allowed: development)" : ""
+      }`,
+      stop: worker.stop,
+    };
+  },
+};

@@ -1,0 +1,57 @@
+/** A delivery to attempt, as the ledger had it when it was queued. */
+export interface DeliveryJob {
+  idempotencyKey: string;
+  merchantId: string;
+  payload: string;
+  attempts: number;
+  nextRetryAt: number;
+}
+
+/**
+ * The attempts of one process: at most `concurrency` at once, first queued first started, each key
+ * at most once in the queue (the consumer and the retry scan may both find a delivery), and at most
+ * `maxQueued` waiting: past that a job is refused, which loses nothing, since the ledger still has
+ * it due and the next scan offers it again.
+ */
+export function createDeliveryQueue(opts: {
+  concurrency: number;
+  maxQueued: number;
+  run: (job: DeliveryJob) => Promise<void>;
+}) {
+  const waiting: DeliveryJob[] = [];
+  const keys = new Set<string>();
+  const active = new Set<Promise<void>>();
+  let stopped = false;
+
+  const pump = () => {
+    while (!stopped && active.size < opts.concurrency && waiting.length > 0) {
+      const job = waiting.shift() as DeliveryJob;
+      const work: Promise<void> = opts.run(job).finally(() => {
+        active.delete(work);
+        keys.delete(job.idempotencyKey);
+        pump();
+      });
+      active.add(work);
+    }
+  };
+
+  return {
+    /** false when not queued: already queued or running here, the queue is full, or stopping. */
+    push(job: DeliveryJob): boolean {
+      if (stopped || keys.has(job.idempotencyKey) || waiting.length >= opts.maxQueued) return false;
+      keys.add(job.idempotencyKey);
+      waiting.push(job);
+      pump();
+      return true;
+    },
+    /** Attempts running now. */
+    running: () => active.size,
+    waiting: () => waiting.length,
+    /** Drops what has not started (the ledger keeps it due) and waits for the attempts running. */
+    async stop(): Promise<void> {
+      stopped = true;
+      for (const job of waiting.splice(0)) keys.delete(job.idempotencyKey);
+      await Promise.allSettled([...active]);
+    },
+  };
+}
