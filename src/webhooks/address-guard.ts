@@ -25,6 +25,18 @@ const RANGES: ReadonlyArray<readonly [net: string, prefix: number, family: "ipv4
   ["169.254.0.0", 16, "ipv4", "link-local (cloud metadata services live here)"],
   ["fe80::", 10, "ipv6", "link-local"],
   ["fc00::", 7, "ipv6", "unique local (private)"],
+  // Beyond the interface's list (as ipaddr.js's non-unicast ranges, which request-filtering-agent
+  // refuses): nothing a merchant's server has, and the IPv6 ranges that carry an IPv4 address to a
+  // translator, which could reach an internal IPv4 address the checks above never saw.
+  ["224.0.0.0", 4, "ipv4", "multicast"],
+  ["240.0.0.0", 4, "ipv4", "reserved (and broadcast)"],
+  ["192.0.0.0", 24, "ipv4", "IETF protocol assignments"],
+  ["198.18.0.0", 15, "ipv4", "benchmarking"],
+  ["ff00::", 8, "ipv6", "multicast"],
+  ["64:ff9b::", 96, "ipv6", "NAT64 (embeds an IPv4 address)"],
+  ["64:ff9b:1::", 48, "ipv6", "local-use NAT64 (embeds an IPv4 address)"],
+  ["2002::", 16, "ipv6", "6to4 (embeds an IPv4 address)"],
+  ["2001::", 32, "ipv6", "Teredo (embeds an IPv4 address)"],
 ];
 
 const lists = RANGES.map(([net, prefix, family, why]) => {

@@ -29,6 +29,13 @@ const BLOCKED_V4: Array<[string, string]> = [
   ["169.254.0.0", "link-local"],
   ["169.254.169.254", "link-local"],
   ["169.254.255.255", "link-local"],
+  ["224.0.0.1", "multicast"],
+  ["239.255.255.255", "multicast"],
+  ["240.0.0.1", "reserved"],
+  ["255.255.255.255", "reserved"],
+  ["192.0.0.8", "IETF"],
+  ["198.18.0.1", "benchmarking"],
+  ["198.19.255.255", "benchmarking"],
 ];
 
 const BLOCKED_V6: Array<[string, string]> = [
@@ -40,6 +47,12 @@ const BLOCKED_V6: Array<[string, string]> = [
   ["fe80::", "link-local"],
   ["fe80::1", "link-local"],
   ["febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "link-local"],
+  ["ff02::1", "multicast"],
+  ["64:ff9b::7f00:1", "NAT64"],
+  ["64:ff9b::a00:1", "NAT64"],
+  ["64:ff9b:1::a00:1", "NAT64"],
+  ["2002:7f00:1::", "6to4"],
+  ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"],
 ];
 
 const ALLOWED = [
@@ -58,8 +71,12 @@ const ALLOWED = [
   "172.32.0.0",
   "192.167.255.255",
   "192.169.0.0",
+  "192.0.1.0",
+  "198.17.255.255",
+  "198.20.0.0",
+  "223.255.255.255",
   "2606:4700:4700::1111",
-  "::2",
+  "2001:4860:4860::8888",
   "fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
   "fec0::1",
   "::ffff:8.8.8.8",
