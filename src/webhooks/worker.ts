@@ -112,8 +112,9 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     /** Attempts running and waiting in this process. */
     inFlight: () => queue.running() + queue.waiting(),
     async start() {
-      await consumer.start();
+      // The ledger's due retries first: they do not wait for the group to hand out partitions.
       scheduler.start();
+      await consumer.start();
     },
     async stop() {
       scheduler.stop();

@@ -1,0 +1,351 @@
+// The webhooks role on the real stack: WebhookEvent records on webhook.events (as the sessions' outbox
+// writes them), merchant endpoints in webhook_endpoints, the role as a child process (so a test can
+// kill -9 it), and local receivers. Retries run at a 200 ms base instead of 1 s.
+import { randomUUID } from "node:crypto";
+import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
+import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
+import { webhookEventCodec } from "../../src/kafka/codecs.ts";
+import type { WebhookEvent } from "../../src/kafka/records.ts";
+import { type WebhookDeliveries, webhookDeliveries } from "../../src/store/webhook-deliveries.ts";
+import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
+import { newWebhookSecret } from "../../src/webhooks/signing.ts";
+import { TOPIC } from "../../topics/catalogue.ts";
+import { waitFor } from "../support/actor-host.ts";
+import { type Child, startChild } from "../support/child-process.ts";
+import { startTestService, type TestService } from "../support/service.ts";
+
+const T = 120_000;
+const BASE_MS = 200;
+const DEV = { MERCHANT_MODE: "development", WEBHOOK_ALLOW_INSECURE: "true" };
+
+let service: TestService;
+let producer: PlainProducer;
+let ledger: WebhookDeliveries;
+let worker: Child | undefined;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  service = await startTestService({ roles: [] });
+  producer = createPlainProducer(service.kafka);
+  await producer.connect();
+  ledger = webhookDeliveries(service.cassandra);
+}, T);
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+afterAll(async () => {
+  await worker?.stop();
+  await producer?.disconnect();
+  await service?.stop();
+}, T);
+
+/** The webhooks role as a child process; one at a time, so every record goes to the worker under test. */
+async function startWorker(env: Record<string, string>): Promise<Child> {
+  await worker?.stop();
+  worker = await startChild("webhooks", ["src/cli.ts", "webhooks"], {
+    env: { LOG_LEVEL: "warn", WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_POLL_MS: "100", ...env },
+    ready: /^webhooks\s+(.*)$/,
+    timeoutMs: T,
+  });
+  return worker;
+}
+
+interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A merchant receiver on 127.0.0.1 answering the n-th request (1-based) with `status(n)`. */
+async function receiver(status: (n: number) => number) {
+  const received: Received[] = [];
+  let connections = 0;
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({ at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      res.writeHead(status(received.length)).end();
+    });
+  });
+  server.on("connection", () => {
+    connections++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { port, received, connections: () => connections };
+}
+
+/** A merchant with its endpoint set, and a session event for it. */
+async function merchant(url: string) {
+  const merchantId = `m_${randomUUID()}`;
+  const secret = newWebhookSecret();
+  await webhookEndpoints(service.cassandra).put({
+    merchantId,
+    endpointId: `we_${randomUUID()}`,
+    url,
+    secret,
+  });
+  return { merchantId, secret };
+}
+
+function event(merchantId: string, eventType = "payment.detected"): WebhookEvent {
+  const sessionId = randomUUID();
+  return {
+    idempotencyKey: `${sessionId}:${eventType}`,
+    merchantId,
+    eventType,
+    sessionId,
+    // Spacing and key order as the session writes it; the receiver must get these bytes exactly.
+    payload: `{"session_id":"${sessionId}","event_type":"${eventType}","amount":"25000000","settled_amount":null,"overpaid_amount":null}`,
+    createdAt: Date.now(),
+  };
+}
+
+const publish = (e: WebhookEvent) =>
+  producer.send(TOPIC.webhookEvents, [{ key: e.merchantId, value: webhookEventCodec.encode(e) }]);
+
+const settled = (key: string) =>
+  waitFor(
+    `delivery ${key} to end`,
+    async () => {
+      const row = await ledger.get(key);
+      return row && row.state !== "pending" ? row : undefined;
+    },
+    T,
+  );
+
+const gaps = (r: Received[]) => r.slice(1).map((x, i) => x.at - (r[i] as Received).at);
+
+describe("in development mode with http://localhost allowed", () => {
+  beforeAll(() => startWorker(DEV), T);
+
+  it(
+    "delivers an event once, signed so that verifyWebhook accepts it, with the Idempotency-Key and JSON type",
+    async () => {
+      const r = await receiver(() => 200);
+      const m = await merchant(`http://localhost:${r.port}/hooks?src=test`);
+      const e = event(m.merchantId);
+      await publish(e);
+
+      const row = await settled(e.idempotencyKey);
+      expect(row).toMatchObject({ state: "delivered", attempts: 1, lastStatus: 200 });
+      expect(r.received).toHaveLength(1);
+      const [got] = r.received as [Received];
+      expect(got.body).toBe(e.payload);
+      expect(got.headers["idempotency-key"]).toBe(e.idempotencyKey);
+      expect(got.headers["content-type"]).toBe("application/json");
+      const header = got.headers["service-signature"] as string;
+      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      await expect(verifyWebhook({ payload: got.body, header, secret: m.secret })).resolves.toMatchObject({
+        event_type: "payment.detected",
+        session_id: e.sessionId,
+      });
+      await expect(
+        verifyWebhook({ payload: got.body, header, secret: newWebhookSecret() }),
+      ).rejects.toMatchObject({
+        code: "verification_failed",
+      });
+      const [attempt] = await ledger.attempts(e.idempotencyKey);
+      expect(attempt).toMatchObject({ attempt: 1, statusCode: 200, address: "127.0.0.1", error: null });
+      expect(attempt?.durationMs).toBeGreaterThanOrEqual(0);
+    },
+    T,
+  );
+
+  it(
+    "retries a 500 at 1, 2, 4, 8 base intervals and marks it failed after the fifth attempt",
+    async () => {
+      const r = await receiver(() => 500);
+      const m = await merchant(`http://localhost:${r.port}/`);
+      const e = event(m.merchantId);
+      await publish(e);
+
+      const row = await settled(e.idempotencyKey);
+      expect(row).toMatchObject({ state: "failed", attempts: 5, lastStatus: 500, nextRetryAt: null });
+      expect(r.received).toHaveLength(5);
+      // Each wait is at least its schedule, and late by no more than the scheduler's slack.
+      gaps(r.received).forEach((gap, i) => {
+        const due = BASE_MS * 2 ** i;
+        expect(gap).toBeGreaterThanOrEqual(due - 20);
+        expect(gap).toBeLessThan(due + 600);
+      });
+      expect(new Set(r.received.map((x) => x.headers["idempotency-key"]))).toEqual(
+        new Set([e.idempotencyKey]),
+      );
+      const attempts = await ledger.attempts(e.idempotencyKey);
+      expect(attempts.map((a) => [a.attempt, a.statusCode, a.error])).toEqual(
+        [1, 2, 3, 4, 5].map((n) => [n, 500, "HTTP 500"]),
+      );
+      // Nothing more once failed.
+      await new Promise((resolve) => setTimeout(resolve, BASE_MS * 20));
+      expect(r.received).toHaveLength(5);
+    },
+    T,
+  );
+
+  it(
+    "answers 500 three times then 200: four attempts and one success",
+    async () => {
+      const r = await receiver((n) => (n <= 3 ? 500 : 200));
+      const m = await merchant(`http://localhost:${r.port}/`);
+      const e = event(m.merchantId, "payment.succeeded");
+      await publish(e);
+      expect(await settled(e.idempotencyKey)).toMatchObject({
+        state: "delivered",
+        attempts: 4,
+        lastStatus: 200,
+      });
+      expect(r.received).toHaveLength(4);
+      gaps(r.received).forEach((gap, i) => {
+        expect(gap).toBeGreaterThanOrEqual(BASE_MS * 2 ** i - 20);
+      });
+    },
+    T,
+  );
+
+  it(
+    "delivers a record published twice once",
+    async () => {
+      const r = await receiver(() => 200);
+      const m = await merchant(`http://localhost:${r.port}/`);
+      const e = event(m.merchantId);
+      await publish(e);
+      await publish({ ...e, createdAt: e.createdAt + 1 });
+      // A later event of the same merchant proves the second copy was read before we look.
+      const later = event(m.merchantId, "payment.processing");
+      await publish(later);
+      await settled(later.idempotencyKey);
+      expect(await settled(e.idempotencyKey)).toMatchObject({ state: "delivered", attempts: 1 });
+      expect(r.received.map((x) => x.headers["idempotency-key"]).sort()).toEqual(
+        [e.idempotencyKey, later.idempotencyKey].sort(),
+      );
+    },
+    T,
+  );
+
+  it(
+    "refuses an IP-literal loopback URL even in development (only the name localhost is allowed)",
+    async () => {
+      const r = await receiver(() => 200);
+      const m = await merchant(`https://127.0.0.1:${r.port}/`);
+      const e = event(m.merchantId);
+      await publish(e);
+      expect(await settled(e.idempotencyKey)).toMatchObject({
+        state: "failed",
+        attempts: 5,
+        lastStatus: null,
+      });
+      expect(r.connections()).toBe(0);
+      const attempts = await ledger.attempts(e.idempotencyKey);
+      expect(attempts[0]).toMatchObject({ address: null, statusCode: null });
+      expect(attempts[0]?.error).toMatch(/127\.0\.0\.1: loopback/);
+    },
+    T,
+  );
+
+  it(
+    "ends a delivery for a merchant with no endpoint as skipped, with no attempt",
+    async () => {
+      const e = event(`m_${randomUUID()}`);
+      await publish(e);
+      expect(await settled(e.idempotencyKey)).toMatchObject({
+        state: "skipped",
+        attempts: 0,
+        lastError: "the merchant has no webhook endpoint",
+      });
+      expect(await ledger.attempts(e.idempotencyKey)).toEqual([]);
+    },
+    T,
+  );
+});
+
+describe("in production mode", () => {
+  beforeAll(() => startWorker({ MERCHANT_MODE: "production", WEBHOOK_ALLOW_INSECURE: "false" }), T);
+
+  it(
+    "refuses endpoints that resolve to or name a blocked address, and never connects",
+    async () => {
+      // A bare TCP listener: any connection at all is counted, before TLS or HTTP.
+      let connections = 0;
+      const tcp = createTcpServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+      closers.push(() => new Promise((resolve) => tcp.close(() => resolve())));
+      const { port } = tcp.address() as AddressInfo;
+
+      const cases = [
+        [`https://localhost:${port}/`, /resolves to 127\.0\.0\.1: loopback/],
+        [`https://[::ffff:127.0.0.1]:${port}/`, /loopback/],
+        [`https://2130706433:${port}/`, /127\.0\.0\.1: loopback/],
+        [`https://10.0.0.1:${port}/`, /private/],
+        [`https://169.254.169.254/latest/meta-data/`, /link-local/],
+        [`http://localhost:${port}/`, /must be https/],
+      ] as const;
+      const events = await Promise.all(
+        cases.map(async ([url]) => {
+          const e = event((await merchant(url)).merchantId);
+          await publish(e);
+          return e;
+        }),
+      );
+      for (const [i, e] of events.entries()) {
+        const row = await settled(e.idempotencyKey);
+        expect(row).toMatchObject({ state: "failed", attempts: 5, lastStatus: null });
+        expect(row.lastError).toMatch(cases[i]?.[1] as RegExp);
+        const attempts = await ledger.attempts(e.idempotencyKey);
+        expect(attempts).toHaveLength(5);
+        for (const a of attempts) expect(a).toMatchObject({ address: null, statusCode: null });
+      }
+      expect(connections).toBe(0);
+    },
+    T,
+  );
+});
+
+describe("a worker killed mid-retry", () => {
+  it(
+    "is resumed from the ledger by the next one: every attempt once, then delivered",
+    async () => {
+      // A long first wait, so the kill lands between the first and the second attempt.
+      await startWorker({ ...DEV, WEBHOOK_RETRY_BASE_MS: "4000" });
+      const r = await receiver((n) => (n <= 2 ? 500 : 200));
+      const m = await merchant(`http://localhost:${r.port}/`);
+      const e = event(m.merchantId, "payment.failed");
+      await publish(e);
+      await waitFor("the first attempt in the ledger", async () => {
+        const row = await ledger.get(e.idempotencyKey);
+        return row?.attempts === 1 ? row : undefined;
+      });
+      process.kill((worker as Child).pid, "SIGKILL");
+      worker = undefined;
+      expect(r.received).toHaveLength(1);
+
+      await startWorker(DEV);
+      expect(await settled(e.idempotencyKey)).toMatchObject({ state: "delivered", attempts: 3 });
+      expect(r.received).toHaveLength(3);
+      // The second attempt waited the schedule the first worker wrote (4 s), not the new base.
+      expect(gaps(r.received)[0]).toBeGreaterThanOrEqual(4000 - 20);
+      const attempts = await ledger.attempts(e.idempotencyKey);
+      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+        [1, 500],
+        [2, 500],
+        [3, 200],
+      ]);
+    },
+    T,
+  );
+});
