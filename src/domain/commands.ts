@@ -5,8 +5,10 @@ import type {
   Flow,
   Hex,
   Intent,
+  SignedRefund,
   StandingRefund,
   StealthAnnouncement,
+  SweepAmounts,
   Transfer,
 } from "./types.ts";
 
@@ -61,16 +63,7 @@ export interface AttachStandingRefund {
 /** POST /sessions/:id/refund: a burner-signed Refund (signature checked by the gateway) to submit. */
 export interface RequestRefund {
   type: "RequestRefund";
-  data: {
-    sessionId: string;
-    chainId: number;
-    token: Address;
-    to: Address;
-    amount: bigint;
-    deadline: number;
-    salt: Hex;
-    signature: Hex;
-  };
+  data: { sessionId: string; chainId: number } & SignedRefund;
   metadata: CommandMetadata;
 }
 
@@ -114,19 +107,13 @@ export type ExecutionOutcome =
   | { type: "TransactionSubmitted"; txHash: Transfer["txHash"] }
   | { type: "TransactionConfirmed"; txHash: Transfer["txHash"]; blockNumber: bigint }
   | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: Transfer["txHash"] | null }
-  | {
+  | ({
       type: "SweepConfirmed";
       txHash: Transfer["txHash"];
       blockNumber: bigint;
-      amountIn: bigint;
-      swapOutputAmount: bigint;
-      feeAmount: bigint;
-      appFeeAmount: bigint;
-      deliveredAmount: bigint;
-      bridged: boolean;
       /** false for a USDC deposit, which the delegate does not swap. */
       swapped: boolean;
-    }
+    } & SweepAmounts)
   | {
       type: "BridgeRelayed";
       txHash: Transfer["txHash"];

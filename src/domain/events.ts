@@ -6,6 +6,7 @@ import type {
   RefundRecord,
   RefundStatus,
   StandingRefund,
+  SweepAmounts,
   Transfer,
   TxId,
 } from "./types.ts";
@@ -72,15 +73,9 @@ export interface SweepCompleted {
   type: "SweepCompleted";
   data: {
     txHash: TxId;
-    amountIn: bigint;
-    swapOutputAmount: bigint;
-    feeAmount: bigint;
-    appFeeAmount: bigint;
-    deliveredAmount: bigint;
-    bridged: boolean;
     /** Against the expected amount (src/domain/outcome.ts); shown once the session is swept. */
     outcome: Outcome;
-  };
+  } & SweepAmounts;
   metadata: EventMetadata;
 }
 

@@ -1,5 +1,5 @@
 import type { Rejection } from "./rejections.ts";
-import type { Address, Authorization, Hex, Intent } from "./types.ts";
+import type { Address, Authorization, Hex, Intent, SignedRefund } from "./types.ts";
 
 /**
  * The outbox of a session decision: what the decision sends, written by the host in the same Kafka
@@ -51,18 +51,12 @@ export interface WebhookMessage {
 /** Work for the executor of one chain (executor.commands); its results come back on executor.results. */
 export type ExecutorWork =
   | { type: "Settle"; burner: Address; auth: Authorization; intent: Intent; signature: Hex; feeBps: number }
-  | {
+  | ({
       type: "Refund";
       burner: Address;
-      token: Address;
-      to: Address;
-      amount: bigint;
-      deadline: number;
-      salt: Hex;
-      signature: Hex;
       /** Carried by the transaction when the burner does not delegate yet (nothing was ever swept). */
       auth: Authorization | null;
-    }
+    } & SignedRefund)
   | {
       type: "RefundAll";
       burner: Address;

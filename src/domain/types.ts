@@ -85,6 +85,27 @@ export interface Commitment {
   feeBps: number;
 }
 
+/** A burner-signed Refund (EIP-712 `Refund`, one chain) and its signature; the deadline in Unix seconds. */
+export interface SignedRefund {
+  token: Address;
+  to: Address;
+  amount: bigint;
+  deadline: number;
+  salt: Hex;
+  signature: Hex;
+}
+
+/** What a sweep took, swapped, charged and delivered (or burned for the bridge), from its Swept log. */
+export interface SweepAmounts {
+  amountIn: bigint;
+  swapOutputAmount: bigint;
+  feeAmount: bigint;
+  appFeeAmount: bigint;
+  deliveredAmount: bigint;
+  /** true when the delivery went through the bridge to another chain. */
+  bridged: boolean;
+}
+
 export type RefundKind = "refund" | "refund_all";
 export type RefundStatus = "requested" | "submitted" | "confirmed" | "failed";
 

@@ -76,6 +76,16 @@ const signedRefund = {
   signature: f.hex,
 };
 
+/** What a sweep took, swapped, charged and delivered (src/domain/types.ts, SweepAmounts). */
+const sweepAmounts = {
+  amountIn: f.amount,
+  swapOutputAmount: f.amount,
+  feeAmount: f.amount,
+  appFeeAmount: f.amount,
+  deliveredAmount: f.amount,
+  bridged: f.boolean,
+};
+
 const commitment = { intent, signature: f.hex, sourceChainId: f.number, feeBps: f.number };
 
 const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
@@ -137,16 +147,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     SessionExpired: {},
     IntentCommitted: commitment,
     SweepSubmitted: { txHash: f.txId },
-    SweepCompleted: {
-      txHash: f.txId,
-      amountIn: f.amount,
-      swapOutputAmount: f.amount,
-      feeAmount: f.amount,
-      appFeeAmount: f.amount,
-      deliveredAmount: f.amount,
-      bridged: f.boolean,
-      outcome: f.oneOf(OUTCOMES),
-    },
+    SweepCompleted: { txHash: f.txId, ...sweepAmounts, outcome: f.oneOf(OUTCOMES) },
     BridgeCompleted: { txHash: f.txId, mintedAmount: f.amount },
     SettlementRetried: { errorMessage: f.string },
     SettlementFailed: { errorMessage: f.string },
@@ -302,17 +303,7 @@ export const executorResult = f.record({
     TransactionSubmitted: { txHash: f.hex },
     TransactionConfirmed: { txHash: f.hex, blockNumber: f.blockNumber },
     ExecutionFailed: { errorMessage: f.string, retryable: f.boolean, txHash: f.nullable(f.hex) },
-    SweepConfirmed: {
-      txHash: f.hex,
-      blockNumber: f.blockNumber,
-      amountIn: f.amount,
-      swapOutputAmount: f.amount,
-      feeAmount: f.amount,
-      appFeeAmount: f.amount,
-      deliveredAmount: f.amount,
-      bridged: f.boolean,
-      swapped: f.boolean,
-    },
+    SweepConfirmed: { txHash: f.hex, blockNumber: f.blockNumber, ...sweepAmounts, swapped: f.boolean },
     BridgeRelayed: {
       txHash: f.hex,
       blockNumber: f.blockNumber,
