@@ -1,5 +1,6 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains/evm/authorization.ts";
+import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import type { GatewayReply } from "../kafka/records.ts";
 import { BaseError } from "../support/errors.ts";
@@ -57,6 +58,11 @@ const GATEWAY_ERRORS = {
   },
   chain_unsupported: { status: 400, message: "chain_id is not a configured chain", retryable: false },
   refund_expired: { status: 400, message: "the refund's deadline has passed", retryable: false },
+  nothing_to_refund: {
+    status: 409,
+    message: "the burner holds none of this asset on this chain: there is nothing to refund",
+    retryable: false,
+  },
   refund_salt_used: {
     status: 409,
     message: "another refund of this session was signed with this salt; sign the refund with a new salt",
@@ -77,6 +83,16 @@ const GATEWAY_ERRORS = {
     message: "this session's event stream needs the client_secret and pk query parameters",
     retryable: false,
   },
+  // Merchant mode (src/gateway/auth.ts, docs/MERCHANTS.md). A 401 carries WWW-Authenticate: Bearer.
+  unauthorized: { status: 401, message: "missing, malformed, revoked or wrong-type key", retryable: false },
+  forbidden: { status: 403, message: "the key does not own this resource", retryable: false },
+  merchant_not_found: {
+    status: 404,
+    message: MERCHANT_REJECTION_MESSAGES.merchant_not_found,
+    retryable: false,
+  },
+  key_not_found: { status: 404, message: MERCHANT_REJECTION_MESSAGES.key_not_found, retryable: false },
+  merchant_exists: { status: 409, message: MERCHANT_REJECTION_MESSAGES.merchant_exists, retryable: false },
   route_not_found: { status: 404, message: "route not found", retryable: false },
   // Not retryable: the interface says a client retries 429, 5xx and network failures, never another 4xx.
   request_timeout: { status: 408, message: "the request took too long to arrive", retryable: false },

@@ -30,6 +30,7 @@ afterEach(async () => {
 function scriptedChain() {
   const calls = { probes: [] as Array<[number, string]>, quotes: [] as Array<[number, string, bigint]> };
   let down = false;
+  let balance = 1n;
   const reads: ChainReadPort = {
     async quote(chainId, token, amountIn) {
       calls.quotes.push([chainId, token, amountIn]);
@@ -41,10 +42,10 @@ function scriptedChain() {
     async probe(chainId, address) {
       calls.probes.push([chainId, address]);
       if (down) throw new ChainUnavailableError("connection refused");
-      return 1n;
+      return balance;
     },
   };
-  return { reads, calls, setDown: (v: boolean) => (down = v) };
+  return { reads, calls, setDown: (v: boolean) => (down = v), setBalance: (v: bigint) => (balance = v) };
 }
 
 async function setup(env: Record<string, string> = {}) {
@@ -447,6 +448,20 @@ describe("POST /sessions/:id/refund and /refund-all", () => {
       [200, one],
     ]);
     expect(s.service.record(id)?.session.refunds).toHaveLength(1);
+  });
+
+  it("refund-all of an asset the burner holds none of, with no refund that took it, is 409 and sends nothing", async () => {
+    const s = await setup();
+    const { id } = await session(s);
+    await s.service.commands.send({
+      type: "ExpireSession",
+      data: { sessionId: id, now: NOW_S + 7200 },
+      metadata: { commandId: `expire:${id}`, issuedAt: START_MS, replyTo: null },
+    });
+    s.chain.setBalance(0n);
+    const res = await s.call("POST", `/sessions/${id}/refund-all`, { token: USDC, chain_id: CHAIN_ID });
+    expect([res.statusCode, res.json().error]).toEqual([409, expect.stringMatching(/nothing to refund/)]);
+    expect(sentOf(s, "RequestRefundAll")).toHaveLength(0);
   });
 
   it("refund-all is refused on a pending session, reads `native` as the zero address, and 502s without an RPC", async () => {

@@ -123,6 +123,11 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       if (balance === 0n && last !== undefined && last.status !== "failed") {
         return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === last.id)));
       }
+      // Nothing there and nothing that took it: a refund would only revert. Sessions that do not
+      // qualify at all are left to the owner, which answers wrong_status or no_standing_refund.
+      if (balance === 0n && (session.status === "expired" || session.status === "failed")) {
+        throw gatewayError("nothing_to_refund");
+      }
 
       const command: RequestRefundAll = {
         type: "RequestRefundAll",
