@@ -1,0 +1,124 @@
+import type { KeyKind, MerchantEvent } from "../domain/merchant/types.ts";
+import type { CassandraClient } from "./cassandra.ts";
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  email: string;
+  /** Unix ms. */
+  createdAt: number;
+  version: number;
+}
+
+export interface KeyRow {
+  merchantId: string;
+  keyId: string;
+  kind: KeyKind;
+  hint: string;
+  publishable: string | null;
+  /** Unix ms. */
+  createdAt: number;
+  /** Unix ms, or null while active. */
+  revokedAt: number | null;
+}
+
+/** A key found by its hash: what authentication needs. */
+export interface KeyByHash extends KeyRow {
+  hash: string;
+}
+
+/** Typed access to the merchant projection (migration 0007). */
+export interface MerchantStore {
+  /** Writes one event; idempotent, and an older event never overwrites a newer one. */
+  apply(event: MerchantEvent): Promise<void>;
+  merchant(id: string): Promise<MerchantRow | null>;
+  keysOf(merchantId: string): Promise<KeyRow[]>;
+  keyByHash(hash: string): Promise<KeyByHash | null>;
+}
+
+const ms = (d: Date | null): number | null => (d ? d.getTime() : null);
+
+export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
+  const exec = (cql: string, params: unknown[]) => cassandra.execute(cql, params, { prepare: true });
+  const keyRow = (r: { get(name: string): unknown }): KeyRow => ({
+    merchantId: r.get("merchant_id") as string,
+    keyId: r.get("key_id") as string,
+    kind: r.get("kind") as KeyKind,
+    hint: r.get("hint") as string,
+    publishable: (r.get("publishable") as string | null) ?? null,
+    createdAt: ms(r.get("created_at") as Date) ?? 0,
+    revokedAt: ms(r.get("revoked_at") as Date | null),
+  });
+  return {
+    async apply(event) {
+      const { merchantId, version, occurredAt } = event.metadata;
+      // Write time in microseconds = the merchant's version: later events win, replays change nothing.
+      const at = BigInt(version);
+      const when = new Date(occurredAt);
+      switch (event.type) {
+        case "MerchantCreated":
+          await exec(
+            `INSERT INTO merchants (merchant_id, name, email, created_at) VALUES (?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            [merchantId, event.data.name, event.data.email, when],
+          );
+          break;
+        case "KeyIssued": {
+          const k = event.data;
+          const values = [merchantId, k.keyId, k.kind, k.hint, k.publishable, when];
+          await exec(
+            `INSERT INTO merchant_keys (key_hash, merchant_id, key_id, kind, hint, publishable, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            [k.hash, ...values],
+          );
+          await exec(
+            `INSERT INTO merchant_keys_by_merchant (merchant_id, key_id, kind, hint, publishable, created_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            values,
+          );
+          break;
+        }
+        case "KeyRevoked":
+          await exec(`UPDATE merchant_keys USING TIMESTAMP ${at} SET revoked_at = ? WHERE key_hash = ?`, [
+            when,
+            event.data.hash,
+          ]);
+          await exec(
+            `UPDATE merchant_keys_by_merchant USING TIMESTAMP ${at} SET revoked_at = ? WHERE merchant_id = ? AND key_id = ?`,
+            [when, merchantId, event.data.keyId],
+          );
+          break;
+        case "WebhookEndpointSet":
+        case "WebhookEndpointRemoved":
+          // The webhook endpoint's projection belongs to the webhook work; only the version moves here.
+          break;
+      }
+      await exec(`UPDATE merchants USING TIMESTAMP ${at} SET version = ? WHERE merchant_id = ?`, [
+        BigInt(version),
+        merchantId,
+      ]);
+    },
+    async merchant(id) {
+      const rs = await exec(
+        "SELECT merchant_id, name, email, created_at, version FROM merchants WHERE merchant_id = ?",
+        [id],
+      );
+      const r = rs.first();
+      // A row with only a version is a merchant whose creation is not written yet.
+      if (!r || r.get("name") === null) return null;
+      return {
+        id: r.get("merchant_id"),
+        name: r.get("name"),
+        email: r.get("email"),
+        createdAt: ms(r.get("created_at")) ?? 0,
+        version: Number(r.get("version") ?? 0),
+      };
+    },
+    async keysOf(merchantId) {
+      const rs = await exec("SELECT * FROM merchant_keys_by_merchant WHERE merchant_id = ?", [merchantId]);
+      return rs.rows.map(keyRow).sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId));
+    },
+    async keyByHash(hash) {
+      const rs = await exec("SELECT * FROM merchant_keys WHERE key_hash = ?", [hash]);
+      const r = rs.first();
+      return r ? { ...keyRow(r), hash: r.get("key_hash") } : null;
+    },
+  };
+}
