@@ -64,6 +64,11 @@ const envSchema = z.object({
   LOCAL_CONFIRMATIONS: z.coerce.number().int().min(0).max(64).default(2),
 
   MERCHANT_MODE: z.enum(["off", "development", "production"]).default("off"),
+  /**
+   * Bearer secret of the operator routes (POST /v1/operator/merchants, ...; docs/MERCHANTS.md); unset,
+   * they do not exist. At least 32 characters: it creates merchants and rolls their keys.
+   */
+  OPERATOR_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   CORS_ALLOWED_ORIGINS: csv.default([]),
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   // The webhooks role (docs/WEBHOOKS.md). The attempt count (5) is the interface's, not a setting.

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from "../logging.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
 import { boot } from "./boot.ts";
 import { type EnsureStack, resolveInfra } from "./infra.ts";
+import { merchantCommand } from "./merchant-cli.ts";
 import { ROLES, type Role, startRoles, stopRoles } from "./roles.ts";
 
 /**
@@ -22,6 +23,11 @@ export const USAGE = `usage: settlement <command>
                         one role (servers from the environment or the local stack file)
   topics                create the topics of topics/catalogue.ts
   replay [--table T]    rebuild the sessions read model (or table T) from session.events
+  merchant create --name N --email E      create a merchant; prints its pk_ and sk_ once
+  merchant roll --id M [--type secret|publishable]
+                                          roll a merchant's key (the old one is revoked); prints the new one
+  merchant revoke --id M --key K          revoke one of a merchant's keys
+                        (merchant mode: MERCHANT_MODE on here and in the running service)
 `;
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -46,6 +52,7 @@ export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack }
     return 0;
   }
   if (command === "replay") return replayCommand(rest, config, log);
+  if (command === "merchant") return merchantCommand(rest, config, log);
   if (command === "start") return serve(config, ROLES, log, opts.ensureStack);
   if ((ROLES as readonly string[]).includes(command)) return serve(config, [command as Role], log, undefined);
   process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);

@@ -1,3 +1,4 @@
+import { startMerchantActors } from "../entities/merchant-runtime.ts";
 import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { executorRole } from "./roles/executor.ts";
@@ -28,6 +29,8 @@ const actorsRole: RoleModule = {
     });
     await host.start();
     const restored = await host.restored(CATCH_UP_TIMEOUT_MS);
+    // Merchant mode: the merchant entity on the same host runtime, in its own group.
+    const merchants = await startMerchantActors(shared, log, CATCH_UP_TIMEOUT_MS);
     shared.metrics.gaugeFrom(
       "settlement_actor_partitions_owned",
       "Session partitions this process owns and has restored",
@@ -38,8 +41,11 @@ const actorsRole: RoleModule = {
       role: "actors",
       summary: `session actors in group "${sessionEntity.group}" over ${sessionEntity.inputs.map((i) => i.topic).join(" + ")}: ${
         restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
-      }`,
-      stop: host.stop,
+      }${merchants ? `; ${merchants.summary}` : ""}`,
+      async stop() {
+        await merchants?.stop();
+        await host.stop();
+      },
     };
   },
 };

@@ -21,6 +21,7 @@ import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   health: HealthPort;
   /** The settlement routes' chain reads (quote, RPC probe); by default viem clients of the EVM chains. */
   chainReads?: ChainReadPort;
+  /** Merchant mode's keys and guards; its routes exist only when MERCHANT_MODE is on and this is given. */
+  merchants?: Pick<MerchantRouteOptions, "admin" | "guards"> | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -127,6 +130,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     live: deps.live,
     keepAliveMs: config.SSE_KEEPALIVE_MS,
   });
+  if (deps.merchants) await app.register(merchantRoutes, { config, ...deps.merchants });
   await app.register(docsRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });
   return app;

@@ -1,16 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionCommand } from "../domain/commands.ts";
+import type { MerchantCommand, ReplyTo } from "../domain/merchant/types.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
 import type { Logger } from "../logging.ts";
 import { createLru } from "../support/lru.ts";
 import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
 import type { KafkaClient } from "./client.ts";
-import { gatewayReplyCodec, sessionCommandCodec, sessionStateCodec } from "./codecs.ts";
+import { gatewayReplyCodec, merchantCommandCodec, sessionCommandCodec, sessionStateCodec } from "./codecs.ts";
 import type { GatewayReply, SessionStateRecord } from "./records.ts";
 
 export interface GatewayBus {
   commands: CommandPort;
+  /** Commands to merchant actors (merchant.commands), answered on gateway.replies like the sessions'. */
+  merchantCommands: { send(command: MerchantCommand): Promise<GatewayReply> };
   live: LiveUpdatesPort;
   /** The newest state of a session that a reply handed to this gateway (read-your-writes floor). */
   lastReplied(sessionId: string): SessionStateRecord | undefined;
@@ -84,34 +87,44 @@ export function createGatewayBus(deps: {
     },
   });
 
+  /** Sends one command that carries `replyTo`, and waits (bounded) for the reply matching it. */
+  async function request(
+    topic: string,
+    key: string,
+    value: (replyTo: ReplyTo) => Buffer,
+  ): Promise<GatewayReply> {
+    const correlationId = randomUUID();
+    const reply = new Promise<GatewayReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(correlationId);
+        reject(new ReplyTimeoutError("the owner of the command did not answer in time"));
+      }, deps.replyTimeoutMs);
+      pending.set(correlationId, { resolve, timer });
+    });
+    try {
+      await producer.send(topic, [{ key, value: value({ gatewayId, correlationId }) }]);
+    } catch (err) {
+      const waiter = pending.get(correlationId);
+      if (waiter) clearTimeout(waiter.timer);
+      pending.delete(correlationId);
+      reply.catch(() => {});
+      throw err;
+    }
+    return reply;
+  }
+
   return {
     commands: {
-      async send(command: SessionCommand) {
-        const correlationId = randomUUID();
-        const sent: SessionCommand = {
-          ...command,
-          metadata: { ...command.metadata, replyTo: { gatewayId, correlationId } },
-        };
-        const reply = new Promise<GatewayReply>((resolve, reject) => {
-          const timer = setTimeout(() => {
-            pending.delete(correlationId);
-            reject(new ReplyTimeoutError("the session's owner did not answer in time"));
-          }, deps.replyTimeoutMs);
-          pending.set(correlationId, { resolve, timer });
-        });
-        try {
-          await producer.send(TOPIC.sessionCommands, [
-            { key: command.data.sessionId, value: sessionCommandCodec.encode(sent) },
-          ]);
-        } catch (err) {
-          const waiter = pending.get(correlationId);
-          if (waiter) clearTimeout(waiter.timer);
-          pending.delete(correlationId);
-          reply.catch(() => {});
-          throw err;
-        }
-        return reply;
-      },
+      send: (command: SessionCommand) =>
+        request(TOPIC.sessionCommands, command.data.sessionId, (replyTo) =>
+          sessionCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+        ),
+    },
+    merchantCommands: {
+      send: (command: MerchantCommand) =>
+        request(TOPIC.merchantCommands, command.data.merchantId, (replyTo) =>
+          merchantCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+        ),
     },
     live: {
       subscribe(sessionId, listener) {

@@ -1,3 +1,4 @@
+import { merchantGatewayDeps } from "../../entities/merchant-runtime.ts";
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createHealth } from "../../ops/health.ts";
@@ -36,6 +37,8 @@ export const gatewayRole: RoleModule = {
         chains: shared.chains,
         staleSeconds: config.INDEXER_STALE_SECONDS,
       }),
+      // Merchant mode only (MERCHANT_MODE): its routes and guards.
+      merchants: merchantGatewayDeps(shared, bus),
       logger: log,
       metrics: shared.metrics.registry,
     });

@@ -1,4 +1,5 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
+import { startMerchantProjector } from "../../entities/merchant-runtime.ts";
 import { waitForGroupCaughtUp } from "../../kafka/topics.ts";
 import { createProjector, PROJECTOR_GROUP } from "../../projections/projector.ts";
 import { createSessionReadModel } from "../../projections/read-model.ts";
@@ -20,10 +21,14 @@ export const projectorRole: RoleModule = {
       topic: TOPIC.sessionEvents,
       timeoutMs: CATCH_UP_TIMEOUT_MS,
     });
+    const merchants = await startMerchantProjector(shared, log, CATCH_UP_TIMEOUT_MS);
     return {
       role: "projector",
-      summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}`,
-      stop: projector.stop,
+      summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}${merchants ? `; ${merchants.summary}` : ""}`,
+      async stop() {
+        await merchants?.stop();
+        await projector.stop();
+      },
     };
   },
 };

@@ -1,0 +1,75 @@
+import { parseArgs } from "node:util";
+import type { Config } from "../config.ts";
+import { KEY_KINDS, type KeyKind } from "../domain/merchant/types.ts";
+import { MerchantRefusedError } from "../entities/merchant-admin.ts";
+import { merchantGatewayDeps } from "../entities/merchant-runtime.ts";
+import { createGatewayBus } from "../kafka/gateway-bus.ts";
+import type { Logger } from "../logging.ts";
+import { boot } from "./boot.ts";
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/**
+ * `merchant create|roll|revoke`: the operator's commands, through Kafka to the running merchant
+ * actors like a gateway's (the service must run in merchant mode). Keys are printed once.
+ */
+export async function merchantCommand(args: string[], config: Config, log: Logger): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: "string" },
+      email: { type: "string" },
+      id: { type: "string" },
+      type: { type: "string", default: "secret" },
+      key: { type: "string" },
+    },
+  });
+  const usage = (why: string) => {
+    process.stderr.write(
+      `${why}\nusage: merchant create --name N --email E | roll --id M [--type T] | revoke --id M --key K\n`,
+    );
+    return 2;
+  };
+  if (config.MERCHANT_MODE === "off")
+    return usage("MERCHANT_MODE is off: set it to development or production");
+  const ok =
+    (action === "create" && values.name && values.email) ||
+    (action === "roll" && values.id && (KEY_KINDS as readonly string[]).includes(values.type ?? "")) ||
+    (action === "revoke" && values.id && values.key);
+  if (!ok) return usage(`merchant: missing or invalid arguments for "${action ?? ""}"`);
+
+  const shared = await boot(config, log);
+  const bus = createGatewayBus({ kafka: shared.kafka, replyTimeoutMs: config.REPLY_TIMEOUT_MS, log });
+  await bus.start();
+  try {
+    const admin = merchantGatewayDeps(shared, bus)?.admin;
+    if (!admin) return usage("MERCHANT_MODE is off");
+    if (action === "create") {
+      const { merchant, publishableKey, secretKey } = await admin.create({
+        name: values.name as string,
+        email: values.email as string,
+      });
+      say(`merchant        ${merchant.id} (${merchant.name} <${merchant.email}>)`);
+      say(`publishable key ${publishableKey}`);
+      say(`secret key      ${secretKey}`);
+      say("The secret key is shown this once and stored only as a hash: keep it now.");
+    } else if (action === "roll") {
+      const rolled = await admin.roll(values.id as string, values.type as KeyKind);
+      say(`new ${values.type} key ${rolled.key} (${rolled.keyId}); the previous one is revoked`);
+    } else {
+      await admin.revoke(values.id as string, values.key as string);
+      say(`revoked ${values.key}`);
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof MerchantRefusedError) {
+      process.stderr.write(`refused: ${err.code} (${err.shortMessage})\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await bus.stop();
+    await shared.cassandra.shutdown();
+  }
+}

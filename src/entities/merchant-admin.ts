@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import type { KeyKind, MerchantCommand, MerchantRejectionCode } from "../domain/merchant/types.ts";
+import { ReplyTimeoutError } from "../gateway/ports.ts";
+import type { GatewayReply } from "../kafka/records.ts";
+import type { KeyRow, MerchantRow, MerchantStore } from "../store/merchants.ts";
+import { TerminalError } from "../support/errors.ts";
+import { issueKey, type KeyMode, merchantIdFor, normalizeEmail } from "./merchant-keys.ts";
+
+/**
+ * What the CLI and the operator and merchant routes do to a merchant: generate the keys here (the
+ * one place a key exists in clear), send the command with only their hashes, and answer once the
+ * projection shows the change, so a key handed out works on the next request and a revoked one
+ * fails on it. A key is shown once: nothing can show it again, a lost key is rolled.
+ */
+export interface MerchantAdminDeps {
+  /** Sends a command to the owning merchant actor and waits (bounded) for its reply. */
+  send(command: MerchantCommand): Promise<GatewayReply>;
+  store: MerchantStore;
+  mode: KeyMode;
+  /** How long to wait for the projection to show an accepted change (then ReplyTimeoutError). */
+  timeoutMs: number;
+  now?: () => number;
+}
+
+/** The merchant actor refused the command: its code is one of the gateway's registered errors. */
+export class MerchantRefusedError extends TerminalError<MerchantRejectionCode> {
+  override name = "MerchantRefusedError";
+}
+
+export interface MerchantAdmin {
+  create(input: { name: string; email: string }): Promise<{
+    merchant: MerchantView;
+    publishableKey: string;
+    secretKey: string;
+  }>;
+  /** Revokes every active key of `kind` and issues a new one; answers the new key, once. */
+  roll(merchantId: string, kind: KeyKind): Promise<{ keyId: string; key: string }>;
+  revoke(merchantId: string, keyId: string): Promise<void>;
+  view(merchantId: string): Promise<MerchantView | null>;
+}
+
+export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin {
+  const now = deps.now ?? Date.now;
+  const send = async (merchantId: string, type: MerchantCommand["type"], data: object) => {
+    const command = {
+      type,
+      data: { merchantId, ...data },
+      metadata: { commandId: randomUUID(), issuedAt: now(), replyTo: null },
+    } as MerchantCommand;
+    const reply = await deps.send(command);
+    if (reply.code !== null)
+      throw new MerchantRefusedError(reply.code as MerchantRejectionCode, reply.message ?? reply.code);
+  };
+  const waitFor = async (what: string, done: () => Promise<boolean>) => {
+    const deadline = now() + deps.timeoutMs;
+    while (!(await done())) {
+      if (now() > deadline)
+        throw new ReplyTimeoutError(`the merchant projection did not show ${what} in time`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const active = async (hash: string) => (await deps.store.keyByHash(hash))?.revokedAt === null;
+
+  const view = async (merchantId: string) => {
+    const row = await deps.store.merchant(merchantId);
+    return row && merchantView(row, await deps.store.keysOf(merchantId), deps.mode);
+  };
+
+  return {
+    async create({ name, email }) {
+      const merchantId = merchantIdFor(email);
+      const pk = issueKey("publishable", deps.mode);
+      const sk = issueKey("secret", deps.mode);
+      await send(merchantId, "CreateMerchant", {
+        name,
+        email: normalizeEmail(email),
+        keys: [pk.issued, sk.issued],
+      });
+      await waitFor("the new keys", async () => (await active(pk.issued.hash)) && active(sk.issued.hash));
+      const merchant = await view(merchantId);
+      if (!merchant) throw new ReplyTimeoutError("the merchant projection did not show the merchant in time");
+      return { merchant, publishableKey: pk.key, secretKey: sk.key };
+    },
+    async roll(merchantId, kind) {
+      const before = (await deps.store.keysOf(merchantId)).filter((k) => k.kind === kind && !k.revokedAt);
+      const next = issueKey(kind, deps.mode);
+      await send(merchantId, "RotateKey", { key: next.issued });
+      await waitFor("the rolled key", async () => {
+        if (!(await active(next.issued.hash))) return false;
+        const keys = await deps.store.keysOf(merchantId);
+        return before.every((b) => keys.find((k) => k.keyId === b.keyId)?.revokedAt);
+      });
+      return { keyId: next.issued.keyId, key: next.key };
+    },
+    async revoke(merchantId, keyId) {
+      await send(merchantId, "RevokeKey", { keyId });
+      await waitFor("the revocation", async () =>
+        (await deps.store.keysOf(merchantId)).some((k) => k.keyId === keyId && k.revokedAt !== null),
+      );
+    },
+    view,
+  };
+}
+
+/** The merchant record as the API shows it: never a secret key, only its id and last four characters. */
+export interface MerchantView {
+  id: string;
+  name: string;
+  email: string;
+  /** ISO 8601 UTC. */
+  created_at: string;
+  livemode: boolean;
+  keys: Array<{
+    id: string;
+    type: KeyKind;
+    /** The publishable key itself; null for a secret key. */
+    key: string | null;
+    last4: string;
+    created_at: string;
+    revoked_at: string | null;
+  }>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function merchantView(row: MerchantRow, keys: KeyRow[], mode: KeyMode): MerchantView {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    created_at: iso(row.createdAt),
+    livemode: mode === "live",
+    keys: keys.map((k) => ({
+      id: k.keyId,
+      type: k.kind,
+      key: k.publishable,
+      last4: k.hint,
+      created_at: iso(k.createdAt),
+      revoked_at: k.revokedAt === null ? null : iso(k.revokedAt),
+    })),
+  };
+}

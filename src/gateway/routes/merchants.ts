@@ -1,0 +1,176 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Config } from "../../config.ts";
+import { KEY_KINDS } from "../../domain/merchant/types.ts";
+import { type MerchantAdmin, MerchantRefusedError } from "../../entities/merchant-admin.ts";
+import { type Guards, operatorGuard } from "../auth.ts";
+import { gatewayError } from "../errors.ts";
+import { errorSchema } from "../schemas.ts";
+
+export interface MerchantRouteOptions {
+  config: Config;
+  admin: MerchantAdmin;
+  guards: Guards;
+}
+
+const keySchema = z.object({
+  id: z.string(),
+  type: z.enum(KEY_KINDS),
+  key: z.string().nullable().describe("the publishable key itself; null for a secret key"),
+  last4: z.string(),
+  created_at: z.string().describe("ISO 8601 UTC timestamp"),
+  revoked_at: z.string().nullable().describe("ISO 8601 UTC timestamp, null while active"),
+});
+const merchantSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  created_at: z.string().describe("ISO 8601 UTC timestamp"),
+  livemode: z.boolean(),
+  keys: z.array(keySchema),
+});
+const createdSchema = z.object({
+  merchant: merchantSchema,
+  publishable_key: z.string().describe("pk_: shown once"),
+  secret_key: z.string().describe("sk_: shown once, stored only as a hash"),
+});
+const rolledSchema = z.object({
+  id: z.string(),
+  type: z.enum(KEY_KINDS),
+  key: z.string().describe("shown once"),
+});
+/** The key type to roll; a POST without a body rolls the secret key (fastify hands it over as null). */
+const rollBodySchema = z.strictObject({ type: z.enum(KEY_KINDS).default("secret") }).nullish();
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
+
+/** The merchant actor's refusals answer with their registered code (409 merchant_exists, 404 ...). */
+async function answering<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof MerchantRefusedError) throw gatewayError(err.code, undefined, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * The merchant routes of this slice, registered only when MERCHANT_MODE is on (otherwise every one
+ * of them is a 404, as the interface says): the authenticated merchant's record and its keys under
+ * the secret key, and the operator's routes under OPERATOR_SECRET (absent when it is unset).
+ */
+export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async (app, opts) => {
+  const { config, admin, guards } = opts;
+  if (config.MERCHANT_MODE === "off") return;
+
+  app.get(
+    "/v1/merchant",
+    {
+      schema: {
+        summary: "The authenticated merchant (no secrets)",
+        response: { 200: merchantSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { merchantId } = await guards.secretKey(request);
+      const merchant = await admin.view(merchantId);
+      if (!merchant) throw gatewayError("merchant_not_found");
+      return merchant;
+    },
+  );
+
+  app.post(
+    "/v1/keys/roll",
+    {
+      schema: {
+        summary: "Roll the merchant's key of a type (default secret): the old one is revoked at once",
+        body: rollBodySchema,
+        response: { 200: rolledSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { merchantId } = await guards.secretKey(request);
+      const type = request.body?.type ?? "secret";
+      const rolled = await answering(admin.roll(merchantId, type));
+      return { id: rolled.keyId, type, key: rolled.key };
+    },
+  );
+
+  app.post(
+    "/v1/keys/:key_id/revoke",
+    {
+      schema: {
+        summary: "Revoke one of the merchant's keys",
+        params: z.object({ key_id: z.string().min(1).max(64) }),
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { merchantId } = await guards.secretKey(request);
+      await answering(admin.revoke(merchantId, request.params.key_id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  if (config.OPERATOR_SECRET) await app.register(operatorRoutes, { admin, secret: config.OPERATOR_SECRET });
+};
+
+const merchantParams = z.object({ id: z.string().regex(/^mer_[0-9a-f]{24}$/, "must be a merchant id") });
+
+/** Operator-only: `Authorization: Bearer <OPERATOR_SECRET>`. */
+const operatorRoutes: FastifyPluginAsyncZod<{ admin: MerchantAdmin; secret: string }> = async (app, opts) => {
+  const { admin } = opts;
+  const guard = operatorGuard(opts.secret);
+  // Before validation: a caller without the secret learns nothing about the routes' bodies.
+  app.addHook("onRequest", async (request) => guard(request));
+
+  app.post(
+    "/v1/operator/merchants",
+    {
+      schema: {
+        summary: "Create a merchant; its pk_ and sk_ are answered once",
+        body: z.strictObject({ name: z.string().trim().min(1).max(200), email: z.email().max(254) }),
+        response: { 201: createdSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const created = await answering(admin.create(request.body));
+      return reply.code(201).send({
+        merchant: created.merchant,
+        publishable_key: created.publishableKey,
+        secret_key: created.secretKey,
+      });
+    },
+  );
+
+  app.post(
+    "/v1/operator/merchants/:id/keys/roll",
+    {
+      schema: {
+        summary: "Roll a merchant's key of a type (default secret)",
+        params: merchantParams,
+        body: rollBodySchema,
+        response: { 200: rolledSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const type = request.body?.type ?? "secret";
+      const rolled = await answering(admin.roll(request.params.id, type));
+      return { id: rolled.keyId, type, key: rolled.key };
+    },
+  );
+
+  app.post(
+    "/v1/operator/merchants/:id/keys/:key_id/revoke",
+    {
+      schema: {
+        summary: "Revoke one of a merchant's keys",
+        params: merchantParams.extend({ key_id: z.string().min(1).max(64) }),
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await answering(admin.revoke(request.params.id, request.params.key_id));
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,167 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Body, json } from "../support/http.ts";
+import { startTestService, type TestService } from "../support/service.ts";
+
+const OPERATOR_SECRET = `operator-${"s".repeat(40)}`;
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService({
+    roles: ["actors", "projector", "gateway"],
+    env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000" },
+  });
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+const email = () => `shop-${randomUUID()}@merchant.test`;
+const call = (path: string, init: { method?: string; auth?: string; body?: unknown } = {}) =>
+  fetch(`${service.url}${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      ...(init.auth ? { authorization: init.auth } : {}),
+      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+const operator = (path: string, body?: unknown) =>
+  call(path, { method: "POST", auth: `Bearer ${OPERATOR_SECRET}`, body });
+const bearer = (key: string) => `Bearer ${key}`;
+
+async function createByOperator(address = email()) {
+  const res = await operator("/v1/operator/merchants", { name: "Shop", email: address });
+  expect(res.status).toBe(201);
+  return (await json(res)) as { merchant: Body; publishable_key: string; secret_key: string };
+}
+
+/** A 401 as the interface wants it: the header, and the one-field body. */
+async function expect401(res: Response) {
+  expect(res.status).toBe(401);
+  expect(res.headers.get("www-authenticate")).toBe("Bearer");
+  expect(Object.keys(await json(res))).toEqual(["error"]);
+}
+
+describe("merchants and their keys (MERCHANT_MODE=development)", () => {
+  it("the CLI creates a merchant and prints its pk_ and sk_ once; the sk_ reads the merchant", async () => {
+    const address = email();
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "src/cli.ts", "merchant", "create", "--name", "CLI Shop", "--email", address],
+      { env: { ...process.env, MERCHANT_MODE: "development", LOG_LEVEL: "warn" }, timeout: 90_000 },
+    );
+    const pk = /publishable key (pk_test_\S+)/.exec(stdout)?.[1];
+    const sk = /secret key +(sk_test_\S+)/.exec(stdout)?.[1];
+    expect(pk).toBeDefined();
+    expect(sk).toBeDefined();
+    const res = await call("/v1/merchant", { auth: bearer(sk as string) });
+    expect(res.status).toBe(200);
+    const merchant = await json(res);
+    expect(merchant).toMatchObject({ name: "CLI Shop", email: address, livemode: false });
+    expect(merchant.id).toMatch(/^mer_[0-9a-f]{24}$/);
+    // The publishable key is shown in the record; the secret key never is, only its last four.
+    expect(JSON.stringify(merchant)).not.toContain(sk);
+    expect(merchant.keys).toHaveLength(2);
+    expect(merchant.keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "publishable", key: pk, revoked_at: null }),
+        expect.objectContaining({ type: "secret", key: null, last4: sk?.slice(-4), revoked_at: null }),
+      ]),
+    );
+  }, 120_000);
+
+  it("the operator route creates a merchant once per e-mail: 201 with the keys, then 409", async () => {
+    const address = email();
+    const created = await createByOperator(address);
+    expect(created.publishable_key).toMatch(/^pk_test_[A-Za-z0-9_-]{43}$/);
+    expect(created.secret_key).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
+    expect(created.merchant.email).toBe(address);
+    const again = await operator("/v1/operator/merchants", { name: "Other", email: address.toUpperCase() });
+    expect(again.status).toBe(409);
+    expect(await json(again)).toEqual({ error: "conflict" });
+  });
+
+  it("the operator route needs the operator secret (401) and a valid body (400)", async () => {
+    await expect401(
+      await call("/v1/operator/merchants", { method: "POST", body: { name: "x", email: email() } }),
+    );
+    await expect401(
+      await call("/v1/operator/merchants", {
+        method: "POST",
+        auth: "Bearer wrong",
+        body: { name: "x", email: email() },
+      }),
+    );
+    const bad = await operator("/v1/operator/merchants", { name: "x", email: "not an e-mail" });
+    expect(bad.status).toBe(400);
+  });
+
+  it("GET /v1/merchant: sk_ 200; pk_, no header, malformed or unknown key 401 with WWW-Authenticate", async () => {
+    const { publishable_key: pk, secret_key: sk, merchant } = await createByOperator();
+    const ok = await call("/v1/merchant", { auth: bearer(sk) });
+    expect(ok.status).toBe(200);
+    expect((await json(ok)).id).toBe(merchant.id);
+    await expect401(await call("/v1/merchant", { auth: bearer(pk) }));
+    await expect401(await call("/v1/merchant"));
+    await expect401(await call("/v1/merchant", { auth: "Bearer sk_test_short" }));
+    await expect401(await call("/v1/merchant", { auth: sk })); // no Bearer scheme
+    await expect401(await call("/v1/merchant", { auth: bearer(sk.replace("sk_test_", "sk_live_")) }));
+    await expect401(await call("/v1/merchant", { auth: bearer(`sk_test_${"A".repeat(43)}`) }));
+  });
+
+  it("rolling the sk_ through the merchant API revokes the old one at once (401) and the new one works", async () => {
+    const { secret_key: sk } = await createByOperator();
+    const res = await call("/v1/keys/roll", { method: "POST", auth: bearer(sk) });
+    expect(res.status).toBe(200);
+    const rolled = await json(res);
+    expect(rolled).toMatchObject({ type: "secret" });
+    expect(rolled.key).toMatch(/^sk_test_/);
+    await expect401(await call("/v1/merchant", { auth: bearer(sk) }));
+    const after = await call("/v1/merchant", { auth: bearer(rolled.key) });
+    expect(after.status).toBe(200);
+    const keys = (await json(after)).keys as Body[];
+    // The old secret key (created first) revoked, the new one active.
+    expect(keys.filter((k) => k.type === "secret").map((k) => k.revoked_at === null)).toEqual([false, true]);
+  });
+
+  it("the operator rolls and revokes keys; a revoked key is 401", async () => {
+    const { merchant, secret_key: sk } = await createByOperator();
+    const rolled = await json(
+      await operator(`/v1/operator/merchants/${merchant.id}/keys/roll`, { type: "secret" }),
+    );
+    await expect401(await call("/v1/merchant", { auth: bearer(sk) }));
+    const revoke = await operator(`/v1/operator/merchants/${merchant.id}/keys/${rolled.id}/revoke`);
+    expect(revoke.status).toBe(204);
+    await expect401(await call("/v1/merchant", { auth: bearer(rolled.key) }));
+    const unknown = await operator("/v1/operator/merchants/mer_000000000000000000000000/keys/roll", {});
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("MERCHANT_MODE off", () => {
+  let off: TestService;
+  beforeAll(async () => {
+    off = await startTestService({ roles: ["gateway"], env: { MERCHANT_MODE: "off", OPERATOR_SECRET } });
+  });
+  afterAll(async () => {
+    await off?.stop();
+  });
+
+  it("answers 404 on every merchant route, with or without credentials", async () => {
+    const { secret_key: sk } = await createByOperator();
+    for (const [method, path] of [
+      ["GET", "/v1/merchant"],
+      ["POST", "/v1/keys/roll"],
+      ["POST", "/v1/operator/merchants"],
+    ] as const) {
+      const res = await fetch(`${off.url}${path}`, {
+        method,
+        headers: { authorization: bearer(path.includes("operator") ? OPERATOR_SECRET : sk) },
+      });
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+    }
+  });
+});
