@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { describe, expect, it } from "vitest";
 import { hashSecret, issueKey, newSecret } from "../../src/entities/merchant-keys.ts";
-import { bearerToken, createGuards, operatorGuard } from "../../src/gateway/auth.ts";
+import { bearerToken, type CheckoutResource, createGuards, operatorGuard } from "../../src/gateway/auth.ts";
 import type { GatewayError } from "../../src/gateway/errors.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 
@@ -35,7 +35,7 @@ const skA = register("mer_a", "secret");
 const revokedSkA = register("mer_a", "secret", true);
 const pkB = register("mer_b", "publishable");
 const cs = newSecret("cs", "test");
-const sessionOfA = { merchantId: "mer_a", clientSecretHash: hashSecret(cs) };
+const sessionOfA: CheckoutResource = { merchantId: "mer_a", clientSecretHash: hashSecret(cs) };
 
 describe("secret-key guard (/v1/*)", () => {
   it("accepts an active sk_ and names its merchant", async () => {
@@ -60,7 +60,7 @@ describe("secret-key guard (/v1/*)", () => {
 });
 
 describe("checkout guard (pk_ + cs_)", () => {
-  const checkout = (headers: Record<string, string>, session = sessionOfA as typeof sessionOfA | null) =>
+  const checkout = (headers: Record<string, string>, session: CheckoutResource | null = sessionOfA) =>
     status(guards.checkout(request(headers), session));
 
   it("accepts the merchant's pk_ with the session's client secret", async () => {
