@@ -2,7 +2,8 @@
 // writes them), merchant endpoints in webhook_endpoints, the role as a child process (so a test can
 // kill -9 it), and local receivers. Retries run at a 200 ms base instead of 1 s.
 import { randomUUID } from "node:crypto";
-import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
+import { createServer as createHttpServer, type IncomingHttpHeaders, type RequestListener } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { startTestService, type TestService } from "../support/service.ts";
+import { makeTestCa } from "../support/test-ca.ts";
 
 const T = 120_000;
 const BASE_MS = 200;
@@ -58,20 +60,32 @@ interface Received {
   at: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The TLS server name the client sent (SNI), over HTTPS. */
+  servername: string | null;
 }
 
-/** A merchant receiver on 127.0.0.1 answering the n-th request (1-based) with `status(n)`. */
-async function receiver(status: (n: number) => number) {
+/**
+ * A merchant receiver on 127.0.0.1 answering the n-th request (1-based) with `status(n)`; over HTTPS
+ * with `tls` (a certificate and its key).
+ */
+async function receiver(status: (n: number) => number, tls?: { cert: string; key: string }) {
   const received: Received[] = [];
   let connections = 0;
-  const server = createHttpServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      received.push({ at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      const servername = (req.socket as { servername?: string | false }).servername || null;
+      received.push({
+        at: Date.now(),
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        servername,
+      });
       res.writeHead(status(received.length)).end();
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
   server.on("connection", () => {
     connections++;
   });
@@ -311,6 +325,50 @@ describe("in production mode", () => {
         for (const a of attempts) expect(a).toMatchObject({ address: null, statusCode: null });
       }
       expect(connections).toBe(0);
+    },
+    T,
+  );
+});
+
+describe("over HTTPS, trusting a test CA (NODE_EXTRA_CA_CERTS)", () => {
+  const trusted = makeTestCa(["localhost"]);
+  const stranger = makeTestCa(["localhost"]);
+  beforeAll(() => startWorker({ ...DEV, NODE_EXTRA_CA_CERTS: trusted.caFile }), T);
+
+  it(
+    "delivers to https://localhost: connected to 127.0.0.1, the certificate checked against the name sent as SNI",
+    async () => {
+      const r = await receiver(() => 200, trusted);
+      const m = await merchant(`https://localhost:${r.port}/hook`);
+      const e = event(m.merchantId, "payment.processing");
+      await publish(e);
+      expect(await settled(e.idempotencyKey)).toMatchObject({ state: "delivered", attempts: 1 });
+      const [got] = r.received as [Received];
+      expect(got.servername).toBe("localhost");
+      expect(got.headers.host).toBe(`localhost:${r.port}`);
+      await expect(
+        verifyWebhook({
+          payload: got.body,
+          header: got.headers["service-signature"] as string,
+          secret: m.secret,
+        }),
+      ).resolves.toMatchObject({ event_type: "payment.processing" });
+    },
+    T,
+  );
+
+  it(
+    "fails every attempt at a server whose certificate no trusted CA signed, and sends it nothing",
+    async () => {
+      const r = await receiver(() => 200, stranger);
+      const m = await merchant(`https://localhost:${r.port}/hook`);
+      const e = event(m.merchantId);
+      await publish(e);
+      const row = await settled(e.idempotencyKey);
+      expect(row).toMatchObject({ state: "failed", attempts: 5, lastStatus: null });
+      expect(row.lastError).toMatch(/certificate/);
+      expect(r.received).toHaveLength(0);
+      expect(r.connections()).toBeGreaterThan(0);
     },
     T,
   );
