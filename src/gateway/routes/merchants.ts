@@ -1,9 +1,10 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { KEY_KINDS } from "../../domain/merchant/types.ts";
 import { type MerchantAdmin, MerchantRefusedError } from "../../entities/merchant-admin.ts";
-import { type Guards, operatorGuard } from "../auth.ts";
+import { type Guards, operatorGuard, type Principal } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
 
@@ -61,6 +62,27 @@ async function answering<T>(work: Promise<T>): Promise<T> {
 export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async (app, opts) => {
   const { config, admin, guards } = opts;
   if (config.MERCHANT_MODE === "off") return;
+  await app.register(secretKeyRoutes, { admin, guards });
+  if (config.OPERATOR_SECRET) await app.register(operatorRoutes, { admin, secret: config.OPERATOR_SECRET });
+};
+
+/**
+ * The routes under the secret key. The key is checked on request, before the body is parsed or
+ * validated: a caller without a valid key learns nothing about a route's body (401 comes first).
+ */
+const secretKeyRoutes: FastifyPluginAsyncZod<Pick<MerchantRouteOptions, "admin" | "guards">> = async (
+  app,
+  { admin, guards },
+) => {
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  app.addHook("onRequest", async (request) => {
+    principals.set(request, await guards.secretKey(request));
+  });
+  const merchantOf = (request: FastifyRequest): string => {
+    const principal = principals.get(request);
+    if (!principal) throw new Error("secret-key route reached without its guard");
+    return principal.merchantId;
+  };
 
   app.get(
     "/v1/merchant",
@@ -71,8 +93,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async
       },
     },
     async (request) => {
-      const { merchantId } = await guards.secretKey(request);
-      const merchant = await admin.view(merchantId);
+      const merchant = await admin.view(merchantOf(request));
       if (!merchant) throw gatewayError("merchant_not_found");
       return merchant;
     },
@@ -88,9 +109,8 @@ export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async
       },
     },
     async (request) => {
-      const { merchantId } = await guards.secretKey(request);
       const type = request.body?.type ?? "secret";
-      const rolled = await answering(admin.roll(merchantId, type));
+      const rolled = await answering(admin.roll(merchantOf(request), type));
       return { id: rolled.keyId, type, key: rolled.key };
     },
   );
@@ -105,13 +125,10 @@ export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async
       },
     },
     async (request, reply) => {
-      const { merchantId } = await guards.secretKey(request);
-      await answering(admin.revoke(merchantId, request.params.key_id));
+      await answering(admin.revoke(merchantOf(request), request.params.key_id));
       return reply.code(204).send(null);
     },
   );
-
-  if (config.OPERATOR_SECRET) await app.register(operatorRoutes, { admin, secret: config.OPERATOR_SECRET });
 };
 
 const merchantParams = z.object({ id: z.string().regex(/^mer_[0-9a-f]{24}$/, "must be a merchant id") });
@@ -120,7 +137,7 @@ const merchantParams = z.object({ id: z.string().regex(/^mer_[0-9a-f]{24}$/, "mu
 const operatorRoutes: FastifyPluginAsyncZod<{ admin: MerchantAdmin; secret: string }> = async (app, opts) => {
   const { admin } = opts;
   const guard = operatorGuard(opts.secret);
-  // Before validation: a caller without the secret learns nothing about the routes' bodies.
+  // On request, like the secret key: a caller without the secret learns nothing about the bodies.
   app.addHook("onRequest", async (request) => guard(request));
 
   app.post(
