@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/merchant/types.ts";
 import { MerchantRefusedError } from "../entities/merchant-admin.ts";
 import { merchantGatewayDeps } from "../entities/merchant-runtime.ts";
+import { ReplyTimeoutError } from "../gateway/ports.ts";
 import { createGatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { boot } from "./boot.ts";
@@ -65,6 +66,13 @@ export async function merchantCommand(args: string[], config: Config, log: Logge
   } catch (err) {
     if (err instanceof MerchantRefusedError) {
       process.stderr.write(`refused: ${err.code} (${err.shortMessage})\n`);
+      return 1;
+    }
+    if (err instanceof ReplyTimeoutError) {
+      process.stderr.write(
+        `${err.shortMessage}: is the service running with MERCHANT_MODE on? A create may have been made: ` +
+          "retrying it answers merchant_exists; roll the keys then.\n",
+      );
       return 1;
     }
     throw err;
