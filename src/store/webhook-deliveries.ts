@@ -60,14 +60,17 @@ const fromRow = (r: cassandra.types.Row): DeliveryRow => ({
 export function webhookDeliveries(client: CassandraClient) {
   return {
     /**
-     * Records a delivery, due at `nowMs`, unless its key is in the ledger already: the row when it
-     * is new, null when the key was seen before (a re-delivered record, or the same event twice).
+     * Records a delivery unless its key is in the ledger already: the row when it is new, null when
+     * the key was seen before (a re-delivered record, or the same event twice). `nextRetryAt` is when
+     * it is due: now, or the end of a lease when the caller makes the first attempt itself (the
+     * insert is then its claim, and a scan finds the row only if the caller dies).
      */
     async enqueue(
       e: Pick<DeliveryRow, "idempotencyKey" | "merchantId" | "eventType" | "sessionId" | "payload"> & {
         eventCreatedAt: number;
       },
       nowMs: number,
+      nextRetryAt: number = nowMs,
     ): Promise<DeliveryRow | null> {
       const now = new Date(nowMs);
       const rs = await client.execute(
@@ -80,7 +83,7 @@ export function webhookDeliveries(client: CassandraClient) {
           e.sessionId,
           e.payload,
           new Date(e.eventCreatedAt),
-          now,
+          new Date(nextRetryAt),
           now,
           now,
         ],
@@ -91,7 +94,7 @@ export function webhookDeliveries(client: CassandraClient) {
         ...e,
         state: "pending",
         attempts: 0,
-        nextRetryAt: nowMs,
+        nextRetryAt,
         lastStatus: null,
         lastError: null,
         createdAt: nowMs,

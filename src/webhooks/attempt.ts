@@ -16,6 +16,9 @@ export interface AttemptDeps {
   log: (level: "info" | "warn", msg: string, fields: object) => void;
 }
 
+/** How long a claim holds: past the attempt's own bound, so only a claimer that died loses it. */
+export const leaseMs = (timeouts: PostTimeouts): number => timeouts.totalMs + 30_000;
+
 /** What became of one try: the delivery's state after it, and when it is due again if pending. */
 export type AttemptOutcome =
   | { kind: "not-claimed" }
@@ -23,7 +26,7 @@ export type AttemptOutcome =
 
 /**
  * One attempt of a pending delivery, as `basis` read it: claim it in the ledger (another process
- * may have it), read the merchant's endpoint (a rotated secret or a new URL applies to retries),
+ * may have it; a first attempt was claimed by the row's insert), read the merchant's endpoint (a rotated secret or a new URL applies to retries),
  * check the URL and its addresses, POST the payload signed now, log the attempt, and record the
  * outcome under the claim.
  */
@@ -31,11 +34,12 @@ export async function attemptDelivery(
   delivery: Pick<DeliveryRow, "idempotencyKey" | "merchantId" | "payload">,
   basis: ClaimBasis,
   deps: AttemptDeps,
+  opts: { claimed?: boolean } = {},
 ): Promise<AttemptOutcome> {
   const now = deps.now ?? Date.now;
-  // The lease outlives the attempt's own bound, so only a dead claimer loses it.
-  const lease: ClaimBasis = { ...basis, nextRetryAt: now() + deps.timeouts.totalMs + 30_000 };
-  if (!(await deps.ledger.claim(basis, lease.nextRetryAt))) return { kind: "not-claimed" };
+  // `claimed`: the ledger row was written with this lease (a first attempt), nothing to take.
+  const lease: ClaimBasis = opts.claimed ? basis : { ...basis, nextRetryAt: now() + leaseMs(deps.timeouts) };
+  if (!opts.claimed && !(await deps.ledger.claim(basis, lease.nextRetryAt))) return { kind: "not-claimed" };
 
   const endpoint = await deps.endpoints.endpointFor(delivery.merchantId);
   if (!endpoint) {

@@ -5,6 +5,8 @@ export interface DeliveryJob {
   payload: string;
   attempts: number;
   nextRetryAt: number;
+  /** The row was written with this process's lease (`nextRetryAt`): the first attempt, no claim needed. */
+  claimed?: boolean;
 }
 
 /**
@@ -44,6 +46,8 @@ export function createDeliveryQueue(opts: {
       pump();
       return true;
     },
+    /** Whether a push now would find room (it can still be refused as a duplicate). */
+    hasRoom: () => !stopped && waiting.length < opts.maxQueued,
     /** Attempts running now. */
     running: () => active.size,
     waiting: () => waiting.length,

@@ -7,7 +7,7 @@ import type { Logger } from "../logging.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import { webhookDeliveries } from "../store/webhook-deliveries.ts";
 import type { Resolver, UrlPolicy } from "./address-guard.ts";
-import { type AttemptDeps, attemptDelivery } from "./attempt.ts";
+import { type AttemptDeps, attemptDelivery, leaseMs } from "./attempt.ts";
 import type { EndpointDirectory } from "./endpoints.ts";
 import { createDeliveryQueue, type DeliveryJob } from "./queue.ts";
 import { createRetryScheduler } from "./scheduler.ts";
@@ -63,7 +63,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     maxQueued: 10 * SCAN_LIMIT,
     async run(job: DeliveryJob) {
       try {
-        const outcome = await attemptDelivery(job, job, deps);
+        const outcome = await attemptDelivery(job, job, deps, { claimed: job.claimed ?? false });
         if (outcome.kind === "done" && outcome.nextRetryAt !== null) scheduler.wakeAt(outcome.nextRetryAt);
       } catch (err) {
         // The ledger was unreachable: the claim's lease ends and a later scan tries again.
@@ -98,12 +98,18 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
         log.error({ err, offset: String(record.offset) }, "undecodable webhook event skipped");
         return;
       }
-      const row = await ledger.enqueue({ ...event, eventCreatedAt: event.createdAt }, Date.now());
+      // With room in the queue the insert claims the first attempt for this process (one
+      // lightweight transaction fewer); otherwise the row is due now and a scan offers it.
+      const now = Date.now();
+      const claimed = queue.hasRoom();
+      const due = claimed ? now + leaseMs(deps.timeouts) : now;
+      const row = await ledger.enqueue({ ...event, eventCreatedAt: event.createdAt }, now, due);
       if (!row) {
         log.info({ key: event.idempotencyKey }, "webhook event already in the ledger");
         return;
       }
-      if (row.nextRetryAt !== null) queue.push({ ...row, nextRetryAt: row.nextRetryAt });
+      // Refused here (full since), a claimed row waits for its lease to end: late, never lost.
+      queue.push({ ...row, nextRetryAt: due, claimed });
     },
   });
 
