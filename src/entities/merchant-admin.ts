@@ -33,8 +33,11 @@ export interface MerchantAdmin {
     publishableKey: string;
     secretKey: string;
   }>;
-  /** Revokes every active key of `kind` and issues a new one; answers the new key, once. */
-  roll(merchantId: string, kind: KeyKind): Promise<{ keyId: string; key: string }>;
+  /**
+   * Revokes every active key of `kind` and issues a new one; answers the new key, once. `replaces`:
+   * the key the roll was asked with, refused (key_revoked) once it is no longer active.
+   */
+  roll(merchantId: string, kind: KeyKind, replaces?: string | null): Promise<{ keyId: string; key: string }>;
   revoke(merchantId: string, keyId: string): Promise<void>;
   view(merchantId: string): Promise<MerchantView | null>;
 }
@@ -81,10 +84,10 @@ export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin {
       if (!merchant) throw new ReplyTimeoutError("the merchant projection did not show the merchant in time");
       return { merchant, publishableKey: pk.key, secretKey: sk.key };
     },
-    async roll(merchantId, kind) {
+    async roll(merchantId, kind, replaces = null) {
       const before = (await deps.store.keysOf(merchantId)).filter((k) => k.kind === kind && !k.revokedAt);
       const next = issueKey(kind, deps.mode);
-      await send(merchantId, "RotateKey", { key: next.issued });
+      await send(merchantId, "RotateKey", { key: next.issued, replaces });
       await waitFor("the rolled key", async () => {
         if (!(await active(next.issued.hash))) return false;
         const keys = await deps.store.keysOf(merchantId);

@@ -353,7 +353,7 @@ export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
     RemoveWebhookEndpoint: {},
     CreateMerchant: { name: f.string, email: f.string, keys: f.array(issuedKey) },
     IssueKeys: { keys: f.array(issuedKey) },
-    RotateKey: { key: issuedKey },
+    RotateKey: { key: issuedKey, replaces: f.nullable(f.string) },
     RevokeKey: { keyId: f.string },
   },
 });

@@ -127,6 +127,19 @@ describe("merchants and their keys (MERCHANT_MODE=development)", () => {
     expect(keys.filter((k) => k.type === "secret").map((k) => k.revoked_at === null)).toEqual([false, true]);
   });
 
+  it("two concurrent rolls with one sk_: one new key (200), the other 401 (its key revoked by the first)", async () => {
+    const { secret_key: sk } = await createByOperator();
+    const answers = await Promise.all(
+      [1, 2].map(() => call("/v1/keys/roll", { method: "POST", auth: bearer(sk) })),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
+    const winner = answers.find((r) => r.status === 200) as Response;
+    await expect401(answers.find((r) => r.status === 401) as Response);
+    const { key } = await json(winner);
+    const keys = (await json(await call("/v1/merchant", { auth: bearer(key) }))).keys as Body[];
+    expect(keys.filter((k) => k.type === "secret" && k.revoked_at === null)).toHaveLength(1);
+  });
+
   it("the operator rolls and revokes keys; a revoked key is 401", async () => {
     const { merchant, secret_key: sk } = await createByOperator();
     const rolled = await json(

@@ -152,7 +152,7 @@ export function recordGenerator(seed: number): RecordGen {
           metadata,
         },
         { type: "IssueKeys", data: { ...data, keys: [key()] }, metadata },
-        { type: "RotateKey", data: { ...data, key: key() }, metadata },
+        { type: "RotateKey", data: { ...data, key: key(), replaces: g.maybe(g.uuid) }, metadata },
         { type: "RevokeKey", data: { ...data, keyId: g.uuid() }, metadata },
       ];
       return g.pick(bodies);

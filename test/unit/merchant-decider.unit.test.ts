@@ -72,11 +72,29 @@ describe("merchant decider", () => {
   it("rotates: revokes every active key of the new key's kind, keeps the other kind", () => {
     const created = run(null, create()).state;
     const next = issueKey("secret", "test");
-    const { events, state } = run(created, command({ type: "RotateKey", data: { key: next.issued } }));
+    const { events, state } = run(
+      created,
+      command({ type: "RotateKey", data: { key: next.issued, replaces: null } }),
+    );
     expect(events.map((e) => e.type)).toEqual(["KeyRevoked", "KeyIssued"]);
     expect(events[0]?.data).toEqual({ keyId: sk.issued.keyId, hash: sk.issued.hash });
     const active = state?.keys.filter((k) => k.revokedAt === null).map((k) => k.keyId);
     expect(active).toEqual([pk.issued.keyId, next.issued.keyId]);
+  });
+
+  it("refuses a roll that replaces a key no longer active: two concurrent rolls issue one key", () => {
+    const created = run(null, create()).state;
+    const roll = () =>
+      command({
+        type: "RotateKey",
+        data: { key: issueKey("secret", "test").issued, replaces: sk.issued.keyId },
+      });
+    const first = run(created, roll());
+    expect(first.events.map((e) => e.type)).toEqual(["KeyRevoked", "KeyIssued"]);
+    expect(run(first.state, roll()).decision).toMatchObject({
+      ok: false,
+      rejection: { code: "key_revoked" },
+    });
   });
 
   it("revokes a key once; revoking it again changes nothing; an unknown key is key_not_found", () => {
@@ -93,7 +111,7 @@ describe("merchant decider", () => {
   it("refuses every command but creation for a merchant that does not exist", () => {
     for (const body of [
       { type: "IssueKeys", data: { keys: [sk.issued] } },
-      { type: "RotateKey", data: { key: sk.issued } },
+      { type: "RotateKey", data: { key: sk.issued, replaces: null } },
       { type: "RevokeKey", data: { keyId: "k" } },
       { type: "RemoveWebhookEndpoint", data: {} },
     ] as Body[]) {

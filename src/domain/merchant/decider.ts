@@ -54,6 +54,8 @@ export function decideMerchant(command: MerchantCommand, state: MerchantState): 
     case "IssueKeys":
       return accept(c.data.keys.map(issued));
     case "RotateKey": {
+      const { replaces } = c.data;
+      if (replaces !== null && !active.some((k) => k.keyId === replaces)) return refuse("key_revoked");
       const revoked = active.filter((k) => k.kind === c.data.key.kind);
       return accept([...revoked.map(revokedEvent), issued(c.data.key)]);
     }

@@ -45,8 +45,12 @@ export type MerchantCommand =
   | Command<"RemoveWebhookEndpoint", Record<never, never>>
   | Command<"CreateMerchant", { name: string; email: string; keys: IssuedKey[] }>
   | Command<"IssueKeys", { keys: IssuedKey[] }>
-  /** Revokes every active key of the new key's kind and issues it: a roll. */
-  | Command<"RotateKey", { key: IssuedKey }>
+  /**
+   * Revokes every active key of the new key's kind and issues it: a roll. `replaces`: the key the
+   * roll was asked with; refused (key_revoked) when it is no longer active, so of two concurrent
+   * rolls with one key, one wins. Null: whatever is active (the operator).
+   */
+  | Command<"RotateKey", { key: IssuedKey; replaces: string | null }>
   | Command<"RevokeKey", { keyId: string }>;
 
 export interface MerchantEventMetadata {
@@ -104,11 +108,16 @@ export interface MerchantReply {
   data: { replyTo: ReplyTo; rejection: { code: MerchantRejectionCode; message: string } | null };
 }
 
-export type MerchantRejectionCode = "merchant_exists" | "merchant_not_found" | "key_not_found";
+export type MerchantRejectionCode =
+  | "merchant_exists"
+  | "merchant_not_found"
+  | "key_not_found"
+  | "key_revoked";
 
 /** Generic messages, as the interface asks for conflicts (nothing about another merchant leaks). */
 export const MERCHANT_REJECTION_MESSAGES: Record<MerchantRejectionCode, string> = {
   merchant_exists: "conflict",
   merchant_not_found: "no such merchant",
   key_not_found: "no such key",
+  key_revoked: "revoked key",
 };

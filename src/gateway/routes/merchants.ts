@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { KEY_KINDS } from "../../domain/merchant/types.ts";
 import { type MerchantAdmin, MerchantRefusedError } from "../../entities/merchant-admin.ts";
-import { type Guards, operatorGuard, type Principal } from "../auth.ts";
+import { type Guards, operatorGuard, type Principal, unauthorized } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
 
@@ -49,8 +49,10 @@ async function answering<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof MerchantRefusedError) throw gatewayError(err.code, undefined, { cause: err });
-    throw err;
+    if (!(err instanceof MerchantRefusedError)) throw err;
+    // The key the request came with was revoked before its roll was decided (a concurrent roll).
+    if (err.code === "key_revoked") throw unauthorized("revoked key");
+    throw gatewayError(err.code, undefined, { cause: err });
   }
 }
 
@@ -78,11 +80,12 @@ const secretKeyRoutes: FastifyPluginAsyncZod<Pick<MerchantRouteOptions, "admin" 
   app.addHook("onRequest", async (request) => {
     principals.set(request, await guards.secretKey(request));
   });
-  const merchantOf = (request: FastifyRequest): string => {
+  const principalOf = (request: FastifyRequest): Principal => {
     const principal = principals.get(request);
     if (!principal) throw new Error("secret-key route reached without its guard");
-    return principal.merchantId;
+    return principal;
   };
+  const merchantOf = (request: FastifyRequest): string => principalOf(request).merchantId;
 
   app.get(
     "/v1/merchant",
@@ -110,7 +113,10 @@ const secretKeyRoutes: FastifyPluginAsyncZod<Pick<MerchantRouteOptions, "admin" 
     },
     async (request) => {
       const type = request.body?.type ?? "secret";
-      const rolled = await answering(admin.roll(merchantOf(request), type));
+      const { merchantId, keyId } = principalOf(request);
+      // Rolling the secret key replaces the one this request came with: of two concurrent rolls with
+      // it, one wins and the other is 401 (its key is revoked), instead of two new keys, one dead.
+      const rolled = await answering(admin.roll(merchantId, type, type === "secret" ? keyId : null));
       return { id: rolled.keyId, type, key: rolled.key };
     },
   );
