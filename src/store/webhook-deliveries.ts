@@ -111,6 +111,16 @@ export function webhookDeliveries(client: CassandraClient) {
       return row ? fromRow(row) : null;
     },
 
+    /** A merchant's deliveries (the delivery log), at most `limit`, in no particular order. */
+    async forMerchant(merchantId: string, limit: number): Promise<DeliveryRow[]> {
+      const rs = await client.execute(
+        `SELECT ${COLUMNS} FROM webhook_deliveries WHERE merchant_id = ? LIMIT ?`,
+        [merchantId, limit],
+        Q,
+      );
+      return rs.rows.map(fromRow);
+    },
+
     /** Pending deliveries due at `nowMs` (their retry time, or a dead claimer's lease, has passed). */
     async due(nowMs: number, limit: number): Promise<DeliveryRow[]> {
       const rs = await client.execute(

@@ -174,6 +174,10 @@ describe("in development mode with http://localhost allowed", () => {
       const [attempt] = await ledger.attempts(e.idempotencyKey);
       expect(attempt).toMatchObject({ attempt: 1, statusCode: 200, address: "127.0.0.1", error: null });
       expect(attempt?.durationMs).toBeGreaterThanOrEqual(0);
+      // The merchant's delivery log finds it by merchant id.
+      expect((await ledger.forMerchant(m.merchantId, 10)).map((d) => d.idempotencyKey)).toEqual([
+        e.idempotencyKey,
+      ]);
     },
     T,
   );
