@@ -32,7 +32,7 @@ export async function startTestService(
   const config = parseConfig({ LOG_LEVEL: "warn", ...process.env, PORT: "0", ...opts.env });
   const { abort, ...ctx } = await boot(config, createLogger(config.LOG_LEVEL, "test"), {});
   const running: RunningRole[] = [];
-  // By default the roles every session test needs; the executor (and the idle webhooks role) only
+  // By default the roles every session test needs; the executor and the webhooks worker only
   // where asked for, so suites that drive the executor themselves (a child process they kill) own it.
   const wanted = opts.roles ?? DEFAULT_ROLES;
   for (const role of ROLES) {
