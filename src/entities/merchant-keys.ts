@@ -57,6 +57,15 @@ export function issueKey(kind: KeyKind, mode: KeyMode): { key: string; issued: I
   };
 }
 
+/**
+ * A checkout session's client secret (`cs_`): the text handed once to the merchant that creates the
+ * session, and the hash the session keeps (the checkout guard compares against it).
+ */
+export function issueClientSecret(mode: KeyMode): { secret: string; hash: string } {
+  const secret = newSecret("cs", mode);
+  return { secret, hash: hashSecret(secret) };
+}
+
 /** The canonical form of an e-mail address: what uniqueness is judged on. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 

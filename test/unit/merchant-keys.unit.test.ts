@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   hashSecret,
+  issueClientSecret,
   issueKey,
   keyPrefix,
   merchantIdFor,
@@ -43,6 +44,12 @@ describe("merchant keys", () => {
     const pk = issueKey("publishable", "live");
     expect(pk.key).toMatch(/^pk_live_/);
     expect(pk.issued.publishable).toBe(pk.key);
+  });
+
+  it("issues a client secret with the hash the checkout guard compares against", () => {
+    const { secret, hash } = issueClientSecret("test");
+    expect(keyPrefix(secret, "test")).toBe("cs");
+    expect(hash).toBe(hashSecret(secret));
   });
 
   it("derives one merchant id per e-mail, whatever its case and surrounding space", () => {
