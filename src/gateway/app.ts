@@ -26,6 +26,7 @@ import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
+import { type DeliveryLog, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 
 export interface GatewayDeps {
   config: Config;
@@ -37,6 +38,8 @@ export interface GatewayDeps {
   chainReads?: ChainReadPort;
   /** Merchant mode's keys and guards; its routes exist only when MERCHANT_MODE is on and this is given. */
   merchants?: Pick<MerchantRouteOptions, "admin" | "guards"> | undefined;
+  /** The webhook delivery ledger, for the delivery log and redelivery routes (merchant mode). */
+  webhookDeliveries?: DeliveryLog | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -131,6 +134,13 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     keepAliveMs: config.SSE_KEEPALIVE_MS,
   });
   if (deps.merchants) await app.register(merchantRoutes, { config, ...deps.merchants });
+  if (deps.merchants && deps.webhookDeliveries && config.MERCHANT_MODE !== "off") {
+    await app.register(webhookDeliveryRoutes, {
+      guards: deps.merchants.guards,
+      deliveries: deps.webhookDeliveries,
+      now: deps.now ?? Date.now,
+    });
+  }
   await app.register(docsRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });
   return app;

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { KeyKind } from "../domain/merchant/types.ts";
 import {
   hashSecret,
@@ -124,5 +124,25 @@ export function operatorGuard(secret: string) {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized("missing operator secret");
     if (!sameHash(hashSecret(token), expected)) throw unauthorized("invalid operator secret");
+  };
+}
+
+/**
+ * Puts every route of `app` (a plugin's scope) under the secret key, checked on request before the
+ * body is parsed or validated: a caller without a valid key learns nothing about a route's body
+ * (401 comes first). Answers each request's principal.
+ */
+export function requireSecretKey(
+  app: FastifyInstance,
+  guards: Guards,
+): (request: FastifyRequest) => Principal {
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  app.addHook("onRequest", async (request) => {
+    principals.set(request, await guards.secretKey(request));
+  });
+  return (request) => {
+    const principal = principals.get(request);
+    if (!principal) throw new Error("secret-key route reached without its guard");
+    return principal;
   };
 }

@@ -58,6 +58,12 @@ const GATEWAY_ERRORS = {
   },
   chain_unsupported: { status: 400, message: "chain_id is not a configured chain", retryable: false },
   refund_expired: { status: 400, message: "the refund's deadline has passed", retryable: false },
+  delivery_not_found: { status: 404, message: "no such webhook delivery", retryable: false },
+  delivery_not_failed: {
+    status: 409,
+    message: "only a delivery that ended failed can be redelivered",
+    retryable: false,
+  },
   nothing_to_refund: {
     status: 409,
     message: "the burner holds none of this asset on this chain: there is nothing to refund",

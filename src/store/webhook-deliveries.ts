@@ -172,6 +172,21 @@ export function webhookDeliveries(client: CassandraClient) {
       return rs.wasApplied();
     },
 
+    /**
+     * A manual redelivery (POST /v1/webhook_deliveries/:id/redeliver): a delivery that ended
+     * `failed` is pending again, due now, with five new attempts and the same Idempotency-Key. Only
+     * from `failed` and only for its merchant: false when the row is not that.
+     */
+    async redeliver(idempotencyKey: string, merchantId: string, nowMs: number): Promise<boolean> {
+      const rs = await client.execute(
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_retry_at = ?, last_status = null, last_error = null, updated_at = toTimestamp(now())
+         WHERE idempotency_key = ? IF state = 'failed' AND merchant_id = ?`,
+        [new Date(nowMs), idempotencyKey, merchantId],
+        Q,
+      );
+      return rs.wasApplied();
+    },
+
     async logAttempt(a: AttemptRow): Promise<void> {
       await client.execute(
         "INSERT INTO webhook_attempts (idempotency_key, attempt, started_at, url, address, status_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

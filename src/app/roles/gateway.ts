@@ -5,6 +5,7 @@ import { createHealth } from "../../ops/health.ts";
 import { createSessionReadModel } from "../../projections/read-model.ts";
 import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
+import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
 import type { RoleModule } from "../shared.ts";
 
 /** Sessions whose newest state a gateway keeps in memory for GET /sessions/:id. */
@@ -39,6 +40,7 @@ export const gatewayRole: RoleModule = {
       }),
       // Merchant mode only (MERCHANT_MODE): its routes and guards.
       merchants: merchantGatewayDeps(shared, bus),
+      webhookDeliveries: webhookDeliveries(shared.cassandra),
       logger: log,
       metrics: shared.metrics.registry,
     });

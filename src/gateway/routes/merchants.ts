@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { KEY_KINDS } from "../../domain/merchant/types.ts";
 import { type MerchantAdmin, MerchantRefusedError } from "../../entities/merchant-admin.ts";
-import { type Guards, operatorGuard, type Principal, unauthorized } from "../auth.ts";
+import { type Guards, operatorGuard, requireSecretKey, unauthorized } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
 
@@ -76,15 +76,7 @@ const secretKeyRoutes: FastifyPluginAsyncZod<Pick<MerchantRouteOptions, "admin" 
   app,
   { admin, guards },
 ) => {
-  const principals = new WeakMap<FastifyRequest, Principal>();
-  app.addHook("onRequest", async (request) => {
-    principals.set(request, await guards.secretKey(request));
-  });
-  const principalOf = (request: FastifyRequest): Principal => {
-    const principal = principals.get(request);
-    if (!principal) throw new Error("secret-key route reached without its guard");
-    return principal;
-  };
+  const principalOf = requireSecretKey(app, guards);
   const merchantOf = (request: FastifyRequest): string => principalOf(request).merchantId;
 
   app.get(
