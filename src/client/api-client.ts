@@ -56,7 +56,7 @@ export interface ApiClient {
   readonly baseUrl: string;
   readonly timeout: number;
   readonly retry: RetryPolicy;
-  /** A JSON request, retried by the rules; resolves with the parsed 2xx body. */
+  /** A JSON request, retried by the rules; resolves with the parsed 2xx body (undefined for a 204). */
   request<T>(request: ApiRequest): Promise<T>;
   /**
    * A streaming GET (`text/event-stream`), one try: whoever follows the stream reconnects with
@@ -132,6 +132,8 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     request: <T>(req: ApiRequest) =>
       withRetries(req, () =>
         attempt(req, async (res, url) => {
+          // 204 No Content (a merchant's key revoke) has no body to parse: it answers undefined.
+          if (res.status === 204) return undefined as T;
           const text = await res.text();
           try {
             return JSON.parse(text) as T;

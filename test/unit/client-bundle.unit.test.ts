@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRY = resolve(ROOT, "src/client/index.ts");
+const MERCHANT_ENTRY = resolve(ROOT, "src/client/merchant/index.ts");
 
 /** Every module the entry loads at run time: local files (relative to the root) and packages. */
 function runtimeGraph(entry: string) {
@@ -48,6 +49,18 @@ describe("the client library's run-time imports", () => {
       "src/support/retry.ts",
     ]);
     expect(packages).toEqual(["eventsource-parser/stream", "viem", "viem/accounts"]);
+  });
+
+  it("of the merchant entry are client files and the same two support modules, and no package", () => {
+    // Its wire types come from the merchant routes' schemas, type-only (src/client/merchant/types.ts):
+    // a merchant's server or edge function loads neither the gateway nor zod. WebCrypto is a global.
+    const { files, packages } = runtimeGraph(MERCHANT_ENTRY);
+    expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
+      "src/support/errors.ts",
+      "src/support/retry.ts",
+    ]);
+    expect(files).toContain("src/client/merchant/verify-webhook.ts");
+    expect(packages).toEqual([]);
   });
 
   it("would see a value import of the gateway's schemas (the check can fail)", () => {

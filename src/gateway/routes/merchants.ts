@@ -22,7 +22,7 @@ const keySchema = z.object({
   created_at: z.string().describe("ISO 8601 UTC timestamp"),
   revoked_at: z.string().nullable().describe("ISO 8601 UTC timestamp, null while active"),
 });
-const merchantSchema = z.object({
+export const merchantSchema = z.object({
   id: z.string(),
   name: z.string(),
   email: z.string(),
@@ -35,7 +35,7 @@ const createdSchema = z.object({
   publishable_key: z.string().describe("pk_: shown once"),
   secret_key: z.string().describe("sk_: shown once, stored only as a hash"),
 });
-const rolledSchema = z.object({
+export const rolledSchema = z.object({
   id: z.string(),
   type: z.enum(KEY_KINDS),
   key: z.string().describe("shown once"),

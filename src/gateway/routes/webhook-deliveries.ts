@@ -34,7 +34,7 @@ const attemptSchema = z.object({
   duration_ms: z.number().int(),
   error: z.string().nullable(),
 });
-const deliverySchema = z.object({
+export const deliverySchema = z.object({
   id: z.string().describe("the delivery's Idempotency-Key"),
   event_type: z.string(),
   session_id: z.string().nullable(),
