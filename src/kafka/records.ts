@@ -329,7 +329,8 @@ export const webhookEvent = f.record({
 });
 export type WebhookEvent = f.Infer<typeof webhookEvent>;
 
-const endpoint = { endpointId: f.string, url: f.string };
+/** The webhook endpoint; `secret` (whsec_) null only in records written before it existed. */
+const endpoint = { endpointId: f.string, url: f.string, secret: f.nullable(f.string) };
 
 /** A merchant key as the journal keeps it: a secret key only as its hash. */
 const issuedKeyFields = {

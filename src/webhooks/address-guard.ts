@@ -70,6 +70,11 @@ export interface UrlPolicy {
   allowInsecureLocalhost: boolean;
 }
 
+/** The policy from the config: the PUT route and the worker must apply the same one. */
+export function urlPolicyFor(config: { MERCHANT_MODE: string; WEBHOOK_ALLOW_INSECURE: boolean }): UrlPolicy {
+  return { allowInsecureLocalhost: config.MERCHANT_MODE === "development" && config.WEBHOOK_ALLOW_INSECURE };
+}
+
 /**
  * The URL rule: https, or http://localhost when the policy allows it; no credentials in the URL.
  * Returns the parsed URL and whether its host may resolve to loopback (only that localhost URL).

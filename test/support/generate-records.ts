@@ -102,7 +102,11 @@ export function recordGenerator(seed: number): RecordGen {
         };
     }
   };
-  const endpoint = () => ({ endpointId: g.uuid(), url: `https://merchant.example/${g.uuid()}` });
+  const endpoint = () => ({
+    endpointId: g.uuid(),
+    url: `https://merchant.example/${g.uuid()}`,
+    secret: g.maybe(() => `whsec_${g.uuid()}`),
+  });
   const key = (): IssuedKey => {
     const publishable = g.bool();
     return {

@@ -67,7 +67,10 @@ export function decideMerchant(command: MerchantCommand, state: MerchantState): 
     }
     case "SetWebhookEndpoint":
       return accept([
-        { type: "WebhookEndpointSet", data: { endpointId: c.data.endpointId, url: c.data.url } },
+        {
+          type: "WebhookEndpointSet",
+          data: { endpointId: c.data.endpointId, url: c.data.url, secret: c.data.secret },
+        },
       ]);
     case "RemoveWebhookEndpoint":
       return accept(state.webhookEndpoint ? [{ type: "WebhookEndpointRemoved", data: {} }] : []);
@@ -113,7 +116,8 @@ export function evolveMerchant(state: MerchantState, event: MerchantEvent): Merc
       };
     }
     case "WebhookEndpointSet":
-      return { ...next, webhookEndpoint: { ...event.data } };
+      // The secret stays out of the state (and so out of snapshots): only the projection needs it.
+      return { ...next, webhookEndpoint: { endpointId: event.data.endpointId, url: event.data.url } };
     case "WebhookEndpointRemoved":
       return { ...next, webhookEndpoint: null };
   }

@@ -20,6 +20,17 @@ export interface IssuedKey {
   hint: string;
 }
 
+/**
+ * A webhook endpoint as set. The signing secret travels in clear: deliveries are HMAC-signed with
+ * it, so the webhooks worker needs it as is (a hash would not do); null only in records written
+ * before the field existed.
+ */
+export interface WebhookEndpointData {
+  endpointId: string;
+  url: string;
+  secret: string | null;
+}
+
 export interface ReplyTo {
   gatewayId: string;
   correlationId: string;
@@ -41,7 +52,8 @@ type Command<T extends string, D> = {
 
 /** The wire record's `{ type, data, metadata }` form (src/contract/unions.ts `message`), as sessions. */
 export type MerchantCommand =
-  | Command<"SetWebhookEndpoint", { endpointId: string; url: string }>
+  /** `secret`: the whsec_ signing secret the gateway generated for this PUT (null in old records). */
+  | Command<"SetWebhookEndpoint", WebhookEndpointData>
   | Command<"RemoveWebhookEndpoint", Record<never, never>>
   | Command<"CreateMerchant", { name: string; email: string; keys: IssuedKey[] }>
   | Command<"IssueKeys", { keys: IssuedKey[] }>
@@ -65,7 +77,7 @@ export interface MerchantEventMetadata {
 type Event<T extends string, D> = { type: T; data: D; metadata: MerchantEventMetadata };
 
 export type MerchantEvent =
-  | Event<"WebhookEndpointSet", { endpointId: string; url: string }>
+  | Event<"WebhookEndpointSet", WebhookEndpointData>
   | Event<"WebhookEndpointRemoved", Record<never, never>>
   | Event<"MerchantCreated", { name: string; email: string }>
   | Event<"KeyIssued", IssuedKey>
