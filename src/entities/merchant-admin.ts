@@ -3,7 +3,9 @@ import type { KeyKind, MerchantCommand, MerchantRejectionCode } from "../domain/
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import type { GatewayReply } from "../kafka/records.ts";
 import type { KeyRow, MerchantRow, MerchantStore } from "../store/merchants.ts";
+import type { WebhookEndpointRow } from "../store/webhook-endpoints.ts";
 import { TerminalError } from "../support/errors.ts";
+import { newWebhookSecret } from "../webhooks/signing.ts";
 import { issueKey, type KeyMode, merchantIdFor, normalizeEmail } from "./merchant-keys.ts";
 
 /**
@@ -16,6 +18,8 @@ export interface MerchantAdminDeps {
   /** Sends a command to the owning merchant actor and waits (bounded) for its reply. */
   send(command: MerchantCommand): Promise<GatewayReply>;
   store: MerchantStore;
+  /** The webhook endpoint projection (src/store/webhook-endpoints.ts): what the webhooks worker reads. */
+  endpoints: { get(merchantId: string): Promise<WebhookEndpointRow | null> };
   mode: KeyMode;
   /** How long to wait for the projection to show an accepted change (then ReplyTimeoutError). */
   timeoutMs: number;
@@ -42,7 +46,21 @@ export interface MerchantAdmin {
   view(merchantId: string): Promise<MerchantView | null>;
 }
 
-export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin {
+/** The merchant's webhook endpoint (PUT/GET/DELETE /v1/webhook_endpoints), on the same actor. */
+export interface WebhookEndpointAdmin {
+  /**
+   * Sets (or replaces) the merchant's one webhook endpoint with a new id and a new `whsec_` secret,
+   * answered here once. `url` must be checked against SSRF already. Answers once the projection
+   * shows it (or a later set: of two concurrent PUTs the one the actor applied last stays).
+   */
+  setWebhookEndpoint(merchantId: string, url: string): Promise<WebhookEndpointSecretView>;
+  /** The endpoint without its secret, or null. */
+  webhookEndpoint(merchantId: string): Promise<WebhookEndpointView | null>;
+  /** Removes the endpoint; false when there was none. Answers once the projection no longer shows it. */
+  removeWebhookEndpoint(merchantId: string): Promise<boolean>;
+}
+
+export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin & WebhookEndpointAdmin {
   const now = deps.now ?? Date.now;
   const send = async (merchantId: string, type: MerchantCommand["type"], data: object) => {
     const command = {
@@ -102,7 +120,46 @@ export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin {
       );
     },
     view,
+    async setWebhookEndpoint(merchantId, url) {
+      const endpointId = `we_${randomUUID().replaceAll("-", "")}`;
+      const secret = newWebhookSecret();
+      const sentAt = now();
+      await send(merchantId, "SetWebhookEndpoint", { endpointId, url, secret });
+      let createdAt = sentAt;
+      await waitFor("the webhook endpoint", async () => {
+        const row = await deps.endpoints.get(merchantId);
+        if (row?.endpointId === endpointId) createdAt = row.createdAt ?? sentAt;
+        return !!row && (row.endpointId === endpointId || (row.createdAt ?? 0) > sentAt);
+      });
+      return { id: endpointId, url, secret, created_at: iso(createdAt) };
+    },
+    async webhookEndpoint(merchantId) {
+      const row = await deps.endpoints.get(merchantId);
+      return row && { id: row.endpointId, url: row.url, created_at: iso(row.createdAt ?? 0) };
+    },
+    async removeWebhookEndpoint(merchantId) {
+      const before = await deps.endpoints.get(merchantId);
+      if (!before) return false;
+      await send(merchantId, "RemoveWebhookEndpoint", {});
+      // Gone, or replaced by a concurrent PUT: either way the endpoint asked about no longer is.
+      await waitFor("the removal", async () => {
+        return (await deps.endpoints.get(merchantId))?.endpointId !== before.endpointId;
+      });
+      return true;
+    },
   };
+}
+
+/** A webhook endpoint as the API shows it; the secret only in the PUT's answer. */
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  /** ISO 8601 UTC. */
+  created_at: string;
+}
+export interface WebhookEndpointSecretView extends WebhookEndpointView {
+  /** The `whsec_` signing secret, shown once. */
+  secret: string;
 }
 
 /** The merchant record as the API shows it: never a secret key, only its id and last four characters. */

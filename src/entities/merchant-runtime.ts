@@ -5,8 +5,9 @@ import type { GatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { createMerchantStore } from "../store/merchants.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
+import { webhookEndpoints } from "../store/webhook-endpoints.ts";
 import { createMerchantHost, merchantEntity, merchantSnapshots } from "./merchant.ts";
-import { createMerchantAdmin, type MerchantAdmin } from "./merchant-admin.ts";
+import { createMerchantAdmin, type MerchantAdmin, type WebhookEndpointAdmin } from "./merchant-admin.ts";
 import { keyModeOf } from "./merchant-keys.ts";
 import { createMerchantProjector } from "./merchant-projection.ts";
 
@@ -69,18 +70,21 @@ export async function startMerchantProjector(
 export function merchantGatewayDeps(
   shared: Pick<Shared, "config" | "cassandra">,
   bus: Pick<GatewayBus, "merchantCommands">,
-): { admin: MerchantAdmin; guards: Guards } | undefined {
+): { admin: MerchantAdmin; webhookEndpoints: WebhookEndpointAdmin; guards: Guards } | undefined {
   const mode = modeOf(shared);
   if (!mode) return undefined;
   const store = createMerchantStore(shared.cassandra);
   const keyMode = keyModeOf(mode);
+  const admin = createMerchantAdmin({
+    send: bus.merchantCommands.send,
+    store,
+    endpoints: webhookEndpoints(shared.cassandra),
+    mode: keyMode,
+    timeoutMs: shared.config.REPLY_TIMEOUT_MS,
+  });
   return {
-    admin: createMerchantAdmin({
-      send: bus.merchantCommands.send,
-      store,
-      mode: keyMode,
-      timeoutMs: shared.config.REPLY_TIMEOUT_MS,
-    }),
+    admin,
+    webhookEndpoints: admin,
     guards: createGuards({ keys: store, mode: keyMode }),
   };
 }

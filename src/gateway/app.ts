@@ -15,6 +15,8 @@ import type { Registry } from "prom-client";
 import { evmChainsOf } from "../chains/config.ts";
 import { createEvmChainReads } from "../chains/evm/gateway-reads.ts";
 import type { Config } from "../config.ts";
+import type { WebhookEndpointAdmin } from "../entities/merchant-admin.ts";
+import { urlPolicyFor } from "../webhooks/address-guard.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { ChainReadPort, CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
 import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
@@ -27,6 +29,7 @@ import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
 import { type DeliveryLog, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 
 export interface GatewayDeps {
   config: Config;
@@ -37,7 +40,12 @@ export interface GatewayDeps {
   /** The settlement routes' chain reads (quote, RPC probe); by default viem clients of the EVM chains. */
   chainReads?: ChainReadPort;
   /** Merchant mode's keys and guards; its routes exist only when MERCHANT_MODE is on and this is given. */
-  merchants?: Pick<MerchantRouteOptions, "admin" | "guards"> | undefined;
+  merchants?:
+    | (Pick<MerchantRouteOptions, "admin" | "guards"> & {
+        /** The webhook endpoint routes' port (merchant mode); without it they are not registered. */
+        webhookEndpoints?: WebhookEndpointAdmin;
+      })
+    | undefined;
   /** The webhook delivery ledger, for the delivery log and redelivery routes (merchant mode). */
   webhookDeliveries?: DeliveryLog | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
@@ -133,12 +141,22 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     live: deps.live,
     keepAliveMs: config.SSE_KEEPALIVE_MS,
   });
-  if (deps.merchants) await app.register(merchantRoutes, { config, ...deps.merchants });
+  if (deps.merchants) {
+    const { admin, guards } = deps.merchants;
+    await app.register(merchantRoutes, { config, admin, guards });
+  }
   if (deps.merchants && deps.webhookDeliveries && config.MERCHANT_MODE !== "off") {
     await app.register(webhookDeliveryRoutes, {
       guards: deps.merchants.guards,
       deliveries: deps.webhookDeliveries,
       now: deps.now ?? Date.now,
+    });
+  }
+  if (deps.merchants?.webhookEndpoints && config.MERCHANT_MODE !== "off") {
+    await app.register(webhookEndpointRoutes, {
+      guards: deps.merchants.guards,
+      endpoints: deps.merchants.webhookEndpoints,
+      policy: urlPolicyFor(config),
     });
   }
   await app.register(docsRoutes);

@@ -59,6 +59,9 @@ const GATEWAY_ERRORS = {
   chain_unsupported: { status: 400, message: "chain_id is not a configured chain", retryable: false },
   refund_expired: { status: 400, message: "the refund's deadline has passed", retryable: false },
   delivery_not_found: { status: 404, message: "no such webhook delivery", retryable: false },
+  webhook_endpoint_not_found: { status: 404, message: "no webhook endpoint is set", retryable: false },
+  // The message says why (scheme, resolution, or which address in which range).
+  webhook_url_refused: { status: 400, message: "the webhook URL is refused", retryable: false },
   delivery_not_failed: {
     status: 409,
     message: "only a delivery that ended failed can be redelivered",

@@ -1,5 +1,6 @@
 import type { KeyKind, MerchantEvent } from "../domain/merchant/types.ts";
 import type { CassandraClient } from "./cassandra.ts";
+import { webhookEndpoints } from "./webhook-endpoints.ts";
 
 export interface MerchantRow {
   id: string;
@@ -39,6 +40,7 @@ export interface MerchantStore {
 const ms = (d: Date | null): number | null => (d ? d.getTime() : null);
 
 export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
+  const endpoints = webhookEndpoints(cassandra);
   const exec = (cql: string, params: unknown[]) => cassandra.execute(cql, params, { prepare: true });
   const keyRow = (r: { get(name: string): unknown }): KeyRow => ({
     merchantId: r.get("merchant_id") as string,
@@ -87,7 +89,8 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
           break;
         case "WebhookEndpointSet":
         case "WebhookEndpointRemoved":
-          // The webhook endpoint's projection belongs to the webhook work; only the version moves here.
+          // The webhooks worker reads its own table (src/store/webhook-endpoints.ts).
+          await endpoints.project(event);
           break;
       }
       await exec(`UPDATE merchants USING TIMESTAMP ${at} SET version = ? WHERE merchant_id = ?`, [

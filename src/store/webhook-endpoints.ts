@@ -1,3 +1,4 @@
+import type { MerchantEvent } from "../domain/merchant/types.ts";
 import type { CassandraClient } from "./cassandra.ts";
 
 /** One row of `webhook_endpoints` (migrations/0006_webhooks.cql): a merchant's one webhook endpoint. */
@@ -7,20 +8,23 @@ export interface WebhookEndpointRow {
   url: string;
   /** The `whsec_` signing secret. */
   secret: string;
+  /** Unix ms: when this endpoint was set (null for a row written without it). */
+  createdAt?: number | null;
 }
 
 const Q = { prepare: true } as const;
 
 /**
- * Typed access to `webhook_endpoints`. Today tests fill it; the PUT /v1/webhook_endpoints route
- * will, until the merchant entity's projection takes its place behind the EndpointDirectory port
- * (src/webhooks/endpoints.ts).
+ * Typed access to `webhook_endpoints`: the merchant projection writes it from the merchant's
+ * WebhookEndpointSet / WebhookEndpointRemoved events (`project`), the webhooks worker and the
+ * GET /v1/webhook_endpoints route read it. `put` and `remove` are for tests that need a row without
+ * a merchant.
  */
 export function webhookEndpoints(client: CassandraClient) {
   return {
     async get(merchantId: string): Promise<WebhookEndpointRow | null> {
       const rs = await client.execute(
-        "SELECT merchant_id, endpoint_id, url, secret FROM webhook_endpoints WHERE merchant_id = ?",
+        "SELECT merchant_id, endpoint_id, url, secret, created_at FROM webhook_endpoints WHERE merchant_id = ?",
         [merchantId],
         Q,
       );
@@ -31,8 +35,35 @@ export function webhookEndpoints(client: CassandraClient) {
             endpointId: String(r.endpoint_id),
             url: String(r.url),
             secret: String(r.secret),
+            createdAt: r.created_at ? (r.created_at as Date).getTime() : null,
           }
         : null;
+    },
+
+    /**
+     * Writes one merchant event's share of the table. Write time = the merchant's version (as the
+     * merchant projection does), so a replayed or re-delivered older event never undoes a newer one:
+     * a Set replayed after a Remove stays removed. An endpoint set before events carried the secret
+     * is not written: nothing could sign its deliveries.
+     */
+    async project(event: MerchantEvent): Promise<void> {
+      const { merchantId, version, occurredAt } = event.metadata;
+      const at = BigInt(version);
+      if (event.type === "WebhookEndpointSet" && event.data.secret !== null) {
+        const { endpointId, url, secret } = event.data;
+        const when = new Date(occurredAt);
+        await client.execute(
+          `INSERT INTO webhook_endpoints (merchant_id, endpoint_id, url, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ${at}`,
+          [merchantId, endpointId, url, secret, when, when],
+          Q,
+        );
+      } else if (event.type === "WebhookEndpointRemoved") {
+        await client.execute(
+          `DELETE FROM webhook_endpoints USING TIMESTAMP ${at} WHERE merchant_id = ?`,
+          [merchantId],
+          Q,
+        );
+      }
     },
 
     /** Sets or replaces the merchant's endpoint (one per merchant). */

@@ -1,5 +1,6 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { webhookEndpoints } from "../../store/webhook-endpoints.ts";
+import { urlPolicyFor } from "../../webhooks/address-guard.ts";
 import { tableEndpointDirectory } from "../../webhooks/endpoints.ts";
 import { createWebhookWorker, WEBHOOKS_GROUP } from "../../webhooks/worker.ts";
 import type { RoleModule } from "../shared.ts";
@@ -10,7 +11,7 @@ export const webhooksRole: RoleModule = {
   async start(shared, log) {
     const c = shared.config;
     // http://localhost (and loopback for it) only in development mode with the insecure switch on.
-    const allowInsecureLocalhost = c.MERCHANT_MODE === "development" && c.WEBHOOK_ALLOW_INSECURE;
+    const { allowInsecureLocalhost } = urlPolicyFor(c);
     const worker = createWebhookWorker({
       kafka: shared.kafka,
       codecs: shared.codecs,
