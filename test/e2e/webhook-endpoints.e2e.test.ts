@@ -1,18 +1,25 @@
 import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
+import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
+import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { tableEndpointDirectory } from "../../src/webhooks/endpoints.ts";
+import { TOPIC } from "../../topics/catalogue.ts";
+import { waitFor } from "../support/actor-host.ts";
 import { json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 // PUT/GET/DELETE /v1/webhook_endpoints on the real stack: the gateway sends the merchant actor a
-// command, the projector writes webhook_endpoints, and the worker's EndpointDirectory reads it.
+// command, the projector writes webhook_endpoints, and the webhooks worker delivers with it.
 const OPERATOR_SECRET = `operator-${"w".repeat(40)}`;
 let service: TestService;
 
 beforeAll(async () => {
   service = await startTestService({
-    roles: ["actors", "projector", "gateway"],
+    roles: ["actors", "projector", "gateway", "webhooks"],
     env: {
       MERCHANT_MODE: "development",
       WEBHOOK_ALLOW_INSECURE: "true",
@@ -112,4 +119,51 @@ describe("webhook endpoints (MERCHANT_MODE=development, WEBHOOK_ALLOW_INSECURE)"
       }
     }
   }, 60_000);
+
+  it("an event for the merchant reaches the URL set by PUT, signed with the secret the PUT answered", async () => {
+    const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        received.push({ body, headers: req.headers });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const producer = createPlainProducer(service.kafka);
+    await producer.connect();
+    try {
+      const { id, sk } = await createMerchant();
+      const port = (server.address() as AddressInfo).port;
+      const put = await call("/v1/webhook_endpoints", {
+        method: "PUT",
+        key: sk,
+        body: { url: `http://localhost:${port}/hooks` },
+      });
+      const { secret } = (await json(put)) as { secret: string };
+      const sessionId = randomUUID();
+      // What a merchant's session writes to webhook.events (docs/SETTLEMENT.md, "Webhook events").
+      const payload = `{"session_id":"${sessionId}","event_type":"payment.detected","amount":"1000000","settled_amount":null,"overpaid_amount":null}`;
+      const event = {
+        idempotencyKey: `${sessionId}:payment.detected`,
+        merchantId: id,
+        eventType: "payment.detected",
+        sessionId,
+        payload,
+        createdAt: Date.now(),
+      };
+      await producer.send(TOPIC.webhookEvents, [{ key: id, value: webhookEventCodec.encode(event) }]);
+      const got = await waitFor("the delivery", () => received[0], 60_000);
+      expect(got.body).toBe(payload);
+      expect(got.headers["idempotency-key"]).toBe(event.idempotencyKey);
+      const header = got.headers["service-signature"] as string;
+      await expect(verifyWebhook({ payload: got.body, header, secret })).resolves.toMatchObject({
+        session_id: sessionId,
+      });
+    } finally {
+      await producer.disconnect();
+      await new Promise((r) => server.close(r));
+    }
+  }, 90_000);
 });
