@@ -99,11 +99,15 @@ function decideTransfer(
     type: "DepositObserved",
     data: { transfer },
   });
+  // The state after the deposit is needed only to tell a merchant or to bounce late money: built
+  // then, not for every transfer of the ingest path (evolve copies the session and its deposits).
+  const merchantDetected = state.status === "pending" && state.merchantId !== null;
+  const late = !known && (state.status === "expired" || state.status === "failed");
+  if (!merchantDetected && !late) return b.decision();
   const after = evolve(state, b.events[0] as never) as Session;
-  // The first deposit of a pending session detects it: its merchant (if any) is told.
-  if (state.status === "pending")
-    b.send(sessionWebhook(after, "payment.detected", command.metadata.issuedAt));
+  // The first deposit of a pending session detects it: its merchant is told.
+  if (merchantDetected) b.send(sessionWebhook(after, "payment.detected", command.metadata.issuedAt));
   // Money that reaches a session that ended expired or failed bounces where its standing refund says.
-  if (!known) standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token });
+  if (late) standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token });
   return b.decision();
 }

@@ -1,6 +1,6 @@
 import type { CommandMetadata, CommitIntent, ExecutionOutcome } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
-import { detectedDeposit, evolve } from "./evolve.ts";
+import { detectedDeposit } from "./evolve.ts";
 import { outcomeOf } from "./outcome.ts";
 import { standingRefunds } from "./refunds.ts";
 import { reject } from "./rejections.ts";
@@ -148,9 +148,9 @@ export function decideSettlementResult(
         data: { txHash: outcome.txHash, mintedAmount: outcome.mintedAmount },
       });
       const overpaid = overpaidBy(state, state.swapOutputAmount ?? 0n, state.outcome);
-      const after = evolve(state, b.events[0] as never) as Session;
+      // The body names the detected amount, which the mint does not change: the state before serves.
       b.send(
-        sessionWebhook(after, OUTCOME_EVENTS[state.outcome], at, { settled: outcome.mintedAmount, overpaid }),
+        sessionWebhook(state, OUTCOME_EVENTS[state.outcome], at, { settled: outcome.mintedAmount, overpaid }),
       );
       return b.decision();
     }
