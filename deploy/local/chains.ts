@@ -1,5 +1,5 @@
 // Local EVM chains for development and tests: two anvil nodes (source 31337, destination 31338) running
-// detached so they outlive whoever started them, with TestUSDC, BurnerDelegate, Uniswap V2 (seeded pools) and
+// detached so they outlive whoever started them, with TestUSDC, BurnerDelegate, SubscriptionManager, Uniswap V2 (seeded pools) and
 // the CCTP V2-shaped bridge deployed on each, the two bridges linked to each other.
 // Addresses go to <root>/chains.json; a later call reuses running nodes and existing deployments.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -46,6 +46,8 @@ export type LocalChain = {
   dex?: LocalDex;
   /** The CCTP V2-shaped bridge (absent when EVM_CHAINS names chains without it). */
   cctp?: LocalCctp;
+  /** SubscriptionManager (absent when EVM_CHAINS names chains without it). */
+  subscriptions?: Address;
 };
 
 export const CHAIN_SPECS = [
@@ -77,6 +79,7 @@ export const CCTP_DOMAINS: Record<LocalChainName, number> = { source: 100, desti
 const delegateConstructorParams = parseAbiParameters(
   "address, address, address, address, address, address, uint256[], uint32[]",
 );
+const subscriptionsParams = parseAbiParameters("address, address");
 
 const USDC_FLOOR = 1_000_000n * 10n ** 6n;
 const USDC_MINT = 10_000_000n * 10n ** 6n;
@@ -92,6 +95,7 @@ type DeploymentRecord = LocalChain & {
   delegateBuild: string;
   dexBuild?: string;
   cctpBuild?: string;
+  subscriptionsBuild?: string;
 };
 type ChainsFile = { version: 1; chains: Partial<Record<LocalChainName, DeploymentRecord>> };
 
@@ -124,6 +128,7 @@ const localChainSchema = z.object({
       attester: hexAddress,
     })
     .optional(),
+  subscriptions: hexAddress.optional(),
 });
 
 export function toViemChain(c: Pick<LocalChain, "name" | "chainId" | "rpcUrl">): Chain {
@@ -165,7 +170,14 @@ export async function ensureChains(opts: {
     for (const r of records) next.chains[r.name] = r;
     await writeAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
     const chains = records.map(
-      ({ usdcBuild: _u, delegateBuild: _d, dexBuild: _x, cctpBuild: _c, ...chain }): LocalChain => chain,
+      ({
+        usdcBuild: _u,
+        delegateBuild: _d,
+        dexBuild: _x,
+        cctpBuild: _c,
+        subscriptionsBuild: _s,
+        ...chain
+      }): LocalChain => chain,
     );
     return { chains, started: startedAny.some(Boolean) };
   });
@@ -329,7 +341,8 @@ async function ensureDeployed(
   log: (l: string) => void,
 ): Promise<DeploymentRecord> {
   const { rpcUrl, client, wallet } = connect(spec);
-  const { TestUSDC, BurnerDelegate, TestERC20, MessageTransmitterV2, TokenMessengerV2 } = artifacts.contracts;
+  const { TestUSDC, BurnerDelegate, TestERC20, MessageTransmitterV2, TokenMessengerV2, SubscriptionManager } =
+    artifacts.contracts;
   const usdcBuild = buildId(TestUSDC.bytecode);
 
   const reusable = previous?.chainId === spec.chainId && previous.rpcUrl === rpcUrl ? previous : undefined;
@@ -396,6 +409,28 @@ async function ensureDeployed(
       : batch.deploy("BurnerDelegate", { ...BurnerDelegate, args: delegateArgs, gas: 3_000_000n });
   if (!keepDelegate) deployed.push(`BurnerDelegate at ${delegate}`);
 
+  // The subscriptions manager charges through the same relayer and pays the same platform fee recipient.
+  const subscriptionsArgs = [
+    DEV_ACCOUNTS.relayer.address,
+    DEV_ACCOUNTS.platformFeeRecipient.address,
+  ] as const;
+  const subscriptionsBuild = buildId(
+    concat([SubscriptionManager.bytecode, encodeAbiParameters(subscriptionsParams, subscriptionsArgs)]),
+  );
+  const keepSubscriptions =
+    reusable?.subscriptionsBuild === subscriptionsBuild &&
+    reusable.subscriptions !== undefined &&
+    (await hasCode(client, reusable.subscriptions));
+  const subscriptions =
+    keepSubscriptions && reusable?.subscriptions
+      ? reusable.subscriptions
+      : batch.deploy("SubscriptionManager", {
+          ...SubscriptionManager,
+          args: subscriptionsArgs,
+          gas: 2_000_000n,
+        });
+  if (!keepSubscriptions) deployed.push(`SubscriptionManager at ${subscriptions}`);
+
   const started = Date.now();
   const sent = await batch.settle();
   if (!keepDex) await verifyDex(client, dex, usdc, spec.name);
@@ -412,10 +447,12 @@ async function ensureDeployed(
     funded: DEV_ACCOUNTS.funded,
     dex,
     cctp,
+    subscriptions,
     usdcBuild,
     delegateBuild,
     dexBuild,
     cctpBuild,
+    subscriptionsBuild,
   };
 }
 

@@ -23,6 +23,7 @@ export const CONTRACT_NAMES = [
   "TestERC20",
   "MessageTransmitterV2",
   "TokenMessengerV2",
+  "SubscriptionManager",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
