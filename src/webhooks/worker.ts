@@ -5,6 +5,7 @@ import { createKeyedConsumer } from "../kafka/keyed-consumer.ts";
 import type { WebhookEvent } from "../kafka/records.ts";
 import type { Logger } from "../logging.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
+import { merchantEvents } from "../store/merchant-events.ts";
 import { webhookDeliveries } from "../store/webhook-deliveries.ts";
 import type { Resolver, UrlPolicy } from "./address-guard.ts";
 import { type AttemptDeps, attemptDelivery, leaseMs } from "./attempt.ts";
@@ -48,6 +49,7 @@ const SCAN_LIMIT = 500;
 export function createWebhookWorker(opts: WebhookWorkerOptions) {
   const { settings, log } = opts;
   const ledger = webhookDeliveries(opts.cassandra);
+  const events = merchantEvents(opts.cassandra);
   const deps: AttemptDeps = {
     ledger,
     endpoints: opts.endpoints,
@@ -98,6 +100,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
         log.error({ err, offset: String(record.offset) }, "undecodable webhook event skipped");
         return;
       }
+      // The event list (GET /v1/events) first: it holds every event, delivered or not. After the
+      // ledger row it could be lost, since a re-worked record stops at "already in the ledger"; here,
+      // if either write fails the record stays uncommitted and is worked again (both are idempotent).
+      await events.record(event, Date.now());
       // With room in the queue the insert claims the first attempt for this process (one
       // lightweight transaction fewer); otherwise the row is due now and a scan offers it.
       const now = Date.now();

@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto";
+import type cassandra from "cassandra-driver";
+import type { WebhookEvent } from "../kafka/records.ts";
+import type { CassandraClient } from "./cassandra.ts";
+
+/** How long an event stays listed: 30 days, as GET /v1/events promises (docs/WEBHOOKS.md). */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** One event of the event list (migrations/0008_merchant_events.cql). */
+export interface MerchantEventRow {
+  id: string;
+  merchantId: string;
+  type: string;
+  /** Unix ms: when the event was first queued. */
+  createdAt: number;
+  idempotencyKey: string;
+  sessionId: string | null;
+  /** The webhook body, a JSON text. */
+  payload: string;
+}
+
+/** Where a page starts: the event the previous page ended with (its clustering position). */
+export type EventCursor = Pick<MerchantEventRow, "createdAt" | "id">;
+
+/** An event id is `evt_` and 32 hex digits. */
+export const EVENT_ID = /^evt_[0-9a-f]{32}$/;
+
+/**
+ * The event id of an Idempotency-Key: `evt_` + the first 128 bits of its SHA-256 in hex. Derived, not
+ * drawn, so every process that sees the key (and a re-delivered record) names the event the same.
+ */
+export const eventIdOf = (idempotencyKey: string): string =>
+  `evt_${createHash("sha256").update(idempotencyKey, "utf8").digest("hex").slice(0, 32)}`;
+
+/**
+ * Seconds an event created at `createdAt` has left of its 30 days at `nowMs` (a TTL counts from the
+ * write, and a record can be worked late); 0 or less when it is too old to list.
+ */
+export const ttlSecondsLeft = (createdAt: number, nowMs: number): number =>
+  Math.ceil((createdAt + EVENT_RETENTION_MS - nowMs) / 1000);
+
+const Q = { prepare: true } as const;
+const COLUMNS = "event_id, merchant_id, event_type, created_at, idempotency_key, session_id, payload";
+
+const fromRow = (r: cassandra.types.Row): MerchantEventRow => ({
+  id: String(r.event_id),
+  merchantId: String(r.merchant_id),
+  type: String(r.event_type),
+  createdAt: r.created_at instanceof Date ? r.created_at.getTime() : 0,
+  idempotencyKey: String(r.idempotency_key),
+  sessionId: r.session_id ?? null,
+  payload: String(r.payload),
+});
+
+/** Typed access to the event list: the webhooks worker records, the GET /v1/events routes read. */
+export function merchantEvents(client: CassandraClient) {
+  return {
+    /**
+     * Records a WebhookEvent as an event, idempotently: the first record of a key decides its id's
+     * row (created time and all), and every later one (a re-delivery, the same key queued again)
+     * rewrites the list row from it. Answers the event as stored, or null when it is past 30 days.
+     */
+    async record(e: WebhookEvent, nowMs: number): Promise<MerchantEventRow | null> {
+      const id = eventIdOf(e.idempotencyKey);
+      const ttl = ttlSecondsLeft(e.createdAt, nowMs);
+      if (ttl <= 0) return null;
+      const rs = await client.execute(
+        `INSERT INTO merchant_events_by_id (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
+        [id, e.merchantId, e.eventType, new Date(e.createdAt), e.idempotencyKey, e.sessionId, e.payload, ttl],
+        Q,
+      );
+      // Not applied: the answer carries the row that was there first, which is the event.
+      const first = rs.wasApplied() ? null : rs.first();
+      const row: MerchantEventRow = first
+        ? fromRow(first)
+        : {
+            id,
+            merchantId: e.merchantId,
+            type: e.eventType,
+            createdAt: e.createdAt,
+            idempotencyKey: e.idempotencyKey,
+            sessionId: e.sessionId,
+            payload: e.payload,
+          };
+      const left = ttlSecondsLeft(row.createdAt, nowMs);
+      if (left <= 0) return null;
+      // A plain write, on another table than the lightweight transaction above: the same values on
+      // the same clustering row each time, so repeating it changes nothing.
+      await client.execute(
+        `INSERT INTO merchant_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
+        [
+          row.id,
+          row.merchantId,
+          row.type,
+          new Date(row.createdAt),
+          row.idempotencyKey,
+          row.sessionId,
+          row.payload,
+          left,
+        ],
+        Q,
+      );
+      return row;
+    },
+
+    /** The event with this id, whoever's it is (the caller checks the merchant), or null. */
+    async get(id: string): Promise<MerchantEventRow | null> {
+      const rs = await client.execute(
+        `SELECT ${COLUMNS} FROM merchant_events_by_id WHERE event_id = ?`,
+        [id],
+        Q,
+      );
+      const row = rs.first();
+      return row ? fromRow(row) : null;
+    },
+
+    /**
+     * Up to `limit` of a merchant's events, newest first, after `after` when given (exclusive), of
+     * `type` only when given.
+     */
+    async page(
+      merchantId: string,
+      opts: { limit: number; after?: EventCursor | undefined; type?: string | undefined },
+    ): Promise<MerchantEventRow[]> {
+      const where = ["merchant_id = ?"];
+      const params: unknown[] = [merchantId];
+      if (opts.after) {
+        // Tuple order is the clustering order's: earlier time, or the same time and a smaller id.
+        where.push("(created_at, event_id) < (?, ?)");
+        params.push(new Date(opts.after.createdAt), opts.after.id);
+      }
+      if (opts.type !== undefined) {
+        where.push("event_type = ?");
+        params.push(opts.type);
+      }
+      params.push(opts.limit);
+      const rs = await client.execute(
+        `SELECT ${COLUMNS} FROM merchant_events WHERE ${where.join(" AND ")} LIMIT ?`,
+        params,
+        Q,
+      );
+      return rs.rows.map(fromRow);
+    },
+  };
+}
+
+export type MerchantEvents = ReturnType<typeof merchantEvents>;
