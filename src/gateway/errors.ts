@@ -59,6 +59,12 @@ const GATEWAY_ERRORS = {
   chain_unsupported: { status: 400, message: "chain_id is not a configured chain", retryable: false },
   refund_expired: { status: 400, message: "the refund's deadline has passed", retryable: false },
   delivery_not_found: { status: 404, message: "no such webhook delivery", retryable: false },
+  event_not_found: { status: 404, message: "no such event", retryable: false },
+  starting_after_unknown: {
+    status: 400,
+    message: "starting_after names no event of this merchant in the last 30 days",
+    retryable: false,
+  },
   webhook_endpoint_not_found: { status: 404, message: "no webhook endpoint is set", retryable: false },
   // The message says why (scheme, resolution, or which address in which range).
   webhook_url_refused: { status: 400, message: "the webhook URL is refused", retryable: false },
