@@ -1,0 +1,207 @@
+/**
+ * The subscription entity's records: a payer-signed mandate registered by a merchant and charged once
+ * per period by the owning actor's timer (subscription.commands -> subscription.events, keyed by
+ * subscription id). These types are the wire records' TypeScript types too
+ * (src/kafka/subscription-records.ts is checked against them both ways). No bigints: the amount is
+ * a decimal string, so states are plain JSON.
+ */
+import type { ReplyTo } from "../merchant/types.ts";
+
+export type { ReplyTo };
+
+/** The spec's limit: at most this many charge attempts per period. */
+export const MAX_CHARGE_ATTEMPTS = 3;
+
+/** The EIP-712 Mandate as signed (src/chains/evm/subscriptions.ts), in the records' spelling. */
+export interface Mandate {
+  payer: string;
+  token: string;
+  /** Base units per period, decimal digits. */
+  amount: string;
+  /** Seconds. */
+  period: number;
+  /** Unix seconds at which period 0 starts; period i starts at start + i * period. */
+  start: number;
+  /** Where the rest of each charge goes (the mandate's `merchant` field). */
+  merchantAddress: string;
+  appFeeBps: number;
+  appFeeRecipient: string;
+  salt: string;
+}
+
+/** Who canceled: the merchant API, the payer's gasless relay, or a Canceled log mirrored from the chain. */
+export type CancelSource = "merchant" | "payer" | "chain";
+export const CANCEL_SOURCES = ["merchant", "payer", "chain"] as const satisfies readonly CancelSource[];
+
+export interface SubscriptionCommandMetadata {
+  /** Idempotency key: a command id already applied is accepted again with no new events. */
+  commandId: string;
+  /** Unix ms; becomes the events' occurredAt (the decider reads no clock). */
+  issuedAt: number;
+  replyTo: ReplyTo | null;
+}
+
+type Command<T extends string, D> = {
+  type: T;
+  data: { subscriptionId: string } & D;
+  metadata: SubscriptionCommandMetadata;
+};
+
+export type SubscriptionCommand =
+  /** The gateway checked the signature; the id is derived from `digest`, so a second one is a 409. */
+  | Command<
+      "CreateSubscription",
+      {
+        merchantId: string;
+        chainId: number;
+        /** The SubscriptionManager the mandate was signed for (its EIP-712 verifyingContract). */
+        manager: string;
+        digest: string;
+        mandate: Mandate;
+        signature: string;
+        /** The platform fee in basis points, fixed for the subscription's life at creation. */
+        feeBps: number;
+      }
+    >
+  /**
+   * `merchantId`: the merchant asking (merchant path), refused as not found when it is not the owner;
+   * null for the payer and chain paths. `signature`: the payer's Cancel (payer path). `txHash`: the
+   * transaction that canceled on chain (chain path).
+   */
+  | Command<
+      "CancelSubscription",
+      { source: CancelSource; merchantId: string | null; signature: string | null; txHash: string | null }
+    >
+  /** The timer: whatever period is current at `now` (unix ms) is charged if it is due. */
+  | Command<"ChargeDue", { now: number }>
+  /** What the executor made of a charge attempt. */
+  | Command<
+      "RecordChargeResult",
+      {
+        periodIndex: number;
+        attempt: number;
+        txHash: string | null;
+        /** null: the charge confirmed; otherwise why the attempt failed. */
+        errorMessage: string | null;
+      }
+    >;
+
+export interface SubscriptionEventMetadata {
+  subscriptionId: string;
+  /** The subscription's version after this event: 1, then +1 per event, without gaps. */
+  version: number;
+  /** Unix ms: the issuedAt of the command that caused the event. */
+  occurredAt: number;
+  commandId: string;
+}
+
+type Event<T extends string, D> = { type: T; data: D; metadata: SubscriptionEventMetadata };
+
+export type SubscriptionEvent =
+  | Event<
+      "SubscriptionCreated",
+      {
+        merchantId: string;
+        chainId: number;
+        manager: string;
+        digest: string;
+        mandate: Mandate;
+        signature: string;
+        feeBps: number;
+      }
+    >
+  /** Attempt `attempt` (1..3) of period `periodIndex` was handed to the executor. */
+  | Event<"ChargeRequested", { periodIndex: number; attempt: number }>
+  | Event<"SubscriptionCharged", { periodIndex: number; attempt: number; txHash: string }>
+  | Event<
+      "ChargeFailed",
+      { periodIndex: number; attempt: number; errorMessage: string; txHash: string | null }
+    >
+  | Event<"SubscriptionCanceled", { source: CancelSource; signature: string | null; txHash: string | null }>;
+
+export type SubscriptionEventBody = SubscriptionEvent extends infer E
+  ? E extends { type: infer T; data: infer D }
+    ? { type: T; data: D }
+    : never
+  : never;
+
+export type SubscriptionStatus = "active" | "canceled";
+
+export interface Subscription {
+  id: string;
+  version: number;
+  merchantId: string;
+  chainId: number;
+  manager: string;
+  digest: string;
+  mandate: Mandate;
+  signature: string;
+  feeBps: number;
+  /** Unix ms. */
+  createdAt: number;
+  status: SubscriptionStatus;
+  canceledAt: number | null;
+  canceledBy: CancelSource | null;
+  /** The period being (or last) worked on, and how its attempts went. */
+  periodIndex: number;
+  attempts: number;
+  /** An attempt is with the executor: nothing else is sent until its result. */
+  inFlight: boolean;
+  /** The newest period charged, or -1. */
+  lastChargedPeriod: number;
+  /** Unix ms before which a failed period is not retried. */
+  retryAt: number;
+  /** The last command ids applied, newest last. */
+  recent: string[];
+}
+
+export type SubscriptionState = Subscription | null;
+
+/** The webhook a decision sends, in the shape of the WebhookEvent record (src/domain/webhooks.ts). */
+export interface SubscriptionWebhook {
+  type: "Webhook";
+  data: {
+    merchantId: string;
+    eventType: SubscriptionWebhookType;
+    idempotencyKey: string;
+    createdAt: number;
+    body: Record<string, string | number | null>;
+  };
+}
+
+export type SubscriptionWebhookType =
+  | "subscription.created"
+  | "subscription.charged"
+  | "subscription.charge_failed"
+  | "subscription.canceled";
+
+export interface SubscriptionReply {
+  type: "Reply";
+  data: { replyTo: ReplyTo; rejection: { code: SubscriptionRejectionCode; message: string } | null };
+}
+
+/** A charge for the executor: one attempt of one period, with everything the contract call needs. */
+export interface SubscriptionChargeWork {
+  type: "Charge";
+  data: {
+    subscriptionId: string;
+    /** Unique per attempt: the executor submits each at most once. */
+    commandId: string;
+    chainId: number;
+    manager: string;
+    mandate: Mandate;
+    signature: string;
+    periodIndex: number;
+    attempt: number;
+    feeBps: number;
+  };
+}
+
+export type SubscriptionMessage = SubscriptionReply | SubscriptionWebhook | SubscriptionChargeWork;
+
+export type SubscriptionRejectionCode = "subscription_exists" | "subscription_not_found";
+
+export const SUBSCRIPTION_REJECTION_MESSAGES: Record<SubscriptionRejectionCode, string> = {
+  subscription_exists: "a subscription with this mandate exists",
+  subscription_not_found: "no such subscription",
+};
