@@ -9,7 +9,7 @@ import type { ChainIndexer } from "./adapter.ts";
 export const BURNER_FEED_GROUP = "indexer.burners";
 
 /**
- * The indexers' watchlists, fed from SessionCreated events on session.events. Every chain watches
+ * The indexers' watchlists, fed from SessionCreated and BurnerRegistered events on session.events. Every chain watches
  * every burner: the payer may deposit on any supported chain. Idempotent (a watchlist add of a
  * burner already watched for the same session changes nothing), so at-least-once is enough.
  */
@@ -30,8 +30,10 @@ export function createBurnerFeed(deps: {
       for (const r of records) {
         if (!r.value) continue;
         const event = deps.codecs.sessionEvent.decode(r.value);
-        if (event.type === "SessionCreated")
-          created.push({ burner: event.data.burner, sessionId: event.metadata.sessionId });
+        // A checkout session is created without a burner: it is watched once one is registered.
+        const burner =
+          event.type === "SessionCreated" || event.type === "BurnerRegistered" ? event.data.burner : null;
+        if (burner !== null) created.push({ burner, sessionId: event.metadata.sessionId });
       }
       if (created.length === 0) return;
       // One watch call per batch: its backfill scans the recent blocks once for all of them.

@@ -5,6 +5,7 @@ import type {
   Flow,
   Hex,
   Intent,
+  PinnedDestination,
   SignedRefund,
   StandingRefund,
   StealthAnnouncement,
@@ -28,10 +29,16 @@ export interface CreateSession {
     sessionId: string;
     flow: Flow;
     merchantId: string | null;
-    burner: ChainAddress;
-    auth: Authorization;
-    destAddress: string;
-    destChainId: number;
+    /** null: a checkout session, whose burner is registered later (RegisterBurner). */
+    burner: ChainAddress | null;
+    auth: Authorization | null;
+    /** null: a checkout session, whose destination is the one pinned for the deposit's chain. */
+    destAddress: string | null;
+    destChainId: number | null;
+    /** Checkout: the merchant's pinned destinations when the session is created; [] otherwise. */
+    pinnedDestinations: PinnedDestination[];
+    /** Checkout: SHA-256 of the client secret the creation answered; null otherwise. */
+    clientSecretHash: string | null;
     appFeeBps: number;
     appFeeRecipient: Address;
     standingRefund: StandingRefund | null;
@@ -50,6 +57,21 @@ export interface CreateSession {
 export interface CommitIntent {
   type: "CommitIntent";
   data: { sessionId: string; intent: Intent; signature: Hex; sourceChainId: number; feeBps: number };
+  metadata: CommandMetadata;
+}
+
+/**
+ * POST /sessions/:id/register (checkout): the widget's burner and authorization, checked by the
+ * gateway like POST /sessions; a standing refund may come with it. Accepted once, while pending.
+ */
+export interface RegisterBurner {
+  type: "RegisterBurner";
+  data: {
+    sessionId: string;
+    burner: ChainAddress;
+    auth: Authorization;
+    standingRefund: StandingRefund | null;
+  };
   metadata: CommandMetadata;
 }
 
@@ -138,7 +160,8 @@ export type SessionCommand =
   | CommitIntent
   | AttachStandingRefund
   | RequestRefund
-  | RequestRefundAll;
+  | RequestRefundAll
+  | RegisterBurner;
 /** Everything a session decides: its commands and the executor's results (from executor.results). */
 export type SessionInput = SessionCommand | RecordExecutionResult;
 export type SessionCommandType = SessionCommand["type"];

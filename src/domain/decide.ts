@@ -66,6 +66,8 @@ function decideCore(command: SessionInput, state: SessionState): Decision {
       return decideRefund(command, state);
     case "RequestRefundAll":
       return decideRefundAll(command, state);
+    case "RegisterBurner":
+      return decideRegister(command, state);
     case "RecordExecutionResult": {
       const { executorCommandId, outcome } = command.data;
       if (executorCommandId === settleCommandId(state.id) && state.commitment !== null) {
@@ -79,6 +81,26 @@ function decideCore(command: SessionInput, state: SessionState): Decision {
     default:
       return assertNever(command);
   }
+}
+
+/**
+ * A checkout session's burner: filled once, while pending. The slot is the session's, so two
+ * registrations racing reach this one actor in turn: the first fills it, the second is refused.
+ */
+function decideRegister(
+  command: Extract<SessionInput, { type: "RegisterBurner" }>,
+  state: Session,
+): Decision {
+  if (state.clientSecretHash === null) return refuse(reject("not_checkout"));
+  if (state.burner !== null) return refuse(reject("already_registered"));
+  if (state.status !== "pending") return refuse(reject("wrong_status"));
+  const { burner, auth, standingRefund } = command.data;
+  const b = DecisionBuilder.for(state, command.metadata).append({
+    type: "BurnerRegistered",
+    data: { burner, auth },
+  });
+  if (standingRefund) b.append({ type: "StandingRefundAttached", data: { standingRefund } });
+  return b.decision();
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { CreateSession } from "./commands.ts";
 import type {
+  Authorization,
+  ChainAddress,
   Commitment,
   Outcome,
   RefundKind,
@@ -130,6 +132,13 @@ export interface RefundUpdated {
   metadata: EventMetadata;
 }
 
+/** A checkout session's burner and authorization were registered: indexing of the burner begins. */
+export interface BurnerRegistered {
+  type: "BurnerRegistered";
+  data: { burner: ChainAddress; auth: Authorization };
+  metadata: EventMetadata;
+}
+
 export type SessionEvent =
   | SessionCreated
   | DepositObserved
@@ -143,5 +152,6 @@ export type SessionEvent =
   | SettlementFailed
   | StandingRefundAttached
   | RefundRequested
-  | RefundUpdated;
+  | RefundUpdated
+  | BurnerRegistered;
 export type SessionEventType = SessionEvent["type"];

@@ -23,6 +23,9 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       auth: d.auth,
       destAddress: d.destAddress,
       destChainId: d.destChainId,
+      // Written before checkout existed: no pinned destinations, no client secret.
+      pinnedDestinations: d.pinnedDestinations ?? [],
+      clientSecretHash: d.clientSecretHash ?? null,
       appFeeBps: d.appFeeBps,
       appFeeRecipient: d.appFeeRecipient,
       appFeeRecipientSol: null,
@@ -82,6 +85,14 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       if (at < 0) session.deposits.push(transfer);
       else session.deposits[at] = transfer;
       if (session.status === "pending") session.status = "detected";
+      // Checkout: the destination is the one pinned for the chain the money arrived on.
+      if (session.destAddress === null && session.deposits[0] === transfer) {
+        const pin = session.pinnedDestinations.find((p) => p.sourceChainId === transfer.chainId);
+        if (pin) {
+          session.destAddress = pin.destAddress;
+          session.destChainId = pin.destChainId;
+        }
+      }
       return session;
     }
     case "DepositRetracted": {
@@ -132,6 +143,10 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
     case "SettlementFailed":
       session.status = "failed";
       session.errorMessage = event.data.errorMessage;
+      return session;
+    case "BurnerRegistered":
+      session.burner = event.data.burner;
+      session.auth = event.data.auth;
       return session;
     case "StandingRefundAttached":
       session.standingRefund = event.data.standingRefund;

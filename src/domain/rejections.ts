@@ -19,6 +19,9 @@ export const REJECTION_MESSAGES = {
   intent_mismatch: "the intent does not match the session",
   intent_expired: "the intent's deadline has passed",
   no_standing_refund: "the session has no standing refund signature for this chain",
+  already_registered: "a burner is already registered on this session",
+  not_checkout: "only a checkout session takes a burner registration",
+  no_destination: "the merchant has pinned no destination for the deposit's chain",
 } as const;
 
 export type RejectionCode = keyof typeof REJECTION_MESSAGES;

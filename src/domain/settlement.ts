@@ -4,7 +4,7 @@ import { detectedDeposit } from "./evolve.ts";
 import { outcomeOf } from "./outcome.ts";
 import { standingRefunds } from "./refunds.ts";
 import { reject } from "./rejections.ts";
-import { type Intent, type Session, sameId } from "./types.ts";
+import { type Authorization, type Intent, type Session, sameId } from "./types.ts";
 import { OUTCOME_EVENTS, overpaidBy, sessionWebhook } from "./webhooks.ts";
 
 /** The platform fee's cap (the interface's limit, enforced again on chain by the delegate). */
@@ -31,6 +31,8 @@ export function decideCommit(command: CommitIntent, state: Session): Decision {
   }
   const detected = detectedDeposit(state);
   if (state.status !== "detected" || detected === null) return refuse(reject("not_detected"));
+  // Checkout: the money arrived on a chain its merchant pinned no destination for.
+  if (state.destAddress === null) return refuse(reject("no_destination"));
   const mismatch = intentMismatch(state, intent, detected.first.token, detected.amount);
   if (mismatch !== null)
     return refuse(reject("intent_mismatch", `the intent does not match the session: ${mismatch}`));
@@ -54,8 +56,9 @@ export function decideCommit(command: CommitIntent, state: Session): Decision {
         issuedAt: command.metadata.issuedAt,
         work: {
           type: "Settle",
+          // A detected session has its burner: the deposit was found by watching it.
           burner: state.burner as Intent["destAddr"],
-          auth: state.auth,
+          auth: state.auth as Authorization,
           intent,
           signature,
           feeBps,
@@ -72,7 +75,7 @@ function intentMismatch(state: Session, intent: Intent, token: string, amount: b
   // The session's destination is the one place its money may go (an anonymous requester chose it
   // when creating the session; a merchant's is pinned): a payer cannot redirect it by signing.
   if (intent.destChainId !== state.destChainId) return "dest_chain_id is not the session's destination chain";
-  if (!sameId(intent.destAddr, state.destAddress))
+  if (state.destAddress === null || !sameId(intent.destAddr, state.destAddress))
     return "dest_addr is not the session's destination address";
   if (intent.appFeeBps !== state.appFeeBps) return "app_fee_bps is not the session's app fee";
   if (!sameId(intent.appFeeRecipient, state.appFeeRecipient)) return "app_fee_recipient is not the session's";

@@ -188,6 +188,13 @@ export function sameId(a: string, b: string): boolean {
   return true;
 }
 
+/** A merchant's destination for deposits found on one source chain (PUT /v1/destinations). */
+export interface PinnedDestination {
+  sourceChainId: number;
+  destAddress: ChainAddress;
+  destChainId: number;
+}
+
 export interface Session {
   id: string;
   version: number;
@@ -195,11 +202,22 @@ export interface Session {
   updatedAt: number; // unix ms
   flow: Flow;
   merchantId: string | null;
-  /** The one-time deposit address (EVM: an EIP-7702 account, hence `auth`). */
-  burner: ChainAddress;
-  auth: Authorization;
-  destAddress: ChainAddress;
-  destChainId: number;
+  /**
+   * The one-time deposit address (EVM: an EIP-7702 account, hence `auth`). null on a checkout
+   * session until the widget registers one (POST /sessions/:id/register), which happens once.
+   */
+  burner: ChainAddress | null;
+  auth: Authorization | null;
+  /**
+   * Where the money goes. null on a checkout session until its deposit is detected: then the
+   * destination pinned for the deposit's chain (`pinnedDestinations`), or still null if it has none.
+   */
+  destAddress: ChainAddress | null;
+  destChainId: number | null;
+  /** Checkout: the merchant's destinations per source chain when the session was created. */
+  pinnedDestinations: PinnedDestination[];
+  /** Checkout: SHA-256 (hex) of the session's `cs_` client secret; the secret itself is never kept. */
+  clientSecretHash: string | null;
   appFeeBps: number;
   appFeeRecipient: Address;
   appFeeRecipientSol: string | null;

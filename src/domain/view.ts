@@ -14,7 +14,7 @@ export function sessionView(s: Session) {
     created_at: new Date(s.createdAt).toISOString(),
     updated_at: new Date(s.updatedAt).toISOString(),
     burner_address: s.burner,
-    eip7702_auth: { ...s.auth },
+    eip7702_auth: s.auth && { ...s.auth },
     dest_address: s.destAddress,
     dest_chain_id: s.destChainId,
     app_fee_bps: s.appFeeBps,
@@ -49,6 +49,7 @@ export function sessionView(s: Session) {
     expected_amount: s.expectedAmount?.toString() ?? null,
     settled_amount: s.settledAmount?.toString() ?? null,
     app_fee_amount: s.appFeeAmount?.toString() ?? null,
+    merchant_id: s.merchantId,
     refunds: s.refunds.map((r) => ({
       id: r.id,
       kind: r.kind,

@@ -45,6 +45,9 @@ export function stateFromJson(json: string): Session {
   state.appFeeAmount ??= null;
   state.settledAmount ??= null;
   state.refunds ??= [];
+  // ... and those written before checkout lack its two.
+  state.pinnedDestinations ??= [];
+  state.clientSecretHash ??= null;
   return state;
 }
 

@@ -34,6 +34,9 @@ const REJECTION_STATUSES = {
   intent_mismatch: { status: 400, retryable: false },
   intent_expired: { status: 400, retryable: false },
   no_standing_refund: { status: 409, retryable: false },
+  already_registered: { status: 409, retryable: false },
+  not_checkout: { status: 409, retryable: false },
+  no_destination: { status: 400, retryable: false },
 } as const satisfies Record<RejectionCode, Omit<ErrorSpec, "message">>;
 
 const GATEWAY_ERRORS = {

@@ -101,18 +101,23 @@ const REFUND_STATUSES = [
 const creation = {
   flow: f.oneOf(FLOWS),
   merchantId: f.nullable(f.string),
-  burner: f.chainAddress,
+  // null on a checkout session: registered later (RegisterBurner), resolved at detection.
+  burner: f.nullable(f.chainAddress),
   // EVM-only: the burner's EIP-7702 authorization, the fee sink (Solana's is app_fee_recipient_sol
   // on the Session object), standing refunds (EIP-712) and stealth announcements (ERC-5564).
-  auth: authorization,
-  destAddress: f.string,
-  destChainId: f.number,
+  auth: f.nullable(authorization),
+  destAddress: f.nullable(f.string),
+  destChainId: f.nullable(f.number),
   appFeeBps: f.number,
   appFeeRecipient: f.address,
   standingRefund: f.nullable(standingRefund),
   stealth: f.nullable(f.record({ ephemeralPubkey: f.hex, viewTag: f.number })),
   expiresAt: f.number,
   expectedAmount: f.nullable(f.amount),
+  pinnedDestinations: f.array(
+    f.record({ sourceChainId: f.number, destAddress: f.string, destChainId: f.number }),
+  ),
+  clientSecretHash: f.nullable(f.string),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -132,6 +137,11 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
     AttachStandingRefund: { standingRefund },
     RequestRefund: { chainId: f.number, ...signedRefund },
     RequestRefundAll: { chainId: f.number, token: f.address },
+    RegisterBurner: {
+      burner: f.chainAddress,
+      auth: authorization,
+      standingRefund: f.nullable(standingRefund),
+    },
   },
 });
 
@@ -167,6 +177,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
       txHash: f.nullable(f.txId),
       errorMessage: f.nullable(f.string),
     },
+    BurnerRegistered: { burner: f.chainAddress, auth: authorization },
   },
 });
 
@@ -178,10 +189,10 @@ export const sessionObject = f.record({
   id: f.string,
   created_at: f.described("ISO 8601 UTC timestamp", f.string),
   updated_at: f.described("ISO 8601 UTC timestamp", f.string),
-  burner_address: f.chainAddress,
-  eip7702_auth: authorization,
-  dest_address: f.string,
-  dest_chain_id: f.number,
+  burner_address: f.nullable(f.chainAddress),
+  eip7702_auth: f.nullable(authorization),
+  dest_address: f.nullable(f.string),
+  dest_chain_id: f.nullable(f.number),
   app_fee_bps: f.number,
   app_fee_recipient: f.address,
   app_fee_recipient_sol: f.nullable(f.string),
@@ -215,6 +226,7 @@ export const sessionObject = f.record({
   expected_amount: f.nullable(f.decimal),
   settled_amount: f.nullable(f.decimal),
   app_fee_amount: f.nullable(f.decimal),
+  merchant_id: f.described("set on checkout sessions", f.nullable(f.string)),
   refunds: f.array(
     f.record({
       id: f.string,

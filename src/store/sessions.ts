@@ -10,7 +10,7 @@ export interface SessionRow {
   version: number;
   status: string;
   merchantId: string | null;
-  burner: string;
+  burner: string | null;
   viewJson: string;
   stateJson: string;
   /** unix ms */

@@ -44,6 +44,8 @@ export function creation(nowMs: number): Extract<SessionEvent, { type: "SessionC
     // An hour, like SESSION_TTL_SECONDS: nothing expires while a benchmark runs.
     expiresAt: Math.floor(nowMs / 1000) + 3600,
     expectedAmount: null,
+    pinnedDestinations: [],
+    clientSecretHash: null,
   };
 }
 

@@ -44,7 +44,7 @@ describe("a batch too large for one produce request", () => {
     }
     // Written while no host runs, so the host's first fetch of the partition holds ~1 MiB of them.
     const transfers = Array.from({ length: 4000 }, () =>
-      observedTransfer(id, { burner: create.data.burner, blockNumber: 9n }),
+      observedTransfer(id, { burner: create.data.burner as string, blockNumber: 9n }),
     );
     for (let i = 0; i < transfers.length; i += 500) {
       await fx.producer.send(

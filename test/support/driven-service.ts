@@ -38,6 +38,8 @@ export function createSessionCommand(id: string, data: Partial<CreateSession["da
       stealth: null,
       expiresAt: Math.floor(Date.now() / 1000) + 3600,
       expectedAmount: null,
+      pinnedDestinations: [],
+      clientSecretHash: null,
       ...data,
     },
     metadata: { commandId: `create:${id}`, issuedAt: Date.now(), replyTo: null },

@@ -110,16 +110,22 @@ export function generator(seed: number): Gen {
   const creation = () => ({
     flow: pick(FLOWS),
     merchantId: maybe(uuid),
-    burner: address(),
-    auth: authorization(),
-    destAddress: pick([address(), "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"]),
-    destChainId: chainId(),
+    burner: maybe(address),
+    auth: maybe(authorization),
+    destAddress: maybe(() => pick([address(), "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"])),
+    destChainId: maybe(chainId),
     appFeeBps: int(0, 10_000),
     appFeeRecipient: address(),
     standingRefund: maybe(standingRefund),
     stealth: maybe(stealth),
     expiresAt: secs(),
     expectedAmount: maybe(amount),
+    pinnedDestinations: Array.from({ length: int(0, 2) }, () => ({
+      sourceChainId: chainId(),
+      destAddress: address(),
+      destChainId: chainId(),
+    })),
+    clientSecretHash: maybe(() => hexDigits(64)),
   });
   const intent = (): Intent => ({
     destChainId: chainId(),
@@ -157,7 +163,7 @@ export function generator(seed: number): Gen {
       issuedAt: ms(),
       replyTo: maybe(() => ({ gatewayId: `gw-${int(0, 9)}`, correlationId: uuid() })),
     };
-    switch (int(0, 7)) {
+    switch (int(0, 8)) {
       case 4:
         return { type: "CommitIntent", data: { sessionId, ...commitment() }, metadata };
       case 5:
@@ -174,6 +180,17 @@ export function generator(seed: number): Gen {
           metadata,
         };
       }
+      case 8:
+        return {
+          type: "RegisterBurner",
+          data: {
+            sessionId,
+            burner: address(),
+            auth: authorization(),
+            standingRefund: maybe(standingRefund),
+          },
+          metadata,
+        };
       case 7:
         return {
           type: "RequestRefundAll",
@@ -201,7 +218,7 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 12)) {
+    switch (int(0, 13)) {
       case 4:
         return { type: "IntentCommitted", data: commitment(), metadata };
       case 5:
@@ -232,6 +249,8 @@ export function generator(seed: number): Gen {
           metadata,
         };
       }
+      case 13:
+        return { type: "BurnerRegistered", data: { burner: address(), auth: authorization() }, metadata };
       case 12: {
         const { id, txHash, errorMessage } = refundRecord();
         const status = pick(["submitted", "confirmed", "failed"] as const);

@@ -45,12 +45,14 @@ describe("codecs round-trip every record type", () => {
       "CreateSession",
       "ExpireSession",
       "RecordTransfer",
+      "RegisterBurner",
       "RequestRefund",
       "RequestRefundAll",
       "RetractTransfer",
     ]);
     expect([...events].sort()).toEqual([
       "BridgeCompleted",
+      "BurnerRegistered",
       "DepositObserved",
       "DepositRetracted",
       "IntentCommitted",

@@ -33,6 +33,8 @@ function sessionEvents(seed: number, id: string): SessionEvent[] {
         stealth: null,
         expiresAt: 1_750_003_600,
         expectedAmount: null,
+        pinnedDestinations: [],
+        clientSecretHash: null,
       },
       metadata: meta(),
     },

@@ -58,6 +58,8 @@ const CREATED_DATA: SessionCreated["data"] = {
   stealth: null,
   expiresAt: EXPIRES_AT,
   expectedAmount: null,
+  pinnedDestinations: [],
+  clientSecretHash: null,
 };
 
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
@@ -187,6 +189,8 @@ describe("no session", () => {
         updatedAt: T0,
         expiresAt: EXPIRES_AT,
         expectedAmount: null,
+        pinnedDestinations: [],
+        clientSecretHash: null,
         burner: CREATED_DATA.burner,
         destChainId: 42161,
         deposits: [],
@@ -576,6 +580,7 @@ describe("sessionView", () => {
       expected_amount: null,
       settled_amount: null,
       app_fee_amount: null,
+      merchant_id: null,
       refunds: [],
     });
   });

@@ -65,6 +65,8 @@ function createCommand(
       stealth: null,
       expiresAt: Math.floor(T0 / 1000) + 1800,
       expectedAmount: null,
+      pinnedDestinations: [],
+      clientSecretHash: null,
       ...over,
     },
     metadata: meta(),
@@ -530,5 +532,81 @@ describe("refunds", () => {
       metadata: meta(true),
     });
     expect(r.state.standingRefund).toEqual(other);
+  });
+});
+
+describe("checkout: a session without a burner, registered once, paid to the pinned destination", () => {
+  const checkout = {
+    flow: "checkout" as const,
+    merchantId: "mer_1",
+    burner: null,
+    auth: null,
+    destAddress: null,
+    destChainId: null,
+    expectedAmount: 10_000_000n,
+    clientSecretHash: "ab".repeat(32),
+    pinnedDestinations: [{ sourceChainId: SOURCE, destAddress: DEST_ADDR, destChainId: DEST }],
+  };
+  const register = (burner: Address = BURNER): SessionInput => ({
+    type: "RegisterBurner",
+    data: {
+      sessionId: ID,
+      burner,
+      auth: { address: address(0xde), chainId: SOURCE, nonce: 0, r: hex(1), s: hex(2), yParity: 0 },
+      standingRefund: null,
+    },
+    metadata: meta(true),
+  });
+
+  it("the first registration fills the slot; a second is refused already_registered and changes nothing", () => {
+    const r = run(createCommand(checkout));
+    expect(r.state.burner).toBeNull();
+    r.send(register());
+    expect(r.events()).toEqual(["BurnerRegistered"]);
+    expect(r.state.burner).toBe(BURNER);
+    r.send(register(address(0xb1)));
+    expect(r.rejection()).toBe("already_registered");
+    expect(r.state.burner).toBe(BURNER);
+  });
+
+  it("a standing refund bundled with the registration is attached in the same decision", () => {
+    const r = run(createCommand(checkout));
+    const standingRefund = { to: REFUND_TO, deadline: 2_000_000_000, signatures: { [SOURCE]: hex(9, 65) } };
+    const cmd = register();
+    if (cmd.type === "RegisterBurner") cmd.data.standingRefund = standingRefund;
+    r.send(cmd);
+    expect(r.events()).toEqual(["BurnerRegistered", "StandingRefundAttached"]);
+    expect(r.state.standingRefund).toEqual(standingRefund);
+  });
+
+  it("is refused on an anonymous session (not_checkout) and once the session is no longer pending", () => {
+    const anonymous = run(createCommand());
+    anonymous.send(register());
+    expect(anonymous.rejection()).toBe("not_checkout");
+    const expired = run(createCommand(checkout), {
+      type: "ExpireSession",
+      data: { sessionId: ID, now: Math.floor(T0 / 1000) + 1800 },
+      metadata: meta(),
+    });
+    expired.send(register());
+    expect(expired.rejection()).toBe("wrong_status");
+  });
+
+  it("detection resolves the destination pinned for the deposit's chain; the commit is held to it", () => {
+    const r = run(createCommand(checkout), register(), deposit(transfer(USDC, 10_000_000n)));
+    expect(r.state.destAddress).toBe(DEST_ADDR);
+    expect(r.state.destChainId).toBe(DEST);
+    r.send(commit(intentFor(USDC, 10_000_000n, { destAddr: address(0xbad) })));
+    expect(r.rejection()).toBe("intent_mismatch");
+    r.send(commit(intentFor(USDC, 10_000_000n)));
+    expect(r.events()).toEqual(["IntentCommitted"]);
+  });
+
+  it("money on a chain with no pinned destination leaves it null: the commit is refused no_destination", () => {
+    const other = SOURCE + 100;
+    const r = run(createCommand(checkout), register(), deposit(transfer(USDC, 10_000_000n, 1, other)));
+    expect(r.state.destAddress).toBeNull();
+    r.send(commit(intentFor(USDC, 10_000_000n), hex(0x516, 65), other));
+    expect(r.rejection()).toBe("no_destination");
   });
 });

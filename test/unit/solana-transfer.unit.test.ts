@@ -50,6 +50,8 @@ const create: CreateSession = {
     stealth: null,
     expiresAt: T0 / 1000 + 3600,
     expectedAmount: null,
+    pinnedDestinations: [],
+    clientSecretHash: null,
   },
   metadata: meta("create", T0),
 };

@@ -64,6 +64,11 @@ export function buildIntent(params: BuildIntentParameters): { intent: IntentWire
       "verification_failed",
       `session ${session.id} is ${session.status}: an Intent is signed for a detected deposit only`,
     );
+  if (session.dest_address === null || session.dest_chain_id === null)
+    throw new ClientError(
+      "verification_failed",
+      `session ${session.id} has no destination for chain ${session.source_chain_id}: its merchant pinned none`,
+    );
   if (
     destination &&
     (!sameAddress(destination.address, session.dest_address) || destination.chainId !== session.dest_chain_id)
@@ -117,7 +122,10 @@ export function intentMessage(intent: IntentWire): IntentMessage {
  * const signed = await signIntent({ signer: burner.account, session: detected, quote });
  */
 export async function signIntent(params: SignIntentParameters): Promise<SignIntentReturnType> {
-  if (!sameAddress(params.session.burner_address, params.signer.address))
+  if (
+    params.session.burner_address === null ||
+    !sameAddress(params.session.burner_address, params.signer.address)
+  )
     throw new ClientError(
       "verification_failed",
       `session ${params.session.id} belongs to burner ${params.session.burner_address}, not ${params.signer.address}`,

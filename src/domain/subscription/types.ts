@@ -33,6 +33,19 @@ export interface Mandate {
 export type CancelSource = "merchant" | "payer" | "chain";
 export const CANCEL_SOURCES = ["merchant", "payer", "chain"] as const satisfies readonly CancelSource[];
 
+/** What a registration fixes for the subscription's life. */
+export interface SubscriptionTerms {
+  merchantId: string;
+  chainId: number;
+  /** The SubscriptionManager the mandate was signed for (its EIP-712 verifyingContract). */
+  manager: string;
+  digest: string;
+  mandate: Mandate;
+  signature: string;
+  /** The platform fee in basis points, fixed at creation. */
+  feeBps: number;
+}
+
 export interface SubscriptionCommandMetadata {
   /** Idempotency key: a command id already applied is accepted again with no new events. */
   commandId: string;
@@ -49,20 +62,7 @@ type Command<T extends string, D> = {
 
 export type SubscriptionCommand =
   /** The gateway checked the signature; the id is derived from `digest`, so a second one is a 409. */
-  | Command<
-      "CreateSubscription",
-      {
-        merchantId: string;
-        chainId: number;
-        /** The SubscriptionManager the mandate was signed for (its EIP-712 verifyingContract). */
-        manager: string;
-        digest: string;
-        mandate: Mandate;
-        signature: string;
-        /** The platform fee in basis points, fixed for the subscription's life at creation. */
-        feeBps: number;
-      }
-    >
+  | Command<"CreateSubscription", SubscriptionTerms>
   /**
    * `merchantId`: the merchant asking (merchant path), refused as not found when it is not the owner;
    * null for the payer and chain paths. `signature`: the payer's Cancel (payer path). `txHash`: the
@@ -98,18 +98,7 @@ export interface SubscriptionEventMetadata {
 type Event<T extends string, D> = { type: T; data: D; metadata: SubscriptionEventMetadata };
 
 export type SubscriptionEvent =
-  | Event<
-      "SubscriptionCreated",
-      {
-        merchantId: string;
-        chainId: number;
-        manager: string;
-        digest: string;
-        mandate: Mandate;
-        signature: string;
-        feeBps: number;
-      }
-    >
+  | Event<"SubscriptionCreated", SubscriptionTerms>
   /** Attempt `attempt` (1..3) of period `periodIndex` was handed to the executor. */
   | Event<"ChargeRequested", { periodIndex: number; attempt: number }>
   | Event<"SubscriptionCharged", { periodIndex: number; attempt: number; txHash: string }>

@@ -154,6 +154,8 @@ export function createSessionCommand(
       auth: { ...body.eip7702_auth },
       destAddress: body.destination_address,
       destChainId: body.destination_chain,
+      pinnedDestinations: [],
+      clientSecretHash: null,
       appFeeBps: 0,
       appFeeRecipient: zeroAddress,
       // Anonymous sessions name no amount: any positive deposit succeeds (docs/SETTLEMENT.md).

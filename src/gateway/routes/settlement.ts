@@ -64,6 +64,8 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       const { id } = request.params;
       const body = request.body;
       const session = (await sessionOrThrow(sessions, id)).session;
+      if (session.burner_address === null || session.eip7702_auth === null)
+        throw gatewayError("not_detected", "no burner is registered on this session yet");
       if (body.burner !== session.burner_address.toLowerCase()) throw gatewayError("burner_mismatch");
       const auth = await checkAuthorization(body.eip7702_auth, body.burner, chains);
       if (!auth.ok) throw gatewayError(auth.code, auth.message);
