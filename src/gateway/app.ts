@@ -15,14 +15,19 @@ import type { Registry } from "prom-client";
 import { evmChainsOf } from "../chains/config.ts";
 import { createEvmChainReads } from "../chains/evm/gateway-reads.ts";
 import type { Config } from "../config.ts";
-import type { WebhookEndpointAdmin } from "../entities/merchant-admin.ts";
+import type { MerchantSettingsAdmin, WebhookEndpointAdmin } from "../entities/merchant-admin.ts";
+import type { KeyMode } from "../entities/merchant-keys.ts";
 import { urlPolicyFor } from "../webhooks/address-guard.ts";
+import type { CheckoutResource } from "./auth.ts";
+import type { CheckoutSessions } from "./checkout.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { ChainReadPort, CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
 import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
-import { eventRoutes } from "./routes/events.ts";
+import { checkoutStreamAccess, eventRoutes } from "./routes/events.ts";
+import { checkoutMerchantRoutes, registerRoutes } from "./routes/checkout.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
@@ -44,10 +49,19 @@ export interface GatewayDeps {
     | (Pick<MerchantRouteOptions, "admin" | "guards"> & {
         /** The webhook endpoint routes' port (merchant mode); without it they are not registered. */
         webhookEndpoints?: WebhookEndpointAdmin;
+        /** Checkout (merchant mode); without it its routes are not registered. */
+        checkout?: {
+          sessions: CheckoutSessions;
+          settings: MerchantSettingsAdmin;
+          resources: (sessionId: string) => Promise<CheckoutResource | null>;
+          mode: KeyMode;
+        };
       })
     | undefined;
   /** The webhook delivery ledger, for the delivery log and redelivery routes (merchant mode). */
   webhookDeliveries?: DeliveryLog | undefined;
+  /** The event list, for GET /v1/events (merchant mode). */
+  merchantEvents?: EventList | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -129,10 +143,18 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     now: deps.now ?? Date.now,
   };
   await app.register(sessionRoutes, session);
+  const checkout = config.MERCHANT_MODE !== "off" ? deps.merchants?.checkout : undefined;
+  const checkoutAccess = checkout &&
+    deps.merchants && {
+      guards: deps.merchants.guards,
+      resources: checkout.resources,
+      destinations: checkout.settings.destinations,
+    };
   const settlement = {
     ...session,
     live: deps.live,
     chainReads: deps.chainReads ?? createEvmChainReads(evmChains),
+    checkout: checkoutAccess,
   };
   await app.register(settlementRoutes, settlement);
   await app.register(refundRoutes, settlement);
@@ -140,7 +162,19 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     sessions: deps.sessions,
     live: deps.live,
     keepAliveMs: config.SSE_KEEPALIVE_MS,
+    ...(checkoutAccess ? { streamAccess: checkoutStreamAccess(checkoutAccess) } : {}),
   });
+  if (checkout && checkoutAccess && deps.merchants) {
+    await app.register(checkoutMerchantRoutes, {
+      guards: deps.merchants.guards,
+      checkout: checkout.sessions,
+      settings: checkout.settings,
+      sessions: deps.sessions,
+      mode: checkout.mode,
+      chainIds: (config.chains ?? []).map((c) => c.chainId),
+    });
+    await app.register(registerRoutes, { ...session, guards: deps.merchants.guards, resources: checkout.resources });
+  }
   if (deps.merchants) {
     const { admin, guards } = deps.merchants;
     await app.register(merchantRoutes, { config, admin, guards });
@@ -151,6 +185,9 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       deliveries: deps.webhookDeliveries,
       now: deps.now ?? Date.now,
     });
+  }
+  if (deps.merchants && deps.merchantEvents && config.MERCHANT_MODE !== "off") {
+    await app.register(merchantEventRoutes, { guards: deps.merchants.guards, events: deps.merchantEvents });
   }
   if (deps.merchants?.webhookEndpoints && config.MERCHANT_MODE !== "off") {
     await app.register(webhookEndpointRoutes, {

@@ -5,6 +5,7 @@ import { createHealth } from "../../ops/health.ts";
 import { createSessionReadModel } from "../../projections/read-model.ts";
 import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
+import { merchantEvents } from "../../store/merchant-events.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
 import type { RoleModule } from "../shared.ts";
 
@@ -19,14 +20,15 @@ export const gatewayRole: RoleModule = {
     const bus = createGatewayBus({ kafka: shared.kafka, replyTimeoutMs: config.REPLY_TIMEOUT_MS, log });
     await bus.start();
     const readModel = createSessionReadModel(shared.cassandra);
+    // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).
+    const commands = awaitReadable(bus.commands, {
+      live: bus.live,
+      readModel,
+      timeoutMs: config.REPLY_TIMEOUT_MS,
+    });
     const app = await createGateway({
       config,
-      // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).
-      commands: awaitReadable(bus.commands, {
-        live: bus.live,
-        readModel,
-        timeoutMs: config.REPLY_TIMEOUT_MS,
-      }),
+      commands,
       live: bus.live,
       sessions: createSessionReads({
         readModel,
@@ -39,8 +41,9 @@ export const gatewayRole: RoleModule = {
         staleSeconds: config.INDEXER_STALE_SECONDS,
       }),
       // Merchant mode only (MERCHANT_MODE): its routes and guards.
-      merchants: merchantGatewayDeps(shared, bus),
+      merchants: merchantGatewayDeps(shared, bus, { commands }),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
+      merchantEvents: merchantEvents(shared.cassandra),
       logger: log,
       metrics: shared.metrics.registry,
     });

@@ -1,0 +1,138 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { EVENT_ID, type EventCursor, type MerchantEventRow } from "../../store/merchant-events.ts";
+import { type Guards, requireSecretKey } from "../auth.ts";
+import { gatewayError } from "../errors.ts";
+import { errorSchema } from "../schemas.ts";
+
+/** What the routes read of the event list (src/store/merchant-events.ts). */
+export interface EventList {
+  get(id: string): Promise<MerchantEventRow | null>;
+  page(
+    merchantId: string,
+    opts: { limit: number; after?: EventCursor | undefined; type?: string | undefined },
+  ): Promise<MerchantEventRow[]>;
+}
+
+export interface MerchantEventRouteOptions {
+  guards: Guards;
+  events: EventList;
+}
+
+const LIST_URL = "/v1/events" as const;
+
+/** Stripe's list parameters: `limit` 1 to 100 (10 by default), `starting_after` an event id, `type`. */
+export const eventListQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(10),
+    starting_after: z
+      .string()
+      .regex(EVENT_ID, "must be an event id (evt_ and 32 lowercase hex digits)")
+      .optional()
+      .describe("the id of the last event of the previous page: the page after it"),
+    type: z
+      .string()
+      .max(100)
+      .regex(/^[a-z_]+(\.[a-z_]+)+$/, "must be an event type, e.g. payment.succeeded")
+      .optional()
+      .describe("only events of exactly this type"),
+  })
+  .strict();
+
+export const eventSchema = z.object({
+  id: z.string().describe("evt_ and 32 hex digits, derived from the Idempotency-Key"),
+  object: z.literal("event"),
+  type: z.string(),
+  created: z.number().int().describe("when the event was queued, Unix seconds"),
+  idempotency_key: z.string().describe("the Idempotency-Key of its webhook delivery"),
+  session_id: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).describe("the webhook body, as delivered"),
+});
+export const eventListSchema = z.object({
+  object: z.literal("list"),
+  data: z.array(eventSchema).describe("newest first"),
+  has_more: z.boolean(),
+  url: z.literal(LIST_URL),
+});
+export type EventView = z.infer<typeof eventSchema>;
+
+/** An event as the API shows it: the payload is the JSON text the webhook carried. */
+export function eventView(row: MerchantEventRow): EventView {
+  return {
+    id: row.id,
+    object: "event",
+    type: row.type,
+    created: Math.floor(row.createdAt / 1000),
+    idempotency_key: row.idempotencyKey,
+    session_id: row.sessionId,
+    data: JSON.parse(row.payload) as Record<string, unknown>,
+  };
+}
+
+/** A page from `limit + 1` rows read: the extra row, when there is one, only says there are more. */
+export function listPage(rows: MerchantEventRow[], limit: number): z.infer<typeof eventListSchema> {
+  return {
+    object: "list",
+    data: rows.slice(0, limit).map(eventView),
+    has_more: rows.length > limit,
+    url: LIST_URL,
+  };
+}
+
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema };
+
+/**
+ * The event list (issue 11, "beyond the spec"): the merchant's events of the last 30 days, to
+ * reconcile from whether or not its webhook endpoint was set or answering. Under the secret key;
+ * another merchant's event is a 404, as the interface's rule for another merchant's resource says.
+ * Registered only in merchant mode.
+ */
+export const merchantEventRoutes: FastifyPluginAsyncZod<MerchantEventRouteOptions> = async (app, opts) => {
+  const { events } = opts;
+  const principalOf = requireSecretKey(app, opts.guards);
+  const owned = async (merchantId: string, id: string): Promise<MerchantEventRow | null> => {
+    const row = await events.get(id);
+    return row && row.merchantId === merchantId ? row : null;
+  };
+
+  app.get(
+    LIST_URL,
+    {
+      schema: {
+        summary: "The merchant's events of the last 30 days, newest first",
+        querystring: eventListQuery,
+        response: { 200: eventListSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { merchantId } = principalOf(request);
+      const { limit, starting_after, type } = request.query;
+      let after: EventCursor | undefined;
+      if (starting_after !== undefined) {
+        // Where the cursor's event stands in the list; one the merchant cannot read is no cursor.
+        const row = await owned(merchantId, starting_after);
+        if (!row) throw gatewayError("starting_after_unknown");
+        after = row;
+      }
+      return listPage(await events.page(merchantId, { limit: limit + 1, after, type }), limit);
+    },
+  );
+
+  app.get(
+    `${LIST_URL}/:id`,
+    {
+      schema: {
+        summary: "One event of the last 30 days",
+        params: z.object({ id: z.string().min(1).max(512) }),
+        response: { 200: eventSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      // An id that is no event id names no event: answered without a read.
+      const row = EVENT_ID.test(id) ? await owned(principalOf(request).merchantId, id) : null;
+      if (!row) throw gatewayError("event_not_found");
+      return eventView(row);
+    },
+  );
+};
