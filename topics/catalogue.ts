@@ -32,6 +32,8 @@ export const TOPIC = {
   gatewayReplies: "gateway.replies",
   merchantCommands: "merchant.commands",
   merchantEvents: "merchant.events",
+  subscriptionCommands: "subscription.commands",
+  subscriptionEvents: "subscription.events",
 } as const;
 
 export type TopicName = (typeof TOPIC)[keyof typeof TOPIC];
@@ -177,6 +179,29 @@ export function topicCatalogue(opts: { sessionPartitions: number }): TopicSpec[]
       writers: ["actors"],
       readers: ["actors", "projector", "replay"],
       description: "The merchant journal: every configuration change of every merchant, in order.",
+    },
+    {
+      name: TOPIC.subscriptionCommands,
+      partitions: p,
+      key: "subscription id",
+      valueSchema: schema("SubscriptionCommand"),
+      cleanupPolicy: "delete",
+      retentionMs: 7 * DAY,
+      writers: ["gateway", "actors", "executor", "indexer"],
+      readers: ["actors"],
+      description:
+        "Commands to subscription actors: registration and cancels, charge timers, charge results, mirrored on-chain cancels.",
+    },
+    {
+      name: TOPIC.subscriptionEvents,
+      partitions: p,
+      key: "subscription id",
+      valueSchema: schema("SubscriptionEvent"),
+      cleanupPolicy: "delete",
+      retentionMs: FOREVER,
+      writers: ["actors"],
+      readers: ["actors", "projector"],
+      description: "The subscription journal: every change of every subscription, in order.",
     },
   ];
 }

@@ -2,6 +2,7 @@ import { type AnyField, type Field, type Infer, NAMESPACE } from "../contract/fi
 import { matchSchema } from "../contract/match.ts";
 import { AvroDecodeError, type AvroSerde, singleObjectWire, type WireFormat } from "./avro.ts";
 import * as records from "./records.ts";
+import { subscriptionCommand, subscriptionEvent } from "./subscription-records.ts";
 
 /**
  * Typed codecs of every topic: the record definitions of records.ts over an Avro wire format. After
@@ -34,6 +35,8 @@ const CONTRACTS = {
   webhookEvent: ["WebhookEvent", records.webhookEvent],
   merchantCommand: ["MerchantCommand", records.merchantCommand],
   merchantEvent: ["MerchantEvent", records.merchantEvent],
+  subscriptionCommand: ["SubscriptionCommand", subscriptionCommand],
+  subscriptionEvent: ["SubscriptionEvent", subscriptionEvent],
 } as const satisfies Record<string, readonly [string, AnyField]>;
 
 type Contracts = typeof CONTRACTS;
@@ -102,3 +105,5 @@ export const executorResultCodec = lazyCodec("executorResult");
 export const webhookEventCodec = lazyCodec("webhookEvent");
 export const merchantCommandCodec = lazyCodec("merchantCommand");
 export const merchantEventCodec = lazyCodec("merchantEvent");
+export const subscriptionCommandCodec = lazyCodec("subscriptionCommand");
+export const subscriptionEventCodec = lazyCodec("subscriptionEvent");

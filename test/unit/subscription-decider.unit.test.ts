@@ -8,8 +8,9 @@ import type {
   SubscriptionState,
   SubscriptionWebhook,
 } from "../../src/domain/subscription/types.ts";
+import { SUBSCRIPTION_ID, termsFixture } from "../support/subscriptions.ts";
 
-const ID = "0f2b5c3e-1a2b-8c3d-9e4f-0123456789ab";
+const ID = SUBSCRIPTION_ID;
 const START = 1_800_000_000; // unix s
 const PERIOD = 60; // s
 const at = (period: number, seconds = 0) => (START + period * PERIOD + seconds) * 1000;
@@ -18,26 +19,7 @@ const meta = (issuedAt: number, commandId = `c${++seq}`) => ({ commandId, issued
 
 const create = (commandId = "create-1"): SubscriptionCommand => ({
   type: "CreateSubscription",
-  data: {
-    subscriptionId: ID,
-    merchantId: "m_1",
-    chainId: 31337,
-    manager: "0x1111111111111111111111111111111111111111",
-    digest: `0x${"ab".repeat(32)}`,
-    mandate: {
-      payer: "0x2222222222222222222222222222222222222222",
-      token: "0x3333333333333333333333333333333333333333",
-      amount: "10000000",
-      period: PERIOD,
-      start: START,
-      merchantAddress: "0x4444444444444444444444444444444444444444",
-      appFeeBps: 25,
-      appFeeRecipient: "0x5555555555555555555555555555555555555555",
-      salt: `0x${"01".repeat(32)}`,
-    },
-    signature: `0x${"cd".repeat(65)}`,
-    feeBps: 80,
-  },
+  data: { subscriptionId: ID, ...termsFixture({ period: PERIOD, start: START }) },
   metadata: { commandId, issuedAt: at(0, -100), replyTo: { gatewayId: "g", correlationId: "k" } },
 });
 const due = (now: number): SubscriptionCommand => ({
@@ -48,7 +30,7 @@ const due = (now: number): SubscriptionCommand => ({
 const result = (
   periodIndex: number,
   attempt: number,
-  outcome: { txHash: string } | { error: string },
+  outcome: { txHash: `0x${string}` } | { error: string },
   now = at(periodIndex, 5),
 ): SubscriptionCommand => ({
   type: "RecordChargeResult",

@@ -6,6 +6,7 @@
  * a decimal string, so states are plain JSON.
  */
 import type { ReplyTo } from "../merchant/types.ts";
+import type { Address, Hex } from "../types.ts";
 
 export type { ReplyTo };
 
@@ -14,8 +15,8 @@ export const MAX_CHARGE_ATTEMPTS = 3;
 
 /** The EIP-712 Mandate as signed (src/chains/evm/subscriptions.ts), in the records' spelling. */
 export interface Mandate {
-  payer: string;
-  token: string;
+  payer: Address;
+  token: Address;
   /** Base units per period, decimal digits. */
   amount: string;
   /** Seconds. */
@@ -23,10 +24,10 @@ export interface Mandate {
   /** Unix seconds at which period 0 starts; period i starts at start + i * period. */
   start: number;
   /** Where the rest of each charge goes (the mandate's `merchant` field). */
-  merchantAddress: string;
+  merchantAddress: Address;
   appFeeBps: number;
-  appFeeRecipient: string;
-  salt: string;
+  appFeeRecipient: Address;
+  salt: Hex;
 }
 
 /** Who canceled: the merchant API, the payer's gasless relay, or a Canceled log mirrored from the chain. */
@@ -38,10 +39,10 @@ export interface SubscriptionTerms {
   merchantId: string;
   chainId: number;
   /** The SubscriptionManager the mandate was signed for (its EIP-712 verifyingContract). */
-  manager: string;
-  digest: string;
+  manager: Address;
+  digest: Hex;
   mandate: Mandate;
-  signature: string;
+  signature: Hex;
   /** The platform fee in basis points, fixed at creation. */
   feeBps: number;
 }
@@ -70,7 +71,7 @@ export type SubscriptionCommand =
    */
   | Command<
       "CancelSubscription",
-      { source: CancelSource; merchantId: string | null; signature: string | null; txHash: string | null }
+      { source: CancelSource; merchantId: string | null; signature: Hex | null; txHash: Hex | null }
     >
   /** The timer: whatever period is current at `now` (unix ms) is charged if it is due. */
   | Command<"ChargeDue", { now: number }>
@@ -80,7 +81,7 @@ export type SubscriptionCommand =
       {
         periodIndex: number;
         attempt: number;
-        txHash: string | null;
+        txHash: Hex | null;
         /** null: the charge confirmed; otherwise why the attempt failed. */
         errorMessage: string | null;
       }
@@ -101,12 +102,9 @@ export type SubscriptionEvent =
   | Event<"SubscriptionCreated", SubscriptionTerms>
   /** Attempt `attempt` (1..3) of period `periodIndex` was handed to the executor. */
   | Event<"ChargeRequested", { periodIndex: number; attempt: number }>
-  | Event<"SubscriptionCharged", { periodIndex: number; attempt: number; txHash: string }>
-  | Event<
-      "ChargeFailed",
-      { periodIndex: number; attempt: number; errorMessage: string; txHash: string | null }
-    >
-  | Event<"SubscriptionCanceled", { source: CancelSource; signature: string | null; txHash: string | null }>;
+  | Event<"SubscriptionCharged", { periodIndex: number; attempt: number; txHash: Hex }>
+  | Event<"ChargeFailed", { periodIndex: number; attempt: number; errorMessage: string; txHash: Hex | null }>
+  | Event<"SubscriptionCanceled", { source: CancelSource; signature: Hex | null; txHash: Hex | null }>;
 
 export type SubscriptionEventBody = SubscriptionEvent extends infer E
   ? E extends { type: infer T; data: infer D }
@@ -116,16 +114,9 @@ export type SubscriptionEventBody = SubscriptionEvent extends infer E
 
 export type SubscriptionStatus = "active" | "canceled";
 
-export interface Subscription {
+export interface Subscription extends SubscriptionTerms {
   id: string;
   version: number;
-  merchantId: string;
-  chainId: number;
-  manager: string;
-  digest: string;
-  mandate: Mandate;
-  signature: string;
-  feeBps: number;
   /** Unix ms. */
   createdAt: number;
   status: SubscriptionStatus;
@@ -177,9 +168,9 @@ export interface SubscriptionChargeWork {
     /** Unique per attempt: the executor submits each at most once. */
     commandId: string;
     chainId: number;
-    manager: string;
+    manager: Address;
     mandate: Mandate;
-    signature: string;
+    signature: Hex;
     periodIndex: number;
     attempt: number;
     feeBps: number;
