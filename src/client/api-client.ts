@@ -1,4 +1,5 @@
 import { retry } from "../support/retry.ts";
+import { type CheckoutCredentials, checkCheckout } from "./checkout.ts";
 import { ApiError, ClientError } from "./errors.ts";
 
 /**
@@ -34,6 +35,11 @@ export interface ApiClientConfig {
   retry?: Partial<RetryPolicy> | undefined;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch | undefined;
+  /**
+   * A checkout session's `pk_` and `cs_`: register, commit and quote then send them as headers, the
+   * event stream as query parameters. Leave out for an anonymous session.
+   */
+  checkout?: CheckoutCredentials | undefined;
 }
 
 export interface ApiRequest {
@@ -56,6 +62,8 @@ export interface ApiClient {
   readonly baseUrl: string;
   readonly timeout: number;
   readonly retry: RetryPolicy;
+  /** The checkout credentials the guarded actions send; null or absent for an anonymous session. */
+  readonly checkout?: CheckoutCredentials | null | undefined;
   /** A JSON request, retried by the rules; resolves with the parsed 2xx body (undefined for a 204). */
   request<T>(request: ApiRequest): Promise<T>;
   /**
@@ -78,6 +86,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...config.retry };
   const fetchFn = config.fetch ?? globalThis.fetch;
   checkConfig(baseUrl, timeout, policy, fetchFn);
+  const checkout = config.checkout ? checkCheckout(config.checkout) : null;
 
   const withRetries = <T>(req: ApiRequest, once: () => Promise<T>) =>
     retry(once, { attempts: req.attempts ?? policy.attempts, signal: req.signal, ...retryRule(policy) });
@@ -129,6 +138,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     baseUrl,
     timeout,
     retry: policy,
+    checkout,
     request: <T>(req: ApiRequest) =>
       withRetries(req, () =>
         attempt(req, async (res, url) => {

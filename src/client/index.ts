@@ -1,7 +1,8 @@
 /**
  * The payer's client library (`deposit-settlement/client`): a burner and its EIP-7702 authorization,
  * a typed API client with the interface's timeout and retry rules, one action per route and per
- * signature, and the detect-then-sign flow in one call (`payDetectThenSign`). Everything here runs
+ * signature, and the detect-then-sign flow in one call (`payDetectThenSign`; `payCheckout` for a
+ * merchant's checkout session, whose calls carry its pk_ and cs_). Everything here runs
  * in a browser as well as in Node: no Node built-ins, no server code. docs/CLIENT.md is its manual.
  */
 export {
@@ -41,6 +42,12 @@ export {
   makeBurner,
 } from "./actions/make-burner.ts";
 export {
+  type PayCheckoutErrorType,
+  type PayCheckoutParameters,
+  type PayCheckoutReturnType,
+  payCheckout,
+} from "./actions/pay-checkout.ts";
+export {
   type PayDetectThenSignErrorType,
   type PayDetectThenSignParameters,
   type PayDetectThenSignReturnType,
@@ -58,6 +65,13 @@ export {
   type RefundAllReturnType,
   refundAll,
 } from "./actions/refund-all.ts";
+export {
+  type RegisterBurnerBody,
+  type RegisterBurnerErrorType,
+  type RegisterBurnerParameters,
+  type RegisterBurnerReturnType,
+  registerBurner,
+} from "./actions/register-burner.ts";
 export {
   type SignAuthorizationErrorType,
   type SignAuthorizationParameters,
@@ -113,6 +127,7 @@ export {
   type RetryPolicy,
 } from "./api-client.ts";
 export { type Burner, newBurner } from "./burner.ts";
+export { type CheckoutCredentials, checkoutHeaders, withCheckoutQuery } from "./checkout.ts";
 export {
   ApiError,
   type ApiErrorKind,

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { commit } from "../../src/client/actions/commit.ts";
-import type { SignIntentReturnType } from "../../src/client/actions/sign-intent.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import { ApiError, ClientError } from "../../src/client/errors.ts";
+import { signedIntent as signed } from "../support/client-fixtures.ts";
 import { type Handler, type LocalServer, refusedUrl, sendJson, serve } from "../support/local-http.ts";
 
 // commit against a real local server: what it sends, what it retries (429, 5xx, network, timeout:
@@ -12,21 +12,6 @@ import { type Handler, type LocalServer, refusedUrl, sendJson, serve } from "../
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 const FAST = { attempts: 4, baseMs: 5, maxMs: 20 };
 const burner = await newBurner({ chainId: 31337, delegate: "0x2222222222222222222222222222222222222222" });
-const signed: SignIntentReturnType = {
-  chainId: 31337,
-  signature: `0x${"ab".repeat(65)}`,
-  intent: {
-    dest_chain_id: 31338,
-    dest_addr: "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
-    min_out: "25000000",
-    deadline: Math.floor(Date.now() / 1000) + 3600,
-    salt: `0x${"11".repeat(32)}`,
-    in_token: "0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9",
-    max_in: "25000000",
-    app_fee_bps: 0,
-    app_fee_recipient: "0x0000000000000000000000000000000000000000",
-  },
-};
 const ACCEPTED = {
   id: ID,
   status: "detected",

@@ -1,6 +1,7 @@
 import { retry } from "../../support/retry.ts";
 import { type ApiClient, retryRule } from "../api-client.ts";
 import type { Burner } from "../burner.ts";
+import { type CheckoutCredentials, checkoutHeaders } from "../checkout.ts";
 import { ApiError, ClientError } from "../errors.ts";
 import type { CommitBody, CommitResponse } from "../types.ts";
 import type { SignIntentReturnType } from "./sign-intent.ts";
@@ -19,6 +20,8 @@ export interface CommitParameters {
    * Intent's deadline. Default 120000.
    */
   retryFor?: number | undefined;
+  /** A checkout session's `pk_` and `cs_` (sent as headers); default the client's `checkout`. */
+  checkout?: CheckoutCredentials | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -52,6 +55,7 @@ export async function commit(client: ApiClient, params: CommitParameters): Promi
   };
   const until = Math.min(Date.now() + (params.retryFor ?? DEFAULT_COMMIT_RETRY_MS), intent.deadline * 1000);
   const rule = retryRule(client.retry);
+  const headers = checkoutHeaders(params.checkout ?? client.checkout);
   try {
     return await retry(
       () =>
@@ -59,6 +63,7 @@ export async function commit(client: ApiClient, params: CommitParameters): Promi
           method: "POST",
           path: `/sessions/${encodeURIComponent(params.id)}/commit`,
           body,
+          headers,
           signal: params.signal,
           attempts: 1,
         }),

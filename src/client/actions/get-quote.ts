@@ -1,9 +1,12 @@
 import type { ApiClient } from "../api-client.ts";
+import { type CheckoutCredentials, checkoutHeaders } from "../checkout.ts";
 import type { ApiError } from "../errors.ts";
 import type { Quote } from "../types.ts";
 
 export interface GetQuoteParameters {
   id: string;
+  /** A checkout session's `pk_` and `cs_` (sent as headers); default the client's `checkout`. */
+  checkout?: CheckoutCredentials | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -26,6 +29,7 @@ export async function getQuote(client: ApiClient, params: GetQuoteParameters): P
   return client.request<Quote>({
     method: "GET",
     path: `/sessions/${encodeURIComponent(params.id)}/quote`,
+    headers: checkoutHeaders(params.checkout ?? client.checkout),
     signal: params.signal,
   });
 }

@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import type { ApiClient } from "../api-client.ts";
 import type { Burner } from "../burner.ts";
+import type { CheckoutCredentials } from "../checkout.ts";
 import { type ApiError, ClientError, type SessionEndedError } from "../errors.ts";
 import type { CommitResponse, Quote, Session, StandingRefundWire } from "../types.ts";
 import { commit } from "./commit.ts";
@@ -82,7 +83,7 @@ export async function payDetectThenSign(
   client: ApiClient,
   params: PayDetectThenSignParameters,
 ): Promise<PayDetectThenSignReturnType> {
-  const { burner, destination, signal, onSession } = params;
+  const { burner, destination, signal } = params;
   const created = await createSession(client, {
     burner,
     destination,
@@ -90,19 +91,47 @@ export async function payDetectThenSign(
     idempotencyKey: params.idempotencyKey,
     signal,
   });
-  const { id } = created;
-  // Follow the stream before the app pays (onCreated), as a payer's page would: it sees `pending`
+  const rest = await settleDetectThenSign(client, created.id, params, () => params.onCreated?.(created));
+  return { created, ...rest };
+}
+
+/** What the flow's steps options are, whoever opened the session (payDetectThenSign, payCheckout). */
+export interface DetectThenSignSteps
+  extends Pick<
+    PayDetectThenSignParameters,
+    "burner" | "usdc" | "onSession" | "detectionTimeout" | "settlementTimeout" | "commitRetryFor" | "signal"
+  > {
+  /** The destination the payer asked for (checked against the session's); none for checkout. */
+  destination?: PayDetectThenSignParameters["destination"] | undefined;
+  /** A checkout session's `pk_` and `cs_`; default the client's `checkout`. */
+  checkout?: CheckoutCredentials | undefined;
+}
+
+/**
+ * The flow after the session is open: follow its stream, call `opened` (the app shows the address
+ * or pays), wait for the deposit, sign and commit it, wait until swept. Shared by payDetectThenSign
+ * and payCheckout.
+ */
+export async function settleDetectThenSign(
+  client: ApiClient,
+  id: string,
+  params: DetectThenSignSteps,
+  opened: () => void | Promise<void>,
+): Promise<Omit<PayDetectThenSignReturnType, "created">> {
+  const { signal, onSession, checkout } = params;
+  // Follow the stream before the app pays (`opened`), as a payer's page would: it sees `pending`
   // first, and a deposit that lands at once is not waited for from behind.
   const stop = new AbortController();
   const detection = waitForDetection(client, {
     id,
     timeout: params.detectionTimeout,
     onSession,
+    checkout,
     signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
   });
   detection.catch(() => {}); // awaited below; until then a rejection is not unhandled
   try {
-    await params.onCreated?.(created);
+    await opened();
   } catch (err) {
     stop.abort(err);
     throw err;
@@ -114,9 +143,10 @@ export async function payDetectThenSign(
     status: "swept",
     timeout: params.settlementTimeout ?? DEFAULT_SETTLEMENT_TIMEOUT_MS,
     onSession,
+    checkout,
     signal,
   });
-  return { created, detected, quote, signed, committed, settled };
+  return { detected, quote, signed, committed, settled };
 }
 
 /**
@@ -129,17 +159,24 @@ async function signAndCommit(
   client: ApiClient,
   id: string,
   first: DetectedSession,
-  params: PayDetectThenSignParameters,
+  params: DetectThenSignSteps,
 ) {
-  const { burner, destination, signal } = params;
+  const { burner, destination, signal, checkout } = params;
   let detected = first;
   for (let round = 1; ; round++) {
     const usdc = params.usdc[detected.source_chain_id];
     const isUsdc = usdc?.toLowerCase() === detected.detected_token.toLowerCase();
-    const quote = isUsdc ? null : await getQuote(client, { id, signal });
+    const quote = isUsdc ? null : await getQuote(client, { id, checkout, signal });
     const signed = await signIntent({ signer: burner.account, session: detected, quote, destination });
     try {
-      const committed = await commit(client, { id, burner, signed, retryFor: params.commitRetryFor, signal });
+      const committed = await commit(client, {
+        id,
+        burner,
+        signed,
+        retryFor: params.commitRetryFor,
+        checkout,
+        signal,
+      });
       return { detected, quote, signed, committed };
     } catch (err) {
       const refused = err instanceof ClientError && err.code === "commit_failed" && !err.retryable;

@@ -2,6 +2,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { BaseError } from "../../support/errors.ts";
 import { retry } from "../../support/retry.ts";
 import { type ApiClient, retryRule } from "../api-client.ts";
+import { type CheckoutCredentials, withCheckoutQuery } from "../checkout.ts";
 import { ApiError, SessionEndedError } from "../errors.ts";
 import type { Session, SessionStatus } from "../types.ts";
 
@@ -23,6 +24,11 @@ export interface WaitForStatusParameters {
   signal?: AbortSignal | undefined;
   /** Called with every state the stream sends, e.g. to show progress. */
   onSession?: ((session: Session) => void) | undefined;
+  /**
+   * A checkout session's `pk_` and `cs_`, sent as the query parameters `pk` and `client_secret` (as a
+   * browser's EventSource would have to); default the client's `checkout`.
+   */
+  checkout?: CheckoutCredentials | undefined;
 }
 
 export type WaitForStatusReturnType = Session;
@@ -64,8 +70,12 @@ export async function waitForStatus(
 ): Promise<WaitForStatusReturnType> {
   const timeout = params.timeout ?? DEFAULT_TIMEOUT_MS;
   const idleMs = params.idleTimeout ?? DEFAULT_IDLE_MS;
-  const path = `/sessions/${encodeURIComponent(params.id)}/events`;
-  const at = { method: "GET", url: `${client.baseUrl}${path}` };
+  const path = withCheckoutQuery(
+    `/sessions/${encodeURIComponent(params.id)}/events`,
+    params.checkout ?? client.checkout,
+  );
+  // Errors name the stream without its query: the client secret stays out of messages and logs.
+  const at = { method: "GET", url: `${client.baseUrl}/sessions/${encodeURIComponent(params.id)}/events` };
   const deadline = new AbortController();
   const clock = setTimeout(() => deadline.abort(new Error("wait timed out")), timeout);
   const signal = params.signal ? AbortSignal.any([params.signal, deadline.signal]) : deadline.signal;
