@@ -34,6 +34,8 @@ export const TOPIC = {
   merchantEvents: "merchant.events",
   subscriptionCommands: "subscription.commands",
   subscriptionEvents: "subscription.events",
+  linkCommands: "link.commands",
+  linkEvents: "link.events",
 } as const;
 
 export type TopicName = (typeof TOPIC)[keyof typeof TOPIC];
@@ -202,6 +204,28 @@ export function topicCatalogue(opts: { sessionPartitions: number }): TopicSpec[]
       writers: ["actors"],
       readers: ["actors", "projector"],
       description: "The subscription journal: every change of every subscription, in order.",
+    },
+    {
+      name: TOPIC.linkCommands,
+      partitions: p,
+      key: "payment link id",
+      valueSchema: schema("LinkCommand"),
+      cleanupPolicy: "delete",
+      retentionMs: 7 * DAY,
+      writers: ["gateway"],
+      readers: ["actors"],
+      description: "Commands to payment link actors: create and deactivate.",
+    },
+    {
+      name: TOPIC.linkEvents,
+      partitions: p,
+      key: "payment link id",
+      valueSchema: schema("LinkEvent"),
+      cleanupPolicy: "delete",
+      retentionMs: FOREVER,
+      writers: ["actors"],
+      readers: ["actors", "projector"],
+      description: "The payment link journal: every change of every link, in order.",
     },
   ];
 }

@@ -1,6 +1,7 @@
 import { type AnyField, type Field, type Infer, NAMESPACE } from "../contract/fields.ts";
 import { matchSchema } from "../contract/match.ts";
 import { AvroDecodeError, type AvroSerde, singleObjectWire, type WireFormat } from "./avro.ts";
+import { linkCommand, linkEvent } from "./link-records.ts";
 import * as records from "./records.ts";
 import { subscriptionCommand, subscriptionEvent } from "./subscription-records.ts";
 
@@ -37,6 +38,8 @@ const CONTRACTS = {
   merchantEvent: ["MerchantEvent", records.merchantEvent],
   subscriptionCommand: ["SubscriptionCommand", subscriptionCommand],
   subscriptionEvent: ["SubscriptionEvent", subscriptionEvent],
+  linkCommand: ["LinkCommand", linkCommand],
+  linkEvent: ["LinkEvent", linkEvent],
 } as const satisfies Record<string, readonly [string, AnyField]>;
 
 type Contracts = typeof CONTRACTS;
@@ -107,3 +110,5 @@ export const merchantCommandCodec = lazyCodec("merchantCommand");
 export const merchantEventCodec = lazyCodec("merchantEvent");
 export const subscriptionCommandCodec = lazyCodec("subscriptionCommand");
 export const subscriptionEventCodec = lazyCodec("subscriptionEvent");
+export const linkCommandCodec = lazyCodec("linkCommand");
+export const linkEventCodec = lazyCodec("linkEvent");

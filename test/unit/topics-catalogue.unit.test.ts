@@ -23,7 +23,7 @@ describe("topic catalogue", () => {
     const names = catalogue.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names.sort()).toEqual(Object.values(TOPIC).sort());
-    expect(names).toHaveLength(12);
+    expect(names).toHaveLength(14);
   });
 
   it("gives the co-partitioned topics and session.state the same partition count", () => {
