@@ -44,7 +44,7 @@ export async function merchantCommand(args: string[], config: Config, log: Logge
   const bus = createGatewayBus({ kafka: shared.kafka, replyTimeoutMs: config.REPLY_TIMEOUT_MS, log });
   await bus.start();
   try {
-    const admin = merchantGatewayDeps(shared, bus)?.admin;
+    const admin = merchantGatewayDeps(shared, bus, { commands: bus.commands })?.admin;
     if (!admin) return usage("MERCHANT_MODE is off");
     if (action === "create") {
       const { merchant, publishableKey, secretKey } = await admin.create({

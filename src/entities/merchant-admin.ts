@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { KeyKind, MerchantCommand, MerchantRejectionCode } from "../domain/merchant/types.ts";
+import type {
+  AppFee,
+  DestinationPin,
+  KeyKind,
+  MerchantCommand,
+  MerchantRejectionCode,
+} from "../domain/merchant/types.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import type { GatewayReply } from "../kafka/records.ts";
 import type { KeyRow, MerchantRow, MerchantStore } from "../store/merchants.ts";
@@ -60,7 +66,23 @@ export interface WebhookEndpointAdmin {
   removeWebhookEndpoint(merchantId: string): Promise<boolean>;
 }
 
-export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin & WebhookEndpointAdmin {
+/**
+ * What checkout sessions take from their merchant (PUT /v1/destinations, PUT /v1/app_fee), on the
+ * same actor. Each answers once the projection shows the change (or a later one of the same chain).
+ */
+export interface MerchantSettingsAdmin {
+  pinDestination(merchantId: string, pin: DestinationPin): Promise<DestinationPin[]>;
+  destinations(merchantId: string): Promise<DestinationPin[]>;
+  setAppFee(merchantId: string, fee: AppFee): Promise<AppFee>;
+  /** The merchant's app fee; none set: 0 bps to the zero address. */
+  appFee(merchantId: string): Promise<AppFee>;
+}
+
+export const NO_APP_FEE: AppFee = { bps: 0, recipient: "0x0000000000000000000000000000000000000000" };
+
+export function createMerchantAdmin(
+  deps: MerchantAdminDeps,
+): MerchantAdmin & WebhookEndpointAdmin & MerchantSettingsAdmin {
   const now = deps.now ?? Date.now;
   const send = async (merchantId: string, type: MerchantCommand["type"], data: object) => {
     const command = {
@@ -137,6 +159,44 @@ export function createMerchantAdmin(deps: MerchantAdminDeps): MerchantAdmin & We
       const row = await deps.endpoints.get(merchantId);
       return row && { id: row.endpointId, url: row.url, created_at: iso(row.createdAt ?? 0) };
     },
+    async pinDestination(merchantId, pin) {
+      const sentAt = now();
+      await send(merchantId, "PinDestination", pin);
+      let pins: DestinationPin[] = [];
+      await waitFor("the pinned destination", async () => {
+        const rows = await deps.store.destinationsOf(merchantId);
+        pins = rows.map(({ sourceChainId, destAddress, destChainId }) => ({
+          sourceChainId,
+          destAddress,
+          destChainId,
+        }));
+        const row = rows.find((r) => r.sourceChainId === pin.sourceChainId);
+        return !!row && (samePin(row, pin) || row.updatedAt > sentAt);
+      });
+      return pins;
+    },
+    async destinations(merchantId) {
+      return (await deps.store.destinationsOf(merchantId)).map(
+        ({ sourceChainId, destAddress, destChainId }) => ({
+          sourceChainId,
+          destAddress,
+          destChainId,
+        }),
+      );
+    },
+    async setAppFee(merchantId, fee) {
+      const sentAt = now();
+      await send(merchantId, "SetAppFee", fee);
+      await waitFor("the app fee", async () => {
+        const row = await deps.store.appFeeOf(merchantId);
+        return !!row && ((row.bps === fee.bps && row.recipient === fee.recipient) || row.updatedAt > sentAt);
+      });
+      return fee;
+    },
+    async appFee(merchantId) {
+      const row = await deps.store.appFeeOf(merchantId);
+      return row ? { bps: row.bps, recipient: row.recipient } : NO_APP_FEE;
+    },
     async removeWebhookEndpoint(merchantId) {
       const before = await deps.endpoints.get(merchantId);
       if (!before) return false;
@@ -182,6 +242,9 @@ export interface MerchantView {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+const samePin = (a: DestinationPin, b: DestinationPin) =>
+  a.destAddress === b.destAddress && a.destChainId === b.destChainId;
 
 export function merchantView(row: MerchantRow, keys: KeyRow[], mode: KeyMode): MerchantView {
   return {

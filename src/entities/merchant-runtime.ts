@@ -1,14 +1,23 @@
+import { randomUUID } from "node:crypto";
 import type { Shared } from "../app/shared.ts";
-import type { Guards } from "../gateway/auth.ts";
+import type { CheckoutResource, Guards } from "../gateway/auth.ts";
 import { createGuards } from "../gateway/auth.ts";
+import { type CheckoutSessions, checkoutResources, createCheckoutSessions } from "../gateway/checkout.ts";
+import type { CommandPort } from "../gateway/ports.ts";
 import type { GatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
+import { createSessionReadModel } from "../projections/read-model.ts";
 import { createMerchantStore } from "../store/merchants.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { webhookEndpoints } from "../store/webhook-endpoints.ts";
 import { createMerchantHost, merchantEntity, merchantSnapshots } from "./merchant.ts";
-import { createMerchantAdmin, type MerchantAdmin, type WebhookEndpointAdmin } from "./merchant-admin.ts";
-import { keyModeOf } from "./merchant-keys.ts";
+import {
+  createMerchantAdmin,
+  type MerchantAdmin,
+  type MerchantSettingsAdmin,
+  type WebhookEndpointAdmin,
+} from "./merchant-admin.ts";
+import { type KeyMode, keyModeOf } from "./merchant-keys.ts";
 import { createMerchantProjector } from "./merchant-projection.ts";
 
 /**
@@ -70,7 +79,21 @@ export async function startMerchantProjector(
 export function merchantGatewayDeps(
   shared: Pick<Shared, "config" | "cassandra">,
   bus: Pick<GatewayBus, "merchantCommands">,
-): { admin: MerchantAdmin; webhookEndpoints: WebhookEndpointAdmin; guards: Guards } | undefined {
+  /** The gateway's session commands (read-your-writes): checkout creates sessions through them. */
+  deps: { commands: CommandPort },
+):
+  | {
+      admin: MerchantAdmin;
+      webhookEndpoints: WebhookEndpointAdmin;
+      guards: Guards;
+      checkout: {
+        sessions: CheckoutSessions;
+        settings: MerchantSettingsAdmin;
+        resources: (sessionId: string) => Promise<CheckoutResource | null>;
+        mode: KeyMode;
+      };
+    }
+  | undefined {
   const mode = modeOf(shared);
   if (!mode) return undefined;
   const store = createMerchantStore(shared.cassandra);
@@ -86,5 +109,18 @@ export function merchantGatewayDeps(
     admin,
     webhookEndpoints: admin,
     guards: createGuards({ keys: store, mode: keyMode }),
+    checkout: {
+      sessions: createCheckoutSessions({
+        commands: deps.commands,
+        settings: admin,
+        mode: keyMode,
+        ttlSeconds: shared.config.SESSION_TTL_SECONDS,
+        newId: randomUUID,
+        now: Date.now,
+      }),
+      settings: admin,
+      resources: checkoutResources(createSessionReadModel(shared.cassandra)),
+      mode: keyMode,
+    },
   };
 }

@@ -23,9 +23,9 @@ import type { CheckoutSessions } from "./checkout.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { ChainReadPort, CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
 import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
+import { checkoutMerchantRoutes, registerRoutes } from "./routes/checkout.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
 import { checkoutStreamAccess, eventRoutes } from "./routes/events.ts";
-import { checkoutMerchantRoutes, registerRoutes } from "./routes/checkout.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
@@ -173,7 +173,11 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       mode: checkout.mode,
       chainIds: (config.chains ?? []).map((c) => c.chainId),
     });
-    await app.register(registerRoutes, { ...session, guards: deps.merchants.guards, resources: checkout.resources });
+    await app.register(registerRoutes, {
+      ...session,
+      guards: deps.merchants.guards,
+      resources: checkout.resources,
+    });
   }
   if (deps.merchants) {
     const { admin, guards } = deps.merchants;

@@ -111,6 +111,11 @@ const GATEWAY_ERRORS = {
   },
   key_not_found: { status: 404, message: MERCHANT_REJECTION_MESSAGES.key_not_found, retryable: false },
   merchant_exists: { status: 409, message: MERCHANT_REJECTION_MESSAGES.merchant_exists, retryable: false },
+  destination_mismatch: {
+    status: 409,
+    message: "the intent's destination is not the one the merchant pinned for this chain",
+    retryable: false,
+  },
   route_not_found: { status: 404, message: "route not found", retryable: false },
   // Not retryable: the interface says a client retries 429, 5xx and network failures, never another 4xx.
   request_timeout: { status: 408, message: "the request took too long to arrive", retryable: false },

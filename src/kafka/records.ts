@@ -356,6 +356,9 @@ const issuedKey = f.record(issuedKeyFields);
 
 // The merchant's topics: their TypeScript types are the domain's (src/domain/merchant/).
 
+const destinationPin = { sourceChainId: f.number, destAddress: f.string, destChainId: f.number };
+const appFee = { bps: f.number, recipient: f.address };
+
 /** merchant.commands: a command to one merchant's actor, keyed by merchant id. */
 export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
   metadata: { commandId: f.string, issuedAt: f.number, replyTo: f.nullable(replyTo) },
@@ -368,6 +371,8 @@ export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
     IssueKeys: { keys: f.array(issuedKey) },
     RotateKey: { key: issuedKey, replaces: f.nullable(f.string) },
     RevokeKey: { keyId: f.string },
+    PinDestination: destinationPin,
+    SetAppFee: appFee,
   },
 });
 
@@ -382,5 +387,7 @@ export const merchantEvent: f.Field<MerchantEvent, Avro> = message({
     MerchantCreated: { name: f.string, email: f.string },
     KeyIssued: issuedKeyFields,
     KeyRevoked: { keyId: f.string, hash: f.string },
+    DestinationPinned: destinationPin,
+    AppFeeSet: appFee,
   },
 });

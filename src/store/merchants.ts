@@ -1,4 +1,4 @@
-import type { KeyKind, MerchantEvent } from "../domain/merchant/types.ts";
+import type { AppFee, DestinationPin, KeyKind, MerchantEvent } from "../domain/merchant/types.ts";
 import type { CassandraClient } from "./cassandra.ts";
 import { webhookEndpoints } from "./webhook-endpoints.ts";
 
@@ -28,13 +28,23 @@ export interface KeyByHash extends KeyRow {
   hash: string;
 }
 
-/** Typed access to the merchant projection (migration 0007). */
+/** A pinned destination as the projection has it. */
+export interface DestinationRow extends DestinationPin {
+  /** Unix ms. */
+  updatedAt: number;
+}
+
+/** Typed access to the merchant projection (migrations 0007 and 0011). */
 export interface MerchantStore {
   /** Writes one event; idempotent, and an older event never overwrites a newer one. */
   apply(event: MerchantEvent): Promise<void>;
   merchant(id: string): Promise<MerchantRow | null>;
   keysOf(merchantId: string): Promise<KeyRow[]>;
   keyByHash(hash: string): Promise<KeyByHash | null>;
+  /** The merchant's pinned destinations, by source chain. */
+  destinationsOf(merchantId: string): Promise<DestinationRow[]>;
+  /** The merchant's app fee, or null when none was set. */
+  appFeeOf(merchantId: string): Promise<(AppFee & { updatedAt: number }) | null>;
 }
 
 const ms = (d: Date | null): number | null => (d ? d.getTime() : null);
@@ -87,6 +97,20 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
             [when, merchantId, event.data.keyId],
           );
           break;
+        case "DestinationPinned": {
+          const d = event.data;
+          await exec(
+            `INSERT INTO merchant_destinations (merchant_id, source_chain_id, dest_address, dest_chain_id, updated_at) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            [merchantId, BigInt(d.sourceChainId), d.destAddress, BigInt(d.destChainId), when],
+          );
+          break;
+        }
+        case "AppFeeSet":
+          await exec(
+            `INSERT INTO merchant_app_fees (merchant_id, app_fee_bps, app_fee_recipient, updated_at) VALUES (?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            [merchantId, event.data.bps, event.data.recipient, when],
+          );
+          break;
         case "WebhookEndpointSet":
         case "WebhookEndpointRemoved":
           // The webhooks worker reads its own table (src/store/webhook-endpoints.ts).
@@ -122,6 +146,26 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
       const rs = await exec("SELECT * FROM merchant_keys WHERE key_hash = ?", [hash]);
       const r = rs.first();
       return r ? { ...keyRow(r), hash: r.get("key_hash") } : null;
+    },
+    async destinationsOf(merchantId) {
+      const rs = await exec("SELECT * FROM merchant_destinations WHERE merchant_id = ?", [merchantId]);
+      return rs.rows.map((r) => ({
+        sourceChainId: Number(r.get("source_chain_id")),
+        destAddress: r.get("dest_address") as string,
+        destChainId: Number(r.get("dest_chain_id")),
+        updatedAt: ms(r.get("updated_at") as Date) ?? 0,
+      }));
+    },
+    async appFeeOf(merchantId) {
+      const rs = await exec("SELECT * FROM merchant_app_fees WHERE merchant_id = ?", [merchantId]);
+      const r = rs.first();
+      return r
+        ? {
+            bps: r.get("app_fee_bps") as number,
+            recipient: r.get("app_fee_recipient") as AppFee["recipient"],
+            updatedAt: ms(r.get("updated_at") as Date) ?? 0,
+          }
+        : null;
     },
   };
 }

@@ -102,6 +102,12 @@ export function recordGenerator(seed: number): RecordGen {
         };
     }
   };
+  const pin = () => ({
+    sourceChainId: g.int(1, 100_000),
+    destAddress: g.hex(20),
+    destChainId: g.int(1, 100_000),
+  });
+  const appFee = () => ({ bps: g.int(0, 9900), recipient: g.hex(20) });
   const endpoint = () => ({
     endpointId: g.uuid(),
     url: `https://merchant.example/${g.uuid()}`,
@@ -158,6 +164,8 @@ export function recordGenerator(seed: number): RecordGen {
         { type: "IssueKeys", data: { ...data, keys: [key()] }, metadata },
         { type: "RotateKey", data: { ...data, key: key(), replaces: g.maybe(g.uuid) }, metadata },
         { type: "RevokeKey", data: { ...data, keyId: g.uuid() }, metadata },
+        { type: "PinDestination", data: { ...data, ...pin() }, metadata },
+        { type: "SetAppFee", data: { ...data, ...appFee() }, metadata },
       ];
       return g.pick(bodies);
     },
@@ -174,6 +182,8 @@ export function recordGenerator(seed: number): RecordGen {
         { type: "MerchantCreated", data: { name: g.text(), email: "a@b.test" }, metadata },
         { type: "KeyIssued", data: key(), metadata },
         { type: "KeyRevoked", data: { keyId: g.uuid(), hash: g.hex(32).slice(2) }, metadata },
+        { type: "DestinationPinned", data: pin(), metadata },
+        { type: "AppFeeSet", data: appFee(), metadata },
       ];
       return g.pick(events);
     },

@@ -134,3 +134,27 @@ describe("merchant decider", () => {
     expect(again).toBe(state);
   });
 });
+
+describe("checkout settings", () => {
+  const dest = "0x00000000000000000000000000000000000000d0";
+  it("a pin per source chain: a new pin of the same chain replaces it, another chain's is added", () => {
+    let state = run(null, create()).state;
+    const pin = (sourceChainId: number, destAddress: string) =>
+      command({ type: "PinDestination", data: { sourceChainId, destAddress, destChainId: 31338 } });
+    state = run(state, pin(31337, dest)).state;
+    state = run(state, pin(8453, dest)).state;
+    const replaced = run(state, pin(31337, "0x00000000000000000000000000000000000000d1"));
+    expect(replaced.events.map((e) => e.type)).toEqual(["DestinationPinned"]);
+    expect(replaced.state?.destinations).toEqual([
+      { sourceChainId: 8453, destAddress: dest, destChainId: 31338 },
+      { sourceChainId: 31337, destAddress: "0x00000000000000000000000000000000000000d1", destChainId: 31338 },
+    ]);
+  });
+
+  it("the app fee is set, and set again; before the merchant exists nothing is", () => {
+    const fee = command({ type: "SetAppFee", data: { bps: 150, recipient: dest } });
+    expect(run(null, fee).decision).toMatchObject({ ok: false, rejection: { code: "merchant_not_found" } });
+    const state = run(run(null, create()).state, fee).state;
+    expect(state?.appFee).toEqual({ bps: 150, recipient: dest });
+  });
+});

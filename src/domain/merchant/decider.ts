@@ -74,6 +74,12 @@ export function decideMerchant(command: MerchantCommand, state: MerchantState): 
       ]);
     case "RemoveWebhookEndpoint":
       return accept(state.webhookEndpoint ? [{ type: "WebhookEndpointRemoved", data: {} }] : []);
+    case "PinDestination": {
+      const { sourceChainId, destAddress, destChainId } = c.data;
+      return accept([{ type: "DestinationPinned", data: { sourceChainId, destAddress, destChainId } }]);
+    }
+    case "SetAppFee":
+      return accept([{ type: "AppFeeSet", data: { bps: c.data.bps, recipient: c.data.recipient } }]);
   }
 }
 
@@ -99,6 +105,8 @@ export function evolveMerchant(state: MerchantState, event: MerchantEvent): Merc
       createdAt: m.occurredAt,
       keys: [],
       webhookEndpoint: null,
+      destinations: [],
+      appFee: null,
       recent: [m.commandId],
     };
   }
@@ -120,6 +128,13 @@ export function evolveMerchant(state: MerchantState, event: MerchantEvent): Merc
       return { ...next, webhookEndpoint: { endpointId: event.data.endpointId, url: event.data.url } };
     case "WebhookEndpointRemoved":
       return { ...next, webhookEndpoint: null };
+    case "DestinationPinned": {
+      const pin = event.data;
+      const others = (state.destinations ?? []).filter((d) => d.sourceChainId !== pin.sourceChainId);
+      return { ...next, destinations: [...others, pin] };
+    }
+    case "AppFeeSet":
+      return { ...next, appFee: event.data };
   }
 }
 

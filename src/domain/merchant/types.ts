@@ -5,6 +5,8 @@
  * already hashed: a secret key never reaches a command, an event or a state, only its SHA-256.
  */
 
+import type { Address } from "../types.ts";
+
 export type KeyKind = "publishable" | "secret";
 export const KEY_KINDS = ["publishable", "secret"] as const satisfies readonly KeyKind[];
 
@@ -29,6 +31,23 @@ export interface WebhookEndpointData {
   endpointId: string;
   url: string;
   secret: string | null;
+}
+
+/**
+ * Where a checkout session's money goes when its deposit is found on `sourceChainId` (PUT
+ * /v1/destinations): one per source chain, a new pin replacing the old.
+ */
+export interface DestinationPin {
+  sourceChainId: number;
+  destAddress: string;
+  destChainId: number;
+}
+
+/** The app fee the merchant's checkout sessions carry into their Intents (PUT /v1/app_fee). */
+export interface AppFee {
+  bps: number;
+  /** Lower-case 0x address: the EVM fee sink the Intent names. */
+  recipient: Address;
 }
 
 export interface ReplyTo {
@@ -63,7 +82,9 @@ export type MerchantCommand =
    * rolls with one key, one wins. Null: whatever is active (the operator).
    */
   | Command<"RotateKey", { key: IssuedKey; replaces: string | null }>
-  | Command<"RevokeKey", { keyId: string }>;
+  | Command<"RevokeKey", { keyId: string }>
+  | Command<"PinDestination", DestinationPin>
+  | Command<"SetAppFee", AppFee>;
 
 export interface MerchantEventMetadata {
   merchantId: string;
@@ -82,7 +103,9 @@ export type MerchantEvent =
   | Event<"MerchantCreated", { name: string; email: string }>
   | Event<"KeyIssued", IssuedKey>
   /** `hash` names the key for the projection, which looks keys up by hash. */
-  | Event<"KeyRevoked", { keyId: string; hash: string }>;
+  | Event<"KeyRevoked", { keyId: string; hash: string }>
+  | Event<"DestinationPinned", DestinationPin>
+  | Event<"AppFeeSet", AppFee>;
 
 /** An event before the decider numbers it. */
 export type MerchantEventBody = MerchantEvent extends infer E
@@ -107,6 +130,10 @@ export interface Merchant {
   createdAt: number;
   keys: MerchantKey[];
   webhookEndpoint: { endpointId: string; url: string } | null;
+  /** One per source chain, in the order first pinned. */
+  destinations: DestinationPin[];
+  /** null: the merchant's checkout sessions carry no app fee. */
+  appFee: AppFee | null;
   /** The last command ids applied, newest last: a retried command is recognised and not applied twice. */
   recent: string[];
 }

@@ -2,7 +2,8 @@ import { createSession } from "better-sse";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { SessionStateRecord } from "../../kafka/records.ts";
-import { type GatewayError, gatewayError } from "../errors.ts";
+import type { CheckoutResource, Guards } from "../auth.ts";
+import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import { errorSchema, sessionParamsSchema, sessionSchema } from "../schemas.ts";
 
@@ -25,16 +26,34 @@ export type StreamQuery = z.output<typeof streamQuerySchema>;
 export type StreamAccess = (session: SessionStateRecord, query: StreamQuery) => Promise<GatewayError | null>;
 
 /**
- * The seam for checkout sessions: anonymous sessions stream openly; a checkout session's stream will
- * need `client_secret` and `pk` (checked by the MERCHANT_MODE work). The read model does not carry
- * `merchant_id` yet (every session is anonymous today); once it does, checkout streams are refused
- * here until that check replaces this function, rather than left open.
+ * Without merchant mode: anonymous sessions stream openly, and a checkout session (merchant_id set)
+ * is refused rather than left open.
  */
 export const anonymousOnly: StreamAccess = async (record) => {
   const merchantId = (record.session as { merchant_id?: string | null }).merchant_id ?? null;
   if (merchantId === null) return null;
   return gatewayError("stream_auth_required", undefined, { headers: { "www-authenticate": "Bearer" } });
 };
+
+/**
+ * Merchant mode: a checkout session streams to whoever shows its `pk` and `client_secret` query
+ * parameters (a browser EventSource cannot send headers); anonymous sessions stay open.
+ */
+export function checkoutStreamAccess(checkout: {
+  guards: Pick<Guards, "checkoutStream">;
+  resources: (sessionId: string) => Promise<CheckoutResource | null>;
+}): StreamAccess {
+  return async (record, query) => {
+    if (record.session.merchant_id === null) return null;
+    try {
+      await checkout.guards.checkoutStream(query, await checkout.resources(record.session.id));
+      return null;
+    } catch (err) {
+      if (err instanceof GatewayError) return err;
+      throw err;
+    }
+  };
+}
 
 /**
  * GET /sessions/:id/events: Server-Sent Events (framing by better-sse). Every event is named `status`

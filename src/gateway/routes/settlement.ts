@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import {
   checkAuthorization,
@@ -7,8 +8,10 @@ import {
 } from "../../chains/evm/authorization.ts";
 import type { Config } from "../../config.ts";
 import type { AttachStandingRefund, CommitIntent } from "../../domain/commands.ts";
+import type { DestinationPin } from "../../domain/merchant/types.ts";
 import type { Address, Authorization, Intent } from "../../domain/types.ts";
 import type { GatewayReply, SessionStateRecord } from "../../kafka/records.ts";
+import { type CheckoutResource, type Guards, unauthorized } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { ChainReadPort, CommandPort, LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import {
@@ -35,6 +38,30 @@ export interface SettlementRoutesOptions {
   newId: () => string;
   /** Unix ms. */
   now: () => number;
+  /** Merchant mode: the checkout guard and pinned destinations (absent: no checkout session exists). */
+  checkout?: CheckoutAccess | undefined;
+}
+
+/** What commit and quote need to guard a checkout session (docs/MERCHANTS.md, "Checkout"). */
+export interface CheckoutAccess {
+  guards: Guards;
+  resources: (sessionId: string) => Promise<CheckoutResource | null>;
+  /** The merchant's pinned destinations as they are now. */
+  destinations: (merchantId: string) => Promise<DestinationPin[]>;
+}
+
+/**
+ * A checkout session (merchant_id set) needs the publishable key and its client secret; an
+ * anonymous one is open. Without merchant mode no checkout session can be reached.
+ */
+export async function guardCheckout(
+  request: FastifyRequest,
+  session: { id: string; merchant_id: string | null },
+  checkout: CheckoutAccess | undefined,
+): Promise<void> {
+  if (session.merchant_id === null) return;
+  if (!checkout) throw unauthorized("checkout sessions need merchant mode");
+  await checkout.guards.checkout(request, await checkout.resources(session.id));
 }
 
 /** Every status a settlement route can answer with besides 200 (the OpenAPI document lists them). */
@@ -48,7 +75,7 @@ export const settlementErrors = Object.fromEntries(
  * The refunds are in ./refunds.ts.
  */
 export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = async (app, opts) => {
-  const { config, chains, commands, sessions, chainReads, newId, now } = opts;
+  const { config, chains, commands, sessions, chainReads, newId, now, checkout } = opts;
 
   app.post(
     "/sessions/:id/commit",
@@ -64,6 +91,7 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       const { id } = request.params;
       const body = request.body;
       const session = (await sessionOrThrow(sessions, id)).session;
+      await guardCheckout(request, session, checkout);
       if (session.burner_address === null || session.eip7702_auth === null)
         throw gatewayError("not_detected", "no burner is registered on this session yet");
       if (body.burner !== session.burner_address.toLowerCase()) throw gatewayError("burner_mismatch");
@@ -83,6 +111,18 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         );
       }
       const intent = intentFromWire(body.intent);
+      if (session.merchant_id !== null && checkout) {
+        // Checkout: the Intent must pay the merchant's server-pinned destination for this chain.
+        const pin = (await checkout.destinations(session.merchant_id)).find(
+          (p) => p.sourceChainId === sourceChainId,
+        );
+        if (!pin) throw gatewayError("no_destination");
+        if (
+          pin.destChainId !== intent.destChainId ||
+          pin.destAddress.toLowerCase() !== intent.destAddr.toLowerCase()
+        )
+          throw gatewayError("destination_mismatch");
+      }
       const signed = await checkIntentSignatures(intent, body.intent_sigs, body.burner);
       if (!signed.ok) throw gatewayError(signed.code, signed.message);
       // The commit leads to the sweep transaction: an RPC that does not answer is a 502 before anything is sent.
@@ -117,6 +157,7 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
     },
     async (request, reply) => {
       const session = (await sessionOrThrow(sessions, request.params.id)).session;
+      await guardCheckout(request, session, checkout);
       const { source_chain_id: chainId, detected_token: token, detected_amount: amount } = session;
       if (chainId === null || token === null || amount === null) throw gatewayError("not_detected");
       const quote = await chainReads.quote(chainId, token as Address, BigInt(amount));

@@ -1,0 +1,128 @@
+import type { CreateSession } from "../domain/commands.ts";
+import type { AppFee, DestinationPin } from "../domain/merchant/types.ts";
+import type { SessionView } from "../domain/view.ts";
+import { issueClientSecret, type KeyMode } from "../entities/merchant-keys.ts";
+import type { SessionReadModel } from "../projections/read-model.ts";
+import type { CheckoutResource } from "./auth.ts";
+import { replyError } from "./errors.ts";
+import type { CommandPort } from "./ports.ts";
+
+/**
+ * Merchant checkout sessions (POST /v1/payment_sessions, docs/MERCHANTS.md "Checkout"): a session
+ * created by the merchant's server with the amount the payer owes and no burner. The widget
+ * registers its burner later with the publishable key and the `cs_` client secret answered here
+ * once (the session keeps only its SHA-256, like every secret of ours). The session takes the
+ * merchant's app fee and a copy of its pinned destinations as they are now.
+ */
+export interface CheckoutSessions {
+  create(input: { merchantId: string; amount: bigint }): Promise<PaymentSessionCreated>;
+}
+
+/** The payment session object; the creation's answer adds the client secret. */
+export interface PaymentSessionObject {
+  id: string;
+  object: "payment_session";
+  status: SessionView["status"];
+  /** What the payer owes, USDC base units (6 decimals), decimal string. */
+  amount: string;
+  currency: "usdc";
+  merchant_id: string;
+  app_fee_bps: number;
+  app_fee_recipient: string;
+  /** Unix seconds. */
+  expires_at: number;
+  livemode: boolean;
+  /** The Session object (GET /sessions/:id) as it stands. */
+  session: SessionView;
+}
+
+export interface PaymentSessionCreated extends PaymentSessionObject {
+  /** `cs_...`: for the widget, with the publishable key. Shown once. */
+  client_secret: string;
+}
+
+export interface CheckoutDeps {
+  commands: CommandPort;
+  settings: {
+    destinations(merchantId: string): Promise<DestinationPin[]>;
+    appFee(merchantId: string): Promise<AppFee>;
+  };
+  mode: KeyMode;
+  ttlSeconds: number;
+  newId: () => string;
+  /** Unix ms. */
+  now: () => number;
+}
+
+export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
+  return {
+    async create({ merchantId, amount }) {
+      const [pins, fee] = await Promise.all([
+        deps.settings.destinations(merchantId),
+        deps.settings.appFee(merchantId),
+      ]);
+      const secret = issueClientSecret(deps.mode);
+      const issuedAt = deps.now();
+      const command: CreateSession = {
+        type: "CreateSession",
+        data: {
+          sessionId: deps.newId(),
+          flow: "checkout",
+          merchantId,
+          burner: null,
+          auth: null,
+          destAddress: null,
+          destChainId: null,
+          pinnedDestinations: pins.map(({ sourceChainId, destAddress, destChainId }) => ({
+            sourceChainId,
+            destAddress,
+            destChainId,
+          })),
+          clientSecretHash: secret.hash,
+          appFeeBps: fee.bps,
+          appFeeRecipient: fee.recipient,
+          standingRefund: null,
+          stealth: null,
+          expiresAt: Math.floor(issuedAt / 1000) + deps.ttlSeconds,
+          expectedAmount: amount,
+        },
+        metadata: { commandId: deps.newId(), issuedAt, replyTo: null },
+      };
+      const reply = await deps.commands.send(command);
+      const refused = replyError(reply);
+      if (refused) throw refused;
+      const session = reply.session?.session;
+      if (session === undefined) throw new Error("the owner accepted CreateSession but sent no session");
+      return { ...paymentSessionObject(session, deps.mode), client_secret: secret.secret };
+    },
+  };
+}
+
+/** A checkout session as the merchant API shows it. */
+export function paymentSessionObject(session: SessionView, mode: KeyMode): PaymentSessionObject {
+  return {
+    id: session.id,
+    object: "payment_session",
+    status: session.status,
+    amount: session.expected_amount ?? "0",
+    currency: "usdc",
+    merchant_id: session.merchant_id ?? "",
+    app_fee_bps: session.app_fee_bps,
+    app_fee_recipient: session.app_fee_recipient,
+    expires_at: session.expires_at,
+    livemode: mode === "live",
+    session,
+  };
+}
+
+/**
+ * What the checkout guards check a session against: its merchant and the hash of its client secret,
+ * from the read model's state (a 2xx of the creation means every gateway can read it).
+ */
+export function checkoutResources(readModel: Pick<SessionReadModel, "get">) {
+  return async (sessionId: string): Promise<CheckoutResource | null> => {
+    const stored = await readModel.get(sessionId);
+    if (!stored) return null;
+    return { merchantId: stored.state.merchantId, clientSecretHash: stored.state.clientSecretHash };
+  };
+}

@@ -1,0 +1,273 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  checkAuthorization,
+  checkStandingRefund,
+  type DelegateChain,
+} from "../../chains/evm/authorization.ts";
+import type { RegisterBurner } from "../../domain/commands.ts";
+import { MAX_FEE_BPS } from "../../domain/settlement.ts";
+import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
+import type { KeyMode } from "../../entities/merchant-keys.ts";
+import { type CheckoutResource, type Guards, requireSecretKey } from "../auth.ts";
+import { type CheckoutSessions, paymentSessionObject } from "../checkout.ts";
+import { gatewayError, replyError } from "../errors.ts";
+import type { CommandPort, SessionReadPort } from "../ports.ts";
+import {
+  addressSchema,
+  authorizationSchema,
+  errorSchema,
+  sessionParamsSchema,
+  sessionSchema,
+  standingRefundSchema,
+} from "../schemas.ts";
+
+/** Up to 10^30 USDC base units: far above any payment, far below uint256. */
+const amountSchema = z
+  .string()
+  .regex(/^[1-9][0-9]{0,29}$/, "must be a positive integer string in USDC base units (6 decimals)");
+
+const paymentSessionSchema = z.object({
+  id: z.uuid(),
+  object: z.literal("payment_session"),
+  status: z.string(),
+  amount: z.string().describe("USDC base units (6 decimals)"),
+  currency: z.literal("usdc"),
+  merchant_id: z.string(),
+  app_fee_bps: z.number().int(),
+  app_fee_recipient: z.string(),
+  expires_at: z.number().int().describe("Unix seconds"),
+  livemode: z.boolean(),
+  session: sessionSchema,
+});
+const createdSchema = paymentSessionSchema.extend({
+  client_secret: z
+    .string()
+    .describe("cs_...: for the widget, with the publishable key; shown in this answer only"),
+});
+const destinationSchema = z.object({
+  source_chain_id: z.number().int(),
+  dest_address: z.string(),
+  dest_chain_id: z.number().int(),
+});
+const destinationsSchema = z.object({ object: z.literal("list"), data: z.array(destinationSchema) });
+const appFeeSchema = z.object({ app_fee_bps: z.number().int(), app_fee_recipient: z.string() });
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
+
+/** The contract lets platform fee + app fee reach 100%; the platform fee takes up to MAX_FEE_BPS. */
+const MAX_APP_FEE_BPS = 10_000 - MAX_FEE_BPS;
+
+export interface CheckoutRouteOptions {
+  guards: Guards;
+  checkout: CheckoutSessions;
+  settings: MerchantSettingsAdmin;
+  sessions: SessionReadPort;
+  mode: KeyMode;
+  /** The chains a destination may be pinned for (source) and to (destination). */
+  chainIds: readonly number[];
+}
+
+/**
+ * The merchant's side of checkout (issue 11 item 4), under the secret key: create and read payment
+ * sessions, pin a destination per source chain, set the app fee. docs/MERCHANTS.md, "Checkout".
+ */
+export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions> = async (app, opts) => {
+  const principalOf = requireSecretKey(app, opts.guards);
+  const listOf = (pins: Array<{ sourceChainId: number; destAddress: string; destChainId: number }>) => ({
+    object: "list" as const,
+    data: pins
+      .map((p) => ({
+        source_chain_id: p.sourceChainId,
+        dest_address: p.destAddress,
+        dest_chain_id: p.destChainId,
+      }))
+      .sort((a, b) => a.source_chain_id - b.source_chain_id),
+  });
+  const knownChain = (id: number, field: string) => {
+    if (!opts.chainIds.includes(id))
+      throw gatewayError("invalid_request", `${field}: chain ${id} is not a chain of this service`);
+  };
+
+  app.post(
+    "/v1/payment_sessions",
+    {
+      schema: {
+        summary: "Create a checkout session (every call creates a new one)",
+        body: z.strictObject({ amount: amountSchema }),
+        response: { 200: createdSchema, ...errors },
+      },
+    },
+    async (request) =>
+      opts.checkout.create({
+        merchantId: principalOf(request).merchantId,
+        amount: BigInt(request.body.amount),
+      }),
+  );
+
+  app.get(
+    "/v1/payment_sessions/:id",
+    {
+      schema: {
+        summary: "Read one of the merchant's checkout sessions",
+        params: sessionParamsSchema,
+        response: { 200: paymentSessionSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const record = await opts.sessions.get(request.params.id);
+      // Another merchant's session, or an anonymous one: not found, so existence cannot be probed.
+      if (record === null || record.session.merchant_id !== principalOf(request).merchantId)
+        throw gatewayError("session_not_found");
+      reply.header("cache-control", "no-store");
+      return paymentSessionObject(record.session, opts.mode);
+    },
+  );
+
+  app.put(
+    "/v1/destinations",
+    {
+      schema: {
+        summary: "Pin where checkout money found on one source chain goes (replaces that chain's pin)",
+        body: z.strictObject({
+          source_chain_id: z.number().int().min(1),
+          dest_address: addressSchema,
+          dest_chain_id: z.number().int().min(1),
+        }),
+        response: { 200: destinationsSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { source_chain_id, dest_address, dest_chain_id } = request.body;
+      knownChain(source_chain_id, "source_chain_id");
+      knownChain(dest_chain_id, "dest_chain_id");
+      const pins = await opts.settings.pinDestination(principalOf(request).merchantId, {
+        sourceChainId: source_chain_id,
+        destAddress: dest_address,
+        destChainId: dest_chain_id,
+      });
+      return listOf(pins);
+    },
+  );
+
+  app.get(
+    "/v1/destinations",
+    {
+      schema: {
+        summary: "The merchant's pinned destinations",
+        response: { 200: destinationsSchema, ...errors },
+      },
+    },
+    async (request) => listOf(await opts.settings.destinations(principalOf(request).merchantId)),
+  );
+
+  app.put(
+    "/v1/app_fee",
+    {
+      schema: {
+        summary: "Set the app fee the merchant's checkout sessions sign into their Intents",
+        body: z.strictObject({
+          app_fee_bps: z.number().int().min(0).max(MAX_APP_FEE_BPS),
+          app_fee_recipient: addressSchema,
+        }),
+        response: { 200: appFeeSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { app_fee_bps, app_fee_recipient } = request.body;
+      if (app_fee_bps > 0 && /^0x0{40}$/.test(app_fee_recipient))
+        throw gatewayError(
+          "invalid_request",
+          "app_fee_recipient: a fee needs a recipient other than the zero address",
+        );
+      const fee = await opts.settings.setAppFee(principalOf(request).merchantId, {
+        bps: app_fee_bps,
+        recipient: app_fee_recipient,
+      });
+      return { app_fee_bps: fee.bps, app_fee_recipient: fee.recipient };
+    },
+  );
+
+  app.get(
+    "/v1/app_fee",
+    { schema: { summary: "The merchant's app fee", response: { 200: appFeeSchema, ...errors } } },
+    async (request) => {
+      const fee = await opts.settings.appFee(principalOf(request).merchantId);
+      return { app_fee_bps: fee.bps, app_fee_recipient: fee.recipient };
+    },
+  );
+};
+
+export interface RegisterRouteOptions {
+  guards: Guards;
+  /** The session's merchant and client secret hash, for the checkout guard. */
+  resources: (sessionId: string) => Promise<CheckoutResource | null>;
+  chains: readonly DelegateChain[];
+  commands: CommandPort;
+  newId: () => string;
+  /** Unix ms. */
+  now: () => number;
+}
+
+/**
+ * POST /sessions/:id/register: the widget attaches its burner to a checkout session, with the
+ * publishable key and the client secret. The authorization is checked like POST /sessions; the
+ * session's actor fills the slot once (a second registration, even a concurrent one, is 409).
+ */
+export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async (app, opts) => {
+  app.post(
+    "/sessions/:id/register",
+    {
+      schema: {
+        summary: "Checkout: attach the widget's burner to the session (once, while pending)",
+        params: sessionParamsSchema,
+        body: z.strictObject({
+          burner_address: addressSchema,
+          eip7702_auth: authorizationSchema,
+          standing_refund: standingRefundSchema.optional(),
+        }),
+        response: {
+          200: z.object({ id: z.uuid(), status: z.string() }),
+          403: errorSchema,
+          ...errors,
+        },
+      },
+      // The key and client secret come first: a caller without them learns nothing of the body rules.
+      preValidation: async (request) => {
+        const { id } = request.params as { id: string };
+        await opts.guards.checkout(request, await opts.resources(id.toLowerCase()));
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const body = request.body;
+      const issuedAt = opts.now();
+      const auth = await checkAuthorization(body.eip7702_auth, body.burner_address, opts.chains);
+      if (!auth.ok) throw gatewayError(auth.code, auth.message);
+      if (body.standing_refund !== undefined) {
+        const refund = await checkStandingRefund(
+          body.standing_refund,
+          body.burner_address,
+          Math.floor(issuedAt / 1000),
+        );
+        if (!refund.ok) throw gatewayError(refund.code, refund.message);
+      }
+      const sr = body.standing_refund;
+      const command: RegisterBurner = {
+        type: "RegisterBurner",
+        data: {
+          sessionId: id,
+          burner: body.burner_address,
+          auth: { ...body.eip7702_auth },
+          standingRefund: sr ? { to: sr.to, deadline: sr.deadline, signatures: { ...sr.signatures } } : null,
+        },
+        metadata: { commandId: opts.newId(), issuedAt, replyTo: null },
+      };
+      const reply = await opts.commands.send(command);
+      const refused = replyError(reply);
+      if (refused) throw refused;
+      const session = reply.session?.session;
+      if (!session) throw new Error("the owner accepted RegisterBurner but sent no session");
+      return { id: session.id, status: session.status };
+    },
+  );
+};

@@ -1,0 +1,311 @@
+import { randomUUID } from "node:crypto";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiClient } from "../../src/client/api-client.ts";
+import { getSession, makeBurner, newBurner, type Session, signIntent } from "../../src/client/index.ts";
+import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
+import { waitFor } from "../support/actor-host.ts";
+import { type Child, startChild } from "../support/child-process.ts";
+import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
+import { startTestService, type TestService } from "../support/service.ts";
+import { makeTestCa } from "../support/test-ca.ts";
+
+// A merchant checkout on the real stack: the merchant's server creates the session with its sk_,
+// pins a destination and an app fee; the widget registers a burner and commits with pk_ + cs_; the
+// payer pays on the local chain; the executor sweeps and bridges; the webhooks role (a child process
+// trusting a test CA) delivers payment.detected, .processing, .succeeded to a real HTTPS receiver.
+
+const T = 180_000;
+const OPERATOR_SECRET = `operator-${"c".repeat(40)}`;
+const DEV = { MERCHANT_MODE: "development", WEBHOOK_ALLOW_INSECURE: "true" };
+const ca = makeTestCa(["localhost"]);
+
+let service: TestService;
+let webhooks: Child;
+let A: Ctx;
+let B: Ctx;
+const received: Array<{ body: string; signature: string; key: string }> = [];
+let receiverPort = 0;
+let closeReceiver: () => Promise<void> = async () => {};
+
+beforeAll(async () => {
+  service = await startTestService({
+    roles: ["actors", "projector", "indexer", "gateway", "executor"],
+    env: { ...DEV, OPERATOR_SECRET, RATE_LIMIT_BURST: "1000", INDEXER_POLL_MS: "250" },
+  });
+  webhooks = await startChild("webhooks", ["src/cli.ts", "webhooks"], {
+    env: { ...DEV, LOG_LEVEL: "warn", WEBHOOK_POLL_MS: "100", NODE_EXTRA_CA_CERTS: ca.caFile },
+    ready: /^webhooks\s+(.*)$/,
+    timeoutMs: T,
+  });
+  const ctx = await setUpChains();
+  [A, B] = [ctx("source"), ctx("destination")];
+  const server = createHttpsServer({ cert: ca.cert, key: ca.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({
+        body: Buffer.concat(chunks).toString("utf8"),
+        signature: String(req.headers["service-signature"]),
+        key: String(req.headers["idempotency-key"]),
+      });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  receiverPort = (server.address() as AddressInfo).port;
+  closeReceiver = () => new Promise((resolve) => server.close(() => resolve()));
+}, T);
+afterAll(async () => {
+  await webhooks?.stop();
+  await closeReceiver();
+  await service?.stop();
+}, T);
+
+interface Merchant {
+  id: string;
+  sk: string;
+  pk: string;
+}
+
+async function api(
+  path: string,
+  init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const res = await fetch(`${service.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...init.headers,
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+async function newMerchant(): Promise<Merchant> {
+  const r = await api("/v1/operator/merchants", {
+    key: OPERATOR_SECRET,
+    body: { name: "Checkout Shop", email: `checkout-${randomUUID()}@merchant.test` },
+  });
+  expect(r.status).toBe(201);
+  return { id: r.body.merchant.id, sk: r.body.secret_key, pk: r.body.publishable_key };
+}
+
+async function paymentSession(m: Merchant, amount = "10000000") {
+  const r = await api("/v1/payment_sessions", { key: m.sk, body: { amount } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body as { id: string; client_secret: string; amount: string; status: string };
+}
+
+const checkoutHeaders = (pk: string, cs: string) => ({
+  authorization: `Bearer ${pk}`,
+  "x-client-secret": cs,
+});
+
+async function register(
+  sessionId: string,
+  headers: Record<string, string>,
+  burner?: Awaited<ReturnType<typeof newBurner>>,
+) {
+  const b = burner ?? (await newBurner(A.chain));
+  return api(`/sessions/${sessionId}/register`, {
+    headers,
+    body: { burner_address: b.address, eip7702_auth: b.eip7702Auth },
+  });
+}
+
+describe("checkout sessions (MERCHANT_MODE=development)", () => {
+  it(
+    "create: a pending session with no burner, the amount, a cs_ shown once; GET is the owner's only",
+    async () => {
+      const m = await newMerchant();
+      const other = await newMerchant();
+      const created = await paymentSession(m, "12500000");
+      expect(created).toMatchObject({ object: "payment_session", status: "pending", amount: "12500000" });
+      expect(created.client_secret).toMatch(/^cs_test_/);
+      const read = await api(`/v1/payment_sessions/${created.id}`, { key: m.sk });
+      expect(read.status).toBe(200);
+      expect(read.body).not.toHaveProperty("client_secret");
+      expect(read.body.session).toMatchObject({
+        burner_address: null,
+        merchant_id: m.id,
+        expected_amount: "12500000",
+      });
+      expect((await api(`/v1/payment_sessions/${created.id}`, { key: other.sk })).status).toBe(404);
+      // Every call is a new session, as the interface says.
+      expect((await paymentSession(m, "12500000")).id).not.toBe(created.id);
+      for (const amount of ["0", "1.5", "-3", "1e6", "abc", 10]) {
+        const bad = await api("/v1/payment_sessions", { key: m.sk, body: { amount } });
+        expect(bad.status, String(amount)).toBe(400);
+      }
+    },
+    T,
+  );
+
+  it(
+    "register's auth matrix: 401 (with WWW-Authenticate) / 404 / 403 / 200, then 409 for a second burner",
+    async () => {
+      const m = await newMerchant();
+      const other = await newMerchant();
+      const s = await paymentSession(m);
+      const cases: Array<[string, Record<string, string>, number]> = [
+        ["no key", {}, 401],
+        ["malformed key", checkoutHeaders("pk_nonsense", s.client_secret), 401],
+        ["secret key instead of publishable", checkoutHeaders(m.sk, s.client_secret), 401],
+        ["no client secret", { authorization: `Bearer ${m.pk}` }, 401],
+        ["another merchant's pk", checkoutHeaders(other.pk, s.client_secret), 404],
+        [
+          "another session's client secret",
+          checkoutHeaders(m.pk, (await paymentSession(m)).client_secret),
+          403,
+        ],
+      ];
+      for (const [what, headers, status] of cases) {
+        const r = await register(s.id, headers);
+        expect(r.status, what).toBe(status);
+        if (status === 401) expect(r.headers.get("www-authenticate"), what).toBe("Bearer");
+      }
+      const ok = await register(s.id, checkoutHeaders(m.pk, s.client_secret));
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body).toEqual({ id: s.id, status: "pending" });
+      const again = await register(s.id, checkoutHeaders(m.pk, s.client_secret));
+      expect(again.status).toBe(409);
+      // The SSE stream of a checkout session takes the same two as query parameters.
+      const open = await fetch(`${service.url}/sessions/${s.id}/events`);
+      expect(open.status).toBe(401);
+      await open.body?.cancel();
+      const stream = await fetch(
+        `${service.url}/sessions/${s.id}/events?pk=${encodeURIComponent(m.pk)}&client_secret=${encodeURIComponent(s.client_secret)}`,
+      );
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      await stream.body?.cancel();
+    },
+    T,
+  );
+
+  it(
+    "two concurrent registrations: exactly one 200 and one 409, and the session keeps the winner's burner",
+    async () => {
+      const m = await newMerchant();
+      for (let round = 0; round < 3; round++) {
+        const s = await paymentSession(m);
+        const burners = await Promise.all([newBurner(A.chain), newBurner(A.chain)]);
+        const results = await Promise.all(
+          burners.map((b) => register(s.id, checkoutHeaders(m.pk, s.client_secret), b)),
+        );
+        expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+        const winner = burners[results.findIndex((r) => r.status === 200)];
+        const read = await api(`/v1/payment_sessions/${s.id}`, { key: m.sk });
+        expect(read.body.session.burner_address).toBe(winner?.address.toLowerCase());
+      }
+    },
+    T,
+  );
+
+  it(
+    "full checkout: pinned destination and app fee, widget registers and commits with pk + cs, webhooks arrive signed, in order",
+    async () => {
+      const m = await newMerchant();
+      const dest = makeBurner().address.toLowerCase();
+      const feeSink = makeBurner().address.toLowerCase();
+      const pinned = await api("/v1/destinations", {
+        method: "PUT",
+        key: m.sk,
+        body: { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId },
+      });
+      expect(pinned.status, JSON.stringify(pinned.body)).toBe(200);
+      expect(pinned.body.data).toEqual([
+        { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId },
+      ]);
+      const fee = await api("/v1/app_fee", {
+        method: "PUT",
+        key: m.sk,
+        body: { app_fee_bps: 100, app_fee_recipient: feeSink },
+      });
+      expect(fee.status).toBe(200);
+      const hook = await api("/v1/webhook_endpoints", {
+        method: "PUT",
+        key: m.sk,
+        body: { url: `https://localhost:${receiverPort}/hook` },
+      });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(200);
+      const secret = hook.body.secret as string;
+
+      const s = await paymentSession(m, "10000000");
+      const headers = checkoutHeaders(m.pk, s.client_secret);
+      const burner = await newBurner(A.chain);
+      expect((await register(s.id, headers, burner)).status).toBe(200);
+      await fund(A, burner.address, A.chain.usdc, 10_000_000n);
+
+      const client = createApiClient({ baseUrl: service.url });
+      let detected: Session | null = null;
+      await waitFor(
+        "the deposit to be detected",
+        async () => {
+          detected = await getSession(client, { id: s.id });
+          return detected.status === "detected" ? true : undefined;
+        },
+        60_000,
+      );
+      const session = detected as unknown as Session;
+      expect(session).toMatchObject({ dest_address: dest, dest_chain_id: B.chain.chainId, app_fee_bps: 100 });
+      const signed = await signIntent({ signer: burner.account, session, quote: null });
+      const commitBody = (intent: typeof signed.intent) => ({
+        burner: burner.address.toLowerCase(),
+        eip7702_auth: burner.eip7702Auth,
+        intent,
+        intent_sigs: { [String(signed.chainId)]: signed.signature },
+      });
+      // Without the checkout guard: 401; to another destination: refused before anything is sent.
+      expect((await api(`/sessions/${s.id}/commit`, { body: commitBody(signed.intent) })).status).toBe(401);
+      const elsewhere = await signIntent({
+        signer: burner.account,
+        session: { ...session, dest_address: feeSink },
+        quote: null,
+      });
+      const mismatch = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(elsewhere.intent) });
+      expect(mismatch.status).toBe(409);
+      expect(mismatch.body.error).toMatch(/pinned/);
+
+      const committed = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(signed.intent) });
+      expect(committed.status, JSON.stringify(committed.body)).toBe(200);
+      expect(committed.body).toMatchObject({ app_fee_bps: 100, app_fee_recipient: feeSink });
+
+      let swept: Session | null = null;
+      await waitFor(
+        "the session to be swept",
+        async () => {
+          swept = await getSession(client, { id: s.id });
+          return swept.status === "swept" || swept.status === "failed" ? true : undefined;
+        },
+        120_000,
+      );
+      expect(swept).toMatchObject({ outcome: "succeeded", settled_amount: expect.any(String) });
+      expect(await tokenBalance(B, dest as `0x${string}`)).toBe(
+        BigInt((swept as unknown as Session).settled_amount ?? -1),
+      );
+      expect(await tokenBalance(A, feeSink as `0x${string}`)).toBe(100_000n); // 1% of 10 USDC
+
+      const wanted = ["payment.detected", "payment.processing", "payment.succeeded"].map(
+        (e) => `${s.id}:${e}`,
+      );
+      await waitFor(
+        "the three webhooks",
+        async () => (wanted.every((k) => received.some((r) => r.key === k)) ? true : undefined),
+        60_000,
+      );
+      const mine = received.filter((r) => r.key.startsWith(`${s.id}:`));
+      expect(mine.map((r) => r.key)).toEqual(wanted);
+      for (const r of mine) {
+        const body = await verifyWebhook({ payload: r.body, header: r.signature, secret });
+        expect(body).toMatchObject({ session_id: s.id, amount: "10000000" });
+      }
+    },
+    T,
+  );
+});
