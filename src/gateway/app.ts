@@ -33,6 +33,11 @@ import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
+import {
+  payerSubscriptionRoutes,
+  type SubscriptionRouteOptions,
+  subscriptionRoutes,
+} from "./routes/subscriptions.ts";
 import { type DeliveryLog, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 
@@ -62,6 +67,8 @@ export interface GatewayDeps {
   webhookDeliveries?: DeliveryLog | undefined;
   /** The event list, for GET /v1/events (merchant mode). */
   merchantEvents?: EventList | undefined;
+  /** Subscriptions (merchant mode): the /v1/subscriptions routes and the payer's cancel. */
+  subscriptions?: SubscriptionRouteOptions | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -142,7 +149,11 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     newId: deps.newId ?? randomUUID,
     now: deps.now ?? Date.now,
   };
-  await app.register(sessionRoutes, session);
+  const widgetGuards = config.MERCHANT_MODE !== "off" ? deps.merchants?.guards : undefined;
+  await app.register(sessionRoutes, {
+    ...session,
+    widgetOwner: widgetGuards && ((request) => widgetGuards.publishableKey(request)),
+  });
   const checkout = config.MERCHANT_MODE !== "off" ? deps.merchants?.checkout : undefined;
   const checkoutAccess = checkout &&
     deps.merchants && {
@@ -199,6 +210,10 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       endpoints: deps.merchants.webhookEndpoints,
       policy: urlPolicyFor(config),
     });
+  }
+  if (deps.subscriptions && config.MERCHANT_MODE !== "off") {
+    await app.register(subscriptionRoutes, deps.subscriptions);
+    await app.register(payerSubscriptionRoutes, { admin: deps.subscriptions.admin });
   }
   await app.register(docsRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });

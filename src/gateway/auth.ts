@@ -45,6 +45,8 @@ export interface CheckoutResource {
 export interface Guards {
   /** `/v1/*`: the request's secret key. */
   secretKey(request: FastifyRequest): Promise<Principal>;
+  /** A pk-tagged widget's POST /sessions: the request's publishable key. */
+  publishableKey(request: FastifyRequest): Promise<Principal>;
   /** Checkout register, commit and quote: `Authorization: Bearer pk_` and `X-Client-Secret: cs_`. */
   checkout(request: FastifyRequest, session: CheckoutResource | null): Promise<Principal>;
   /** The checkout event stream: `?pk=` and `?client_secret=`. */
@@ -100,6 +102,7 @@ export function createGuards(deps: { keys: KeyLookup; mode: KeyMode }): Guards {
 
   return {
     secretKey: (request) => key(bearerToken(request.headers.authorization), "secret"),
+    publishableKey: (request) => key(bearerToken(request.headers.authorization), "publishable"),
     checkout: (request, session) => {
       const cs = request.headers["x-client-secret"];
       return checkout(

@@ -98,6 +98,14 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
   };
 }
 
+/**
+ * A checkout session: the merchant's, created through POST /v1/payment_sessions, guarded by its
+ * client secret. A P2P request made through a pk-tagged widget is the merchant's too (its webhooks
+ * fire) but has no client secret: it stays as open as an anonymous one.
+ */
+export const isCheckoutSession = (s: Pick<SessionView, "merchant_id" | "flow">): boolean =>
+  s.merchant_id !== null && s.flow === "checkout";
+
 /** A checkout session as the merchant API shows it. */
 export function paymentSessionObject(session: SessionView, mode: KeyMode): PaymentSessionObject {
   return {

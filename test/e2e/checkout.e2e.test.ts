@@ -309,3 +309,57 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
     T,
   );
 });
+
+describe("a P2P request from a pk-tagged widget", () => {
+  it(
+    "is the merchant's: its webhooks fire, yet it stays open (no client secret); a bad pk is 401, checkout is refused",
+    async () => {
+      const m = await newMerchant();
+      const hook = await api("/v1/webhook_endpoints", {
+        method: "PUT",
+        key: m.sk,
+        body: { url: `https://localhost:${receiverPort}/p2p` },
+      });
+      expect(hook.status).toBe(200);
+      const burner = await newBurner(A.chain);
+      const body = {
+        burner_address: burner.address,
+        eip7702_auth: burner.eip7702Auth,
+        destination_address: makeBurner().address,
+        destination_chain: B.chain.chainId,
+      };
+      const bad = await api("/sessions", { key: "pk_test_nonsense", body });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get("www-authenticate")).toBe("Bearer");
+      expect((await api("/sessions", { key: m.sk, body })).status).toBe(401); // an sk_ in a browser
+      expect((await api("/sessions", { key: m.pk, body: { ...body, flow: "checkout" } })).status).toBe(400);
+      const created = await api("/sessions", { key: m.pk, body });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const open = await api(`/sessions/${created.body.id}`);
+      expect(open.body).toMatchObject({ merchant_id: m.id, flow: "p2p_request" });
+      const stream = await fetch(`${service.url}/sessions/${created.body.id}/events`);
+      expect(stream.status).toBe(200);
+      await stream.body?.cancel();
+
+      await fund(A, burner.address, A.chain.usdc, 1_000_000n);
+      const key = `${created.body.id}:payment.detected`;
+      await waitFor(
+        "payment.detected",
+        async () => (received.some((r) => r.key === key) ? true : undefined),
+        60_000,
+      );
+      const got = received.find((r) => r.key === key);
+      await expect(
+        verifyWebhook({ payload: got?.body ?? "", header: got?.signature ?? "", secret: hook.body.secret }),
+      ).resolves.toMatchObject({ session_id: created.body.id, amount: "1000000" });
+      // Without the header the same kind of request is anonymous.
+      const other = await newBurner(A.chain);
+      const anonymous = await api("/sessions", {
+        body: { ...body, burner_address: other.address, eip7702_auth: other.eip7702Auth },
+      });
+      expect(anonymous.status).toBe(200);
+      expect((await api(`/sessions/${anonymous.body.id}`)).body.merchant_id).toBeNull();
+    },
+    T,
+  );
+});

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { SessionStateRecord } from "../../kafka/records.ts";
 import type { CheckoutResource, Guards } from "../auth.ts";
+import { isCheckoutSession } from "../checkout.ts";
 import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import { errorSchema, sessionParamsSchema, sessionSchema } from "../schemas.ts";
@@ -44,7 +45,7 @@ export function checkoutStreamAccess(checkout: {
   resources: (sessionId: string) => Promise<CheckoutResource | null>;
 }): StreamAccess {
   return async (record, query) => {
-    if (record.session.merchant_id === null) return null;
+    if (!isCheckoutSession(record.session)) return null;
     try {
       await checkout.guards.checkoutStream(query, await checkout.resources(record.session.id));
       return null;

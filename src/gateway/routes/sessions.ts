@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
 import {
@@ -10,6 +11,7 @@ import { recoverSigner } from "../../chains/evm/recover.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
 import type { GatewayReply } from "../../kafka/records.ts";
+import type { Principal } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";
 import {
@@ -31,11 +33,18 @@ export interface SessionRoutesOptions {
   newId: () => string;
   /** Unix ms. */
   now: () => number;
+  /**
+   * Merchant mode: a POST /sessions with `Authorization: Bearer pk_…` comes from a merchant's widget;
+   * the session is the merchant's (its webhooks fire). Absent: every session is anonymous.
+   */
+  widgetOwner?: ((request: FastifyRequest) => Promise<Principal>) | undefined;
 }
 
 /** POST /sessions and GET /sessions/:id: the anonymous session surface. */
 export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, opts) => {
-  const { config, chains, commands, sessions, newId, now } = opts;
+  const { config, chains, commands, sessions, newId, now, widgetOwner } = opts;
+  /** The merchant of a pk-tagged request, checked before the body is read; null without the header. */
+  const owners = new WeakMap<FastifyRequest, string>();
   if (recoverSigner.loadError !== null) {
     // Still correct, ~35 times slower: POST /sessions then spends milliseconds of CPU per request.
     app.log.warn(
@@ -63,23 +72,35 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
           503: errorSchema,
         },
       },
+      preValidation: async (request) => {
+        if (widgetOwner && request.headers.authorization !== undefined)
+          owners.set(request, (await widgetOwner(request)).merchantId);
+      },
     },
     async (request) => {
       const body = request.body;
+      const merchantId = owners.get(request) ?? null;
+      if (merchantId !== null && body.flow === "checkout")
+        throw gatewayError(
+          "invalid_request",
+          "flow: a checkout session is created by the merchant's server (POST /v1/payment_sessions)",
+        );
       const issuedAt = now();
       await verifySignatures(body, chains, Math.floor(issuedAt / 1000));
 
       const key = request.headers["idempotency-key"];
+      // A merchant's keys are its own: the same key from two merchants names two sessions.
+      const scoped = key === undefined || merchantId === null ? key : `${merchantId}\n${key}`;
       const ids =
-        key === undefined
+        scoped === undefined
           ? { sessionId: newId(), commandId: newId() }
           : {
               // Same key: same session. Same key and same body: same command, so the owner answers a
               // retry instead of applying it again; a reused key with another body gets session_exists.
-              sessionId: uuidFrom("sessions.create/session", key),
-              commandId: uuidFrom("sessions.create/command", `${key}\n${canonicalJson(body)}`),
+              sessionId: uuidFrom("sessions.create/session", scoped),
+              commandId: uuidFrom("sessions.create/command", `${scoped}\n${canonicalJson(body)}`),
             };
-      const command = createSessionCommand(body, ids, issuedAt, config.SESSION_TTL_SECONDS);
+      const command = createSessionCommand(body, ids, issuedAt, config.SESSION_TTL_SECONDS, merchantId);
       const reply = await commands.send(command);
       return createdOrThrow(reply);
     },
@@ -142,6 +163,8 @@ export function createSessionCommand(
   ids: { sessionId: string; commandId: string },
   issuedAt: number,
   ttlSeconds: number,
+  /** The merchant of a pk-tagged widget's request; null: anonymous. */
+  merchantId: string | null = null,
 ): CreateSession {
   const refund = body.standing_refund;
   return {
@@ -149,7 +172,7 @@ export function createSessionCommand(
     data: {
       sessionId: ids.sessionId,
       flow: body.flow,
-      merchantId: null,
+      merchantId,
       burner: body.burner_address,
       auth: { ...body.eip7702_auth },
       destAddress: body.destination_address,

@@ -12,6 +12,7 @@ import type { DestinationPin } from "../../domain/merchant/types.ts";
 import type { Address, Authorization, Intent } from "../../domain/types.ts";
 import type { GatewayReply, SessionStateRecord } from "../../kafka/records.ts";
 import { type CheckoutResource, type Guards, unauthorized } from "../auth.ts";
+import { isCheckoutSession } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { ChainReadPort, CommandPort, LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import {
@@ -51,15 +52,15 @@ export interface CheckoutAccess {
 }
 
 /**
- * A checkout session (merchant_id set) needs the publishable key and its client secret; an
- * anonymous one is open. Without merchant mode no checkout session can be reached.
+ * A checkout session needs the publishable key and its client secret; an anonymous one (and a
+ * pk-tagged P2P request) is open. Without merchant mode no checkout session can be reached.
  */
 export async function guardCheckout(
   request: FastifyRequest,
-  session: { id: string; merchant_id: string | null },
+  session: Pick<SessionStateRecord["session"], "id" | "merchant_id" | "flow">,
   checkout: CheckoutAccess | undefined,
 ): Promise<void> {
-  if (session.merchant_id === null) return;
+  if (!isCheckoutSession(session)) return;
   if (!checkout) throw unauthorized("checkout sessions need merchant mode");
   await checkout.guards.checkout(request, await checkout.resources(session.id));
 }
@@ -111,7 +112,7 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         );
       }
       const intent = intentFromWire(body.intent);
-      if (session.merchant_id !== null && checkout) {
+      if (session.merchant_id !== null && isCheckoutSession(session) && checkout) {
         // Checkout: the Intent must pay the merchant's server-pinned destination for this chain.
         const pin = (await checkout.destinations(session.merchant_id)).find(
           (p) => p.sourceChainId === sourceChainId,
