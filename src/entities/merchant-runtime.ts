@@ -7,6 +7,7 @@ import type { CommandPort } from "../gateway/ports.ts";
 import type { GatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { createSessionReadModel } from "../projections/read-model.ts";
+import { idempotencyKeys } from "../store/idempotency-keys.ts";
 import { createMerchantStore } from "../store/merchants.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { webhookEndpoints } from "../store/webhook-endpoints.ts";
@@ -113,6 +114,7 @@ export function merchantGatewayDeps(
       sessions: createCheckoutSessions({
         commands: deps.commands,
         settings: admin,
+        idempotency: idempotencyKeys(shared.cassandra),
         mode: keyMode,
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,

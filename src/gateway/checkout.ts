@@ -1,11 +1,14 @@
+import { createHash } from "node:crypto";
 import type { CreateSession } from "../domain/commands.ts";
 import type { AppFee, DestinationPin } from "../domain/merchant/types.ts";
 import type { SessionView } from "../domain/view.ts";
-import { issueClientSecret, type KeyMode } from "../entities/merchant-keys.ts";
+import { hashSecret, issueClientSecret, type KeyMode } from "../entities/merchant-keys.ts";
 import type { SessionReadModel } from "../projections/read-model.ts";
+import type { IdempotencyClaim, IdempotencyKeys } from "../store/idempotency-keys.ts";
 import type { CheckoutResource } from "./auth.ts";
-import { replyError } from "./errors.ts";
+import { gatewayError, replyError } from "./errors.ts";
 import type { CommandPort } from "./ports.ts";
+import { canonicalJson, uuidFrom } from "./routes/sessions.ts";
 
 /**
  * Merchant checkout sessions (POST /v1/payment_sessions, docs/MERCHANTS.md "Checkout"): a session
@@ -15,7 +18,15 @@ import type { CommandPort } from "./ports.ts";
  * merchant's app fee and a copy of its pinned destinations as they are now.
  */
 export interface CheckoutSessions {
-  create(input: { merchantId: string; amount: bigint }): Promise<PaymentSessionCreated>;
+  /**
+   * Without `idempotencyKey` every call creates a session (the interface's rule). With it, Stripe's
+   * semantics for 24 hours: the same key and body answer the first answer, another body is 409.
+   */
+  create(input: {
+    merchantId: string;
+    amount: bigint;
+    idempotencyKey?: string;
+  }): Promise<PaymentSessionCreated>;
 }
 
 /** The payment session object; the creation's answer adds the client secret. */
@@ -47,6 +58,8 @@ export interface CheckoutDeps {
     destinations(merchantId: string): Promise<DestinationPin[]>;
     appFee(merchantId: string): Promise<AppFee>;
   };
+  /** Where Idempotency-Keys are claimed; without it a key is refused (no silent double creation). */
+  idempotency?: IdempotencyKeys;
   mode: KeyMode;
   ttlSeconds: number;
   newId: () => string;
@@ -56,17 +69,40 @@ export interface CheckoutDeps {
 
 export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
   return {
-    async create({ merchantId, amount }) {
+    async create({ merchantId, amount, idempotencyKey }) {
+      const issuedAt = deps.now();
+      let secret = issueClientSecret(deps.mode);
+      let ids = { sessionId: deps.newId(), commandId: deps.newId() };
+      let claim: IdempotencyClaim | null = null;
+      if (idempotencyKey !== undefined) {
+        if (!deps.idempotency) throw new Error("Idempotency-Key given but no idempotency store configured");
+        const fingerprint = createHash("sha256")
+          .update(canonicalJson({ amount: amount.toString() }))
+          .digest("hex");
+        claim = await deps.idempotency.claim(merchantId, idempotencyKey, {
+          fingerprint,
+          sessionId: ids.sessionId,
+          clientSecret: secret.secret,
+          createdAt: issuedAt,
+        });
+        if (claim.fingerprint !== fingerprint) throw gatewayError("idempotency_key_reused");
+        if (claim.response !== null) return JSON.parse(claim.response) as PaymentSessionCreated;
+        // The first request's session and secret: every request of the key sends the same command,
+        // which the session's actor applies once and answers again for each retry.
+        secret = { secret: claim.clientSecret, hash: hashSecret(claim.clientSecret) };
+        ids = {
+          sessionId: claim.sessionId,
+          commandId: uuidFrom("payment_sessions.create/command", claim.sessionId),
+        };
+      }
       const [pins, fee] = await Promise.all([
         deps.settings.destinations(merchantId),
         deps.settings.appFee(merchantId),
       ]);
-      const secret = issueClientSecret(deps.mode);
-      const issuedAt = deps.now();
       const command: CreateSession = {
         type: "CreateSession",
         data: {
-          sessionId: deps.newId(),
+          sessionId: ids.sessionId,
           flow: "checkout",
           merchantId,
           burner: null,
@@ -86,14 +122,23 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
           expiresAt: Math.floor(issuedAt / 1000) + deps.ttlSeconds,
           expectedAmount: amount,
         },
-        metadata: { commandId: deps.newId(), issuedAt, replyTo: null },
+        metadata: { commandId: ids.commandId, issuedAt, replyTo: null },
       };
       const reply = await deps.commands.send(command);
       const refused = replyError(reply);
       if (refused) throw refused;
       const session = reply.session?.session;
       if (session === undefined) throw new Error("the owner accepted CreateSession but sent no session");
-      return { ...paymentSessionObject(session, deps.mode), client_secret: secret.secret };
+      const created = { ...paymentSessionObject(session, deps.mode), client_secret: secret.secret };
+      if (claim && idempotencyKey !== undefined)
+        await deps.idempotency?.answered(
+          claim,
+          merchantId,
+          idempotencyKey,
+          JSON.stringify(created),
+          deps.now(),
+        );
+      return created;
     },
   };
 }

@@ -111,6 +111,11 @@ const GATEWAY_ERRORS = {
   },
   key_not_found: { status: 404, message: MERCHANT_REJECTION_MESSAGES.key_not_found, retryable: false },
   merchant_exists: { status: 409, message: MERCHANT_REJECTION_MESSAGES.merchant_exists, retryable: false },
+  idempotency_key_reused: {
+    status: 409,
+    message: "this Idempotency-Key was used with another request body",
+    retryable: false,
+  },
   destination_mismatch: {
     status: 409,
     message: "the intent's destination is not the one the merchant pinned for this chain",

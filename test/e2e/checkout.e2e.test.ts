@@ -147,6 +147,38 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
   );
 
   it(
+    "Idempotency-Key: the same key and body answer the first answer (client secret included), concurrently too; another body is 409",
+    async () => {
+      const m = await newMerchant();
+      const key = `order-${randomUUID()}`;
+      const post = (amount: string, k = key) =>
+        api("/v1/payment_sessions", { key: m.sk, body: { amount }, headers: { "idempotency-key": k } });
+      const answers = await Promise.all([1, 2, 3, 4, 5].map(() => post("5000000")));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      const first = answers[0]?.body;
+      for (const a of answers)
+        expect([a.body.id, a.body.client_secret]).toEqual([first.id, first.client_secret]);
+      const later = await post("5000000");
+      expect(later.body).toEqual(first);
+      const other = await post("6000000");
+      expect(other.status).toBe(409);
+      expect(other.body.error).toMatch(/Idempotency-Key/);
+      // The secret answered works: the widget can register with it.
+      expect((await register(first.id, checkoutHeaders(m.pk, first.client_secret))).status).toBe(200);
+      // Another merchant's key of the same text is its own.
+      const n = await newMerchant();
+      const theirs = await api("/v1/payment_sessions", {
+        key: n.sk,
+        body: { amount: "5000000" },
+        headers: { "idempotency-key": key },
+      });
+      expect(theirs.status).toBe(200);
+      expect(theirs.body.id).not.toBe(first.id);
+    },
+    T,
+  );
+
+  it(
     "register's auth matrix: 401 (with WWW-Authenticate) / 404 / 403 / 200, then 409 for a second burner",
     async () => {
       const m = await newMerchant();

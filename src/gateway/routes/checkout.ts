@@ -16,6 +16,7 @@ import type { CommandPort, SessionReadPort } from "../ports.ts";
 import {
   addressSchema,
   authorizationSchema,
+  createSessionHeadersSchema,
   errorSchema,
   sessionParamsSchema,
   sessionSchema,
@@ -92,16 +93,20 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
     "/v1/payment_sessions",
     {
       schema: {
-        summary: "Create a checkout session (every call creates a new one)",
+        summary: "Create a checkout session (without an Idempotency-Key every call creates a new one)",
+        headers: createSessionHeadersSchema,
         body: z.strictObject({ amount: amountSchema }),
         response: { 200: createdSchema, ...errors },
       },
     },
-    async (request) =>
-      opts.checkout.create({
+    async (request) => {
+      const key = request.headers["idempotency-key"];
+      return opts.checkout.create({
         merchantId: principalOf(request).merchantId,
         amount: BigInt(request.body.amount),
-      }),
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+      });
+    },
   );
 
   app.get(
