@@ -376,6 +376,28 @@ describe("over HTTPS, trusting a test CA (NODE_EXTRA_CA_CERTS)", () => {
     },
     T,
   );
+  it(
+    "never follows a redirect: a 302 to another (blocked or not) address is a failed attempt, and its target hears nothing",
+    async () => {
+      const target = await receiver(() => 200, trusted);
+      const redirector = createHttpsServer(trusted, (_req, res) => {
+        res.writeHead(302, { location: `https://localhost:${target.port}/stolen` }).end();
+      });
+      await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+      closers.push(() => new Promise((resolve) => redirector.close(() => resolve())));
+      const m = await merchant(`https://localhost:${(redirector.address() as AddressInfo).port}/hook`);
+      const e = event(m.merchantId);
+      await publish(e);
+      expect(await settled(e.idempotencyKey)).toMatchObject({
+        state: "failed",
+        attempts: 5,
+        lastStatus: 302,
+      });
+      expect(target.received).toHaveLength(0);
+      expect(target.connections()).toBe(0);
+    },
+    T,
+  );
 });
 
 describe("a worker killed mid-retry", () => {
