@@ -30,6 +30,7 @@ const stackFileSchema = z.object({
       delegate: z.string(),
       usdc: z.string(),
       relayer: z.object({ address: z.string(), privateKey: z.string() }),
+      subscriptions: z.string().optional(),
       cctp: z
         .object({ domain: z.number(), messageTransmitter: z.string(), tokenMessenger: z.string() })
         .optional(),
@@ -114,6 +115,7 @@ const localChain = (c: StackFile["chains"][number], confirmations: number): Chai
     privateKey: c.relayer.privateKey,
   },
   minRelayerBalanceWei: "10000000000000000",
+  ...(c.subscriptions ? { subscriptions: c.subscriptions.toLowerCase() as `0x${string}` } : {}),
   ...(c.cctp
     ? {
         cctp: {

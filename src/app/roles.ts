@@ -1,5 +1,6 @@
 import { startMerchantActors } from "../entities/merchant-runtime.ts";
 import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
+import { startSubscriptionActors } from "../entities/subscription-runtime.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { executorRole } from "./roles/executor.ts";
 import { gatewayRole } from "./roles/gateway.ts";
@@ -31,6 +32,7 @@ const actorsRole: RoleModule = {
     const restored = await host.restored(CATCH_UP_TIMEOUT_MS);
     // Merchant mode: the merchant entity on the same host runtime, in its own group.
     const merchants = await startMerchantActors(shared, log, CATCH_UP_TIMEOUT_MS);
+    const subscriptions = await startSubscriptionActors(shared, log, CATCH_UP_TIMEOUT_MS);
     shared.metrics.gaugeFrom(
       "settlement_actor_partitions_owned",
       "Session partitions this process owns and has restored",
@@ -41,8 +43,9 @@ const actorsRole: RoleModule = {
       role: "actors",
       summary: `session actors in group "${sessionEntity.group}" over ${sessionEntity.inputs.map((i) => i.topic).join(" + ")}: ${
         restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
-      }${merchants ? `; ${merchants.summary}` : ""}`,
+      }${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}`,
       async stop() {
+        await subscriptions?.stop();
         await merchants?.stop();
         await host.stop();
       },

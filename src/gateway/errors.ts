@@ -1,6 +1,7 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains/evm/authorization.ts";
 import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
+import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import type { GatewayReply } from "../kafka/records.ts";
 import { BaseError } from "../support/errors.ts";
@@ -119,6 +120,32 @@ const GATEWAY_ERRORS = {
   destination_mismatch: {
     status: 409,
     message: "the intent's destination is not the one the merchant pinned for this chain",
+    retryable: false,
+  },
+  // Subscriptions (docs/SUBSCRIPTIONS.md): the actor's refusals and the gateway's checks of the mandate.
+  subscription_not_found: {
+    status: 404,
+    message: SUBSCRIPTION_REJECTION_MESSAGES.subscription_not_found,
+    retryable: false,
+  },
+  subscription_exists: {
+    status: 409,
+    message: SUBSCRIPTION_REJECTION_MESSAGES.subscription_exists,
+    retryable: false,
+  },
+  mandate_invalid: {
+    status: 400,
+    message: "the mandate breaks a rule the contract checks at every charge",
+    retryable: false,
+  },
+  mandate_signature_invalid: {
+    status: 400,
+    message: "the signature does not recover to the mandate's payer",
+    retryable: false,
+  },
+  cancel_signature_invalid: {
+    status: 400,
+    message: "the signature is not the payer's Cancel of this subscription",
     retryable: false,
   },
   route_not_found: { status: 404, message: "route not found", retryable: false },

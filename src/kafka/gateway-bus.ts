@@ -2,18 +2,33 @@ import { randomUUID } from "node:crypto";
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { MerchantCommand, ReplyTo } from "../domain/merchant/types.ts";
+import type { SubscriptionCommand } from "../domain/subscription/types.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
 import type { Logger } from "../logging.ts";
 import { createLru } from "../support/lru.ts";
 import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
 import type { KafkaClient } from "./client.ts";
-import { gatewayReplyCodec, merchantCommandCodec, sessionCommandCodec, sessionStateCodec } from "./codecs.ts";
+import {
+  gatewayReplyCodec,
+  merchantCommandCodec,
+  sessionCommandCodec,
+  sessionStateCodec,
+  subscriptionCommandCodec,
+} from "./codecs.ts";
 import type { GatewayReply, SessionStateRecord } from "./records.ts";
 
 export interface GatewayBus {
   commands: CommandPort;
   /** Commands to merchant actors (merchant.commands), answered on gateway.replies like the sessions'. */
   merchantCommands: { send(command: MerchantCommand): Promise<GatewayReply> };
+  /** Commands to subscription actors (subscription.commands), answered the same way. */
+  subscriptionCommands: { send(command: SubscriptionCommand): Promise<GatewayReply> };
+  /**
+   * A command to any entity's topic, keyed by its id, answered on gateway.replies like the above:
+   * `encode` writes the command with the reply address. Entities without a port of their own here
+   * (payment links: src/entities/link-runtime.ts) send through it.
+   */
+  request(topic: string, key: string, encode: (replyTo: ReplyTo) => Buffer): Promise<GatewayReply>;
   live: LiveUpdatesPort;
   /** The newest state of a session that a reply handed to this gateway (read-your-writes floor). */
   lastReplied(sessionId: string): SessionStateRecord | undefined;
@@ -126,6 +141,12 @@ export function createGatewayBus(deps: {
           merchantCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
         ),
     },
+    subscriptionCommands: {
+      send: (command: SubscriptionCommand) =>
+        request(TOPIC.subscriptionCommands, command.data.subscriptionId, (replyTo) =>
+          subscriptionCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+        ),
+    },
     live: {
       subscribe(sessionId, listener) {
         let set = listeners.get(sessionId);
@@ -140,6 +161,7 @@ export function createGatewayBus(deps: {
         };
       },
     },
+    request,
     lastReplied: (id) => replied.get(id),
     async start() {
       await producer.connect();

@@ -1,4 +1,5 @@
 import { merchantGatewayDeps } from "../../entities/merchant-runtime.ts";
+import { subscriptionGatewayDeps } from "../../entities/subscription-runtime.ts";
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createHealth } from "../../ops/health.ts";
@@ -26,6 +27,8 @@ export const gatewayRole: RoleModule = {
       readModel,
       timeoutMs: config.REPLY_TIMEOUT_MS,
     });
+    // Merchant mode only (MERCHANT_MODE): its routes and guards.
+    const merchants = merchantGatewayDeps(shared, bus, { commands });
     const app = await createGateway({
       config,
       commands,
@@ -40,8 +43,8 @@ export const gatewayRole: RoleModule = {
         chains: shared.chains,
         staleSeconds: config.INDEXER_STALE_SECONDS,
       }),
-      // Merchant mode only (MERCHANT_MODE): its routes and guards.
-      merchants: merchantGatewayDeps(shared, bus, { commands }),
+      merchants,
+      subscriptions: subscriptionGatewayDeps(shared, bus, merchants?.guards),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       logger: log,

@@ -1,5 +1,6 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { startMerchantProjector } from "../../entities/merchant-runtime.ts";
+import { startSubscriptionProjector } from "../../entities/subscription-runtime.ts";
 import { waitForGroupCaughtUp } from "../../kafka/topics.ts";
 import { createProjector, PROJECTOR_GROUP } from "../../projections/projector.ts";
 import { createSessionReadModel } from "../../projections/read-model.ts";
@@ -22,10 +23,12 @@ export const projectorRole: RoleModule = {
       timeoutMs: CATCH_UP_TIMEOUT_MS,
     });
     const merchants = await startMerchantProjector(shared, log, CATCH_UP_TIMEOUT_MS);
+    const subscriptions = await startSubscriptionProjector(shared, log, CATCH_UP_TIMEOUT_MS);
     return {
       role: "projector",
-      summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}${merchants ? `; ${merchants.summary}` : ""}`,
+      summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}`,
       async stop() {
+        await subscriptions?.stop();
         await merchants?.stop();
         await projector.stop();
       },

@@ -1,0 +1,172 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Address, Hex } from "viem";
+import { z } from "zod";
+import {
+  type SubscriptionAdmin,
+  SubscriptionRefusedError,
+  type SubscriptionView,
+} from "../../entities/subscription-admin.ts";
+import { type Guards, requireSecretKey } from "../auth.ts";
+import { gatewayError } from "../errors.ts";
+import { addressSchema, errorSchema } from "../schemas.ts";
+
+export interface SubscriptionRouteOptions {
+  guards: Guards;
+  admin: SubscriptionAdmin;
+}
+
+const hexSchema = z.string().regex(/^0x([0-9a-fA-F]{2})+$/, "must be 0x hex");
+const bytes32Schema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 32 bytes of 0x hex");
+const uint = (max: number) => z.number().int().min(0).max(max);
+
+/** The EIP-712 Mandate as signed (src/contracts/README.md), in the API's spelling. */
+const mandateSchema = z.strictObject({
+  payer: addressSchema,
+  token: addressSchema,
+  amount: z.string().regex(/^[1-9]\d{0,77}$/, "must be a positive integer string in base units"),
+  period: uint(Number.MAX_SAFE_INTEGER).min(1).describe("seconds"),
+  start: uint(Number.MAX_SAFE_INTEGER).describe("unix seconds at which period 0 starts"),
+  merchant: addressSchema.describe("receives each charge less the fees"),
+  app_fee_bps: uint(10_000),
+  app_fee_recipient: addressSchema,
+  salt: bytes32Schema,
+});
+
+export const subscriptionSchema = z.object({
+  id: z.string().describe("UUID derived from the mandate's EIP-712 digest"),
+  object: z.literal("subscription"),
+  status: z.enum(["active", "canceled"]),
+  chain_id: z.number(),
+  manager: z.string().describe("the SubscriptionManager the mandate is signed for"),
+  digest: z.string(),
+  mandate: z.object({
+    payer: z.string(),
+    token: z.string(),
+    amount: z.string(),
+    period: z.number(),
+    start: z.number(),
+    merchant: z.string(),
+    app_fee_bps: z.number(),
+    app_fee_recipient: z.string(),
+    salt: z.string(),
+  }),
+  fee_bps: z.number().describe("the platform fee, fixed at registration"),
+  created_at: z.string(),
+  canceled_at: z.string().nullable(),
+  canceled_by: z.enum(["merchant", "payer", "chain"]).nullable(),
+  last_charged_period: z.number().nullable(),
+  next_charge_at: z.string().nullable().describe("when the next charge attempt is due; null once canceled"),
+});
+
+const createBodySchema = z.strictObject({
+  chain_id: z.number().int().positive(),
+  mandate: mandateSchema,
+  signature: hexSchema.describe("the payer's EIP-712 signature of the Mandate"),
+});
+const idParams = z.strictObject({ id: z.uuid() });
+const subIdParams = z.strictObject({ sub_id: z.uuid() });
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
+
+/** The admin's refusals answer with their registered code (409 subscription_exists, 404, 400 ...). */
+async function answering(work: Promise<SubscriptionView>): Promise<SubscriptionView> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!(err instanceof SubscriptionRefusedError)) throw err;
+    throw gatewayError(err.code, err.message, { cause: err });
+  }
+}
+
+/**
+ * The merchant's subscription routes (issue 11 item 7), under the secret key, merchant mode only:
+ * register a payer-signed mandate, read one, cancel one. docs/SUBSCRIPTIONS.md.
+ */
+export const subscriptionRoutes: FastifyPluginAsyncZod<SubscriptionRouteOptions> = async (app, opts) => {
+  const { admin } = opts;
+  const principalOf = requireSecretKey(app, opts.guards);
+
+  app.post(
+    "/v1/subscriptions",
+    {
+      schema: {
+        summary: "Register a payer-signed mandate; 409 when its digest is registered already",
+        body: createBodySchema,
+        response: { 201: subscriptionSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { chain_id, mandate: m, signature } = request.body;
+      const view = await answering(
+        admin.register({
+          merchantId: principalOf(request).merchantId,
+          chainId: chain_id,
+          signature: signature as Hex,
+          mandate: {
+            payer: m.payer as Address,
+            token: m.token as Address,
+            amount: BigInt(m.amount),
+            period: BigInt(m.period),
+            start: BigInt(m.start),
+            merchant: m.merchant as Address,
+            appFeeBps: m.app_fee_bps,
+            appFeeRecipient: m.app_fee_recipient as Address,
+            salt: m.salt as Hex,
+          },
+        }),
+      );
+      return reply.code(201).send(view);
+    },
+  );
+
+  app.get(
+    "/v1/subscriptions/:id",
+    {
+      schema: {
+        summary: "Read a subscription; another merchant's is 404",
+        params: idParams,
+        response: { 200: subscriptionSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const view = await admin.view(principalOf(request).merchantId, request.params.id);
+      if (!view) throw gatewayError("subscription_not_found");
+      return view;
+    },
+  );
+
+  app.post(
+    "/v1/subscriptions/:id/cancel",
+    {
+      schema: {
+        summary: "Cancel a subscription (idempotent: a canceled one answers as it is)",
+        params: idParams,
+        response: { 200: subscriptionSchema, ...errors },
+      },
+    },
+    async (request) => answering(admin.cancelByMerchant(principalOf(request).merchantId, request.params.id)),
+  );
+};
+
+/**
+ * The payer's gasless cancel (no auth, as the interface says): the body is the payer's EIP-712
+ * Cancel signature over the mandate digest, checked against the mandate's payer; the service relays
+ * it on chain (cancelBySig). Merchant mode only.
+ */
+export const payerSubscriptionRoutes: FastifyPluginAsyncZod<{ admin: SubscriptionAdmin }> = async (
+  app,
+  opts,
+) => {
+  app.post(
+    "/subscriptions/:sub_id/cancel",
+    {
+      schema: {
+        summary: "The payer's gasless cancel: a signed EIP-712 Cancel(bytes32 mandate)",
+        params: subIdParams,
+        body: z.strictObject({ signature: hexSchema }),
+        response: { 200: subscriptionSchema, ...errors },
+      },
+    },
+    async (request) =>
+      answering(opts.admin.cancelByPayer(request.params.sub_id, request.body.signature as Hex)),
+  );
+};
