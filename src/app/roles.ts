@@ -1,3 +1,4 @@
+import { startLinkActors } from "../entities/link-runtime.ts";
 import { startMerchantActors } from "../entities/merchant-runtime.ts";
 import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
 import { startSubscriptionActors } from "../entities/subscription-runtime.ts";
@@ -33,6 +34,7 @@ const actorsRole: RoleModule = {
     // Merchant mode: the merchant entity on the same host runtime, in its own group.
     const merchants = await startMerchantActors(shared, log, CATCH_UP_TIMEOUT_MS);
     const subscriptions = await startSubscriptionActors(shared, log, CATCH_UP_TIMEOUT_MS);
+    const links = await startLinkActors(shared, log, CATCH_UP_TIMEOUT_MS);
     shared.metrics.gaugeFrom(
       "settlement_actor_partitions_owned",
       "Session partitions this process owns and has restored",
@@ -43,8 +45,9 @@ const actorsRole: RoleModule = {
       role: "actors",
       summary: `session actors in group "${sessionEntity.group}" over ${sessionEntity.inputs.map((i) => i.topic).join(" + ")}: ${
         restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
-      }${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}`,
+      }${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}${links ? `; ${links.summary}` : ""}`,
       async stop() {
+        await links?.stop();
         await subscriptions?.stop();
         await merchants?.stop();
         await host.stop();

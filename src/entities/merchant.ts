@@ -9,8 +9,9 @@ import type {
   MerchantReply,
   MerchantState,
 } from "../domain/merchant/types.ts";
-import { gatewayReplyCodec, merchantCommandCodec, merchantEventCodec } from "../kafka/codecs.ts";
+import { merchantCommandCodec, merchantEventCodec } from "../kafka/codecs.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
+import { replyOutbox } from "./reply-outbox.ts";
 
 /** The merchant actors' consumer group, and the prefix of their transactional ids. */
 export const MERCHANT_GROUP = "merchants";
@@ -35,20 +36,7 @@ export const merchantEntity: EntityDefinition<MerchantCommand, MerchantEvent, Me
       // Only merchant hosts write merchant.events, checking every event first.
       decode: (v) => merchantEventCodec.decodeTrusted(v),
     },
-    outbox: {
-      topics: [TOPIC.gatewayReplies],
-      route: ({ data: { replyTo, rejection } }) => ({
-        topic: TOPIC.gatewayReplies,
-        key: replyTo.gatewayId,
-        value: gatewayReplyCodec.encode({
-          ...replyTo,
-          status: rejection ? 409 : 200,
-          code: rejection?.code ?? null,
-          message: rejection?.message ?? null,
-          session: null,
-        }),
-      }),
-    },
+    outbox: replyOutbox,
     // States are plain JSON (no bigints).
     snapshot: { encode: (s) => JSON.stringify(s), decode: (text) => JSON.parse(text) as MerchantState },
   };

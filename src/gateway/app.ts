@@ -27,6 +27,7 @@ import { checkoutMerchantRoutes, registerRoutes } from "./routes/checkout.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
 import { checkoutStreamAccess, eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { type LinkRouteDeps, registerLinkRoutes } from "./routes/links.ts";
 import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
@@ -69,6 +70,8 @@ export interface GatewayDeps {
   merchantEvents?: EventList | undefined;
   /** Subscriptions (merchant mode): the /v1/subscriptions routes and the payer's cancel. */
   subscriptions?: SubscriptionRouteOptions | undefined;
+  /** Payment links (merchant mode, with checkout): the /v1/payment_links and public /links routes. */
+  links?: LinkRouteDeps["links"] | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -214,6 +217,18 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.subscriptions && config.MERCHANT_MODE !== "off") {
     await app.register(subscriptionRoutes, deps.subscriptions);
     await app.register(payerSubscriptionRoutes, { admin: deps.subscriptions.admin });
+  }
+  if (deps.links && checkout && deps.merchants && config.MERCHANT_MODE !== "off") {
+    await registerLinkRoutes(app, {
+      links: deps.links,
+      guards: deps.merchants.guards,
+      merchants: deps.merchants.admin,
+      checkout: checkout.sessions,
+      destinations: checkout.settings.destinations,
+      chains: evmChains,
+      publicUrl: config.PUBLIC_URL,
+      now: deps.now ?? Date.now,
+    });
   }
   await app.register(docsRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });

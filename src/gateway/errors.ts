@@ -1,8 +1,8 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains/evm/authorization.ts";
 import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
-import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
+import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
 import type { GatewayReply } from "../kafka/records.ts";
 import { BaseError } from "../support/errors.ts";
 import { ChainUnavailableError, ReplyTimeoutError } from "./ports.ts";
@@ -149,6 +149,11 @@ const GATEWAY_ERRORS = {
     retryable: false,
   },
   route_not_found: { status: 404, message: "route not found", retryable: false },
+  // Payment links (docs/LINKS.md). link_exists and link_not_found are the link actor's refusals too.
+  link_not_found: { status: 404, message: "no such payment link", retryable: false },
+  link_exists: { status: 409, message: "conflict", retryable: false },
+  link_inactive: { status: 410, message: "this payment link has been deactivated", retryable: false },
+  link_expired: { status: 410, message: "this payment link has expired", retryable: false },
   // Not retryable: the interface says a client retries 429, 5xx and network failures, never another 4xx.
   request_timeout: { status: 408, message: "the request took too long to arrive", retryable: false },
   body_too_large: { status: 413, message: "the request body is too large", retryable: false },

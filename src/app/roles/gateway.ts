@@ -1,3 +1,4 @@
+import { linkGatewayDeps } from "../../entities/link-runtime.ts";
 import { merchantGatewayDeps } from "../../entities/merchant-runtime.ts";
 import { subscriptionGatewayDeps } from "../../entities/subscription-runtime.ts";
 import { createGateway } from "../../gateway/app.ts";
@@ -44,6 +45,7 @@ export const gatewayRole: RoleModule = {
         staleSeconds: config.INDEXER_STALE_SECONDS,
       }),
       merchants,
+      links: linkGatewayDeps(shared, bus),
       subscriptions: subscriptionGatewayDeps(shared, bus, merchants?.guards),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),

@@ -1,4 +1,5 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
+import { startLinkProjector } from "../../entities/link-runtime.ts";
 import { startMerchantProjector } from "../../entities/merchant-runtime.ts";
 import { startSubscriptionProjector } from "../../entities/subscription-runtime.ts";
 import { waitForGroupCaughtUp } from "../../kafka/topics.ts";
@@ -24,10 +25,12 @@ export const projectorRole: RoleModule = {
     });
     const merchants = await startMerchantProjector(shared, log, CATCH_UP_TIMEOUT_MS);
     const subscriptions = await startSubscriptionProjector(shared, log, CATCH_UP_TIMEOUT_MS);
+    const links = await startLinkProjector(shared, log, CATCH_UP_TIMEOUT_MS);
     return {
       role: "projector",
-      summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}`,
+      summary: `${TOPIC.sessionEvents} -> Cassandra sessions + ${TOPIC.sessionState}${caughtUp ? " (caught up)" : " (still catching up)"}${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}${links ? `; ${links.summary}` : ""}`,
       async stop() {
+        await links?.stop();
         await subscriptions?.stop();
         await merchants?.stop();
         await projector.stop();

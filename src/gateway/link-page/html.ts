@@ -1,0 +1,84 @@
+/**
+ * The hosted payment page's HTML (GET /links/:slug to a browser): the link's terms, server-rendered
+ * and escaped, and the bundled script that does the rest in the payer's browser. What the script
+ * needs arrives as JSON in a non-executed script element; the Content-Security-Policy lets only our
+ * own script run.
+ */
+
+export interface PageLink {
+  slug: string;
+  /** USDC base units. */
+  amount: string;
+  description: string | null;
+}
+
+/** 6-decimal base units as a decimal USDC string ("25000000" -> "25.00", "1500001" -> "1.500001"). */
+export function formatUsdc(baseUnits: string): string {
+  const padded = baseUnits.padStart(7, "0");
+  const whole = padded.slice(0, -6).replace(/^0+(?=\d)/, "");
+  const fraction = padded.slice(-6).replace(/0+$/, "").padEnd(2, "0");
+  return `${whole}.${fraction}`;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** JSON safe inside a <script> element: no "</script>" or "<!--" can end or bend it. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The page for a payable link. */
+export function linkPage(link: PageLink, scriptPath: string): string {
+  const amount = formatUsdc(link.amount);
+  const title = link.description ? `${link.description}: ${amount} USDC` : `Pay ${amount} USDC`;
+  return page(
+    title,
+    `<p class="amount" id="amount">${escapeHtml(amount)} <span>USDC</span></p>
+${link.description ? `<p class="description">${escapeHtml(link.description)}</p>` : ""}
+<button id="pay" type="button">Pay with USDC</button>
+<div id="deposit" hidden>
+  <p>Send exactly <strong>${escapeHtml(amount)} USDC</strong> on <span id="chain"></span> to</p>
+  <img id="qr" alt="QR code of the deposit address" width="220" height="220">
+  <p><code id="address"></code></p>
+  <p class="hint">Keep this page open until it says paid: it signs the settlement for you.</p>
+</div>
+<p id="status" role="status" aria-live="polite"></p>
+<script type="application/json" id="link-data">${scriptJson(link)}</script>
+<script type="module" src="${escapeHtml(scriptPath)}"></script>`,
+  );
+}
+
+/** The page for a link that takes no more payments (410) or does not exist (404). */
+export function closedPage(message: string): string {
+  return page("Payment link", `<p id="status" role="status">${escapeHtml(message)}</p>`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>
+  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1f; }
+  .amount { font-size: 2.5rem; font-weight: 600; margin: 0; }
+  .amount span, .hint { color: #666; font-size: 1rem; }
+  button { font-size: 1.1rem; padding: 0.7rem 1.4rem; border-radius: 0.5rem; border: 0; background: #2b59c3; color: #fff; cursor: pointer; }
+  button[disabled] { opacity: 0.5; cursor: default; }
+  code { word-break: break-all; font-size: 0.95rem; }
+  #status { font-weight: 600; }
+  #status[data-status="paid"] { color: #1a7f37; }
+  #status[data-status="error"] { color: #b42318; }
+</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}

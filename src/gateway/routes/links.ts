@@ -1,0 +1,209 @@
+import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { EvmChainConfig } from "../../chains/evm/config.ts";
+import type { LinkAdmin } from "../../entities/link-admin.ts";
+import type { MerchantView } from "../../entities/merchant-admin.ts";
+import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
+import type { Guards } from "../auth.ts";
+import { type GatewayError, gatewayError } from "../errors.ts";
+import { createPageScript } from "../link-page/bundle.ts";
+import { closedPage, linkPage, PAGE_CSP } from "../link-page/html.ts";
+import { errorSchema } from "../schemas.ts";
+import { paymentLinkRoutes } from "./payment-links.ts";
+
+/** A chain a link's session can be paid on: what the page needs to make and authorize a burner. */
+export interface PayableChain {
+  chain_id: number;
+  name: string;
+  delegate: string;
+  usdc: string;
+}
+
+export interface PublicLinkRouteOptions {
+  links: Pick<LinkStore, "bySlug">;
+  /** Creates a checkout session for the merchant (src/gateway/checkout.ts). */
+  checkout: {
+    create(input: { merchantId: string; amount: bigint }): Promise<{
+      id: string;
+      amount: string;
+      client_secret: string;
+      expires_at: number;
+    }>;
+  };
+  /** The merchant's active publishable key, or null (none active: the link cannot be paid now). */
+  publishableKey(merchantId: string): Promise<string | null>;
+  /** The configured chains with a USDC the merchant pinned a destination for, as source chains. */
+  payableChains(merchantId: string): Promise<PayableChain[]>;
+  /** The page's bundled script (link-page/bundle.ts). */
+  script: () => Promise<string>;
+  now: () => number;
+}
+
+const SCRIPT_PATH = "/links/assets/page.js";
+const slugParams = z.object({ slug: z.string().min(1).max(64) });
+const linkJsonSchema = z.object({
+  object: z.literal("payment_link"),
+  slug: z.string(),
+  amount: z.string().describe("USDC base units (6 decimals)"),
+  currency: z.literal("usdc"),
+  description: z.string().nullable(),
+  expires_at: z.number().int().nullable().describe("Unix seconds, or null for never"),
+});
+const linkSessionSchema = z.object({
+  id: z.string(),
+  client_secret: z.string().describe("cs_...: the session's client secret, for the payer's page only"),
+  publishable_key: z.string().describe("the merchant's current pk_"),
+  amount: z.string().describe("USDC base units (6 decimals)"),
+  expires_at: z.number().int().describe("Unix seconds"),
+  chains: z
+    .array(z.object({ chain_id: z.number().int(), name: z.string(), delegate: z.string(), usdc: z.string() }))
+    .describe("where the session can be paid: the burner's authorization targets `delegate`"),
+});
+const errors = { 404: errorSchema, 410: errorSchema };
+
+/** Wants HTML: a browser's Accept names text/html; an API client's (or none) gets JSON. */
+const wantsHtml = (accept: string | undefined) =>
+  !!accept && /(^|,)\s*text\/html\s*(;|,|$)/i.test(accept) && !/^\s*application\/json/i.test(accept);
+
+/**
+ * The public side of payment links (issue 11 item 6), merchant mode only, without a key: the link
+ * as JSON or as the hosted page, and a checkout session made from it. A link that takes no more
+ * sessions is 410 (deactivated, or past its expires_at), an unknown slug 404.
+ */
+export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = async (app, opts) => {
+  /** The link behind a slug if it takes sessions now; else the error saying why. */
+  const payable = async (slug: string): Promise<LinkRow | GatewayError> => {
+    const link = await opts.links.bySlug(slug);
+    if (!link) return gatewayError("link_not_found");
+    if (link.deactivatedAt !== null) return gatewayError("link_inactive");
+    if (link.expiresAt !== null && link.expiresAt <= opts.now()) return gatewayError("link_expired");
+    return link;
+  };
+
+  app.get(SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type("text/javascript; charset=utf-8")
+      .header("cache-control", "no-cache")
+      .send(await opts.script()),
+  );
+
+  app.get(
+    "/links/:slug",
+    {
+      schema: {
+        summary: "A payment link: JSON to an API client, the hosted payment page to a browser",
+        params: slugParams,
+        response: { 200: linkJsonSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const link = await payable(request.params.slug);
+      if (!wantsHtml(request.headers.accept)) {
+        if (!("slug" in link)) throw link;
+        const expires = link.expiresAt === null ? null : Math.floor(link.expiresAt / 1000);
+        return {
+          object: "payment_link" as const,
+          slug: link.slug,
+          amount: link.amount,
+          currency: "usdc" as const,
+          description: link.description,
+          expires_at: expires,
+        };
+      }
+      // Start bundling now, so the script is ready when the browser asks for it.
+      opts
+        .script()
+        .catch((err: unknown) => request.log.error({ err }, "the payment page script did not build"));
+      const html = "slug" in link ? linkPage(link, SCRIPT_PATH) : closedPage(link.message);
+      return (
+        reply
+          .code("slug" in link ? 200 : link.status)
+          .type("text/html; charset=utf-8")
+          .header("content-security-policy", PAGE_CSP)
+          .header("cache-control", "no-store")
+          // The route's schemas describe its JSON; the page is sent as it is.
+          .serializer((body: string) => body)
+          .send(html as never)
+      );
+    },
+  );
+
+  app.post(
+    "/links/:slug/sessions",
+    {
+      schema: {
+        summary: "Create a checkout session from a payment link (no key): for the hosted page or your own",
+        params: slugParams,
+        response: { 200: linkSessionSchema, 400: errorSchema, ...errors, 503: errorSchema },
+      },
+    },
+    async (request) => {
+      const link = await payable(request.params.slug);
+      if (!("slug" in link)) throw link;
+      const [publishableKey, chains] = await Promise.all([
+        opts.publishableKey(link.merchantId),
+        opts.payableChains(link.merchantId),
+      ]);
+      // Misconfiguration on the merchant's side: a session made now could never be committed.
+      if (!publishableKey || chains.length === 0)
+        throw gatewayError(
+          "no_destination",
+          "this payment link cannot be paid yet: the merchant is not set up",
+        );
+      const created = await opts.checkout.create({
+        merchantId: link.merchantId,
+        amount: BigInt(link.amount),
+      });
+      return {
+        id: created.id,
+        client_secret: created.client_secret,
+        publishable_key: publishableKey,
+        amount: created.amount,
+        expires_at: created.expires_at,
+        chains,
+      };
+    },
+  );
+};
+
+/** What the link routes take from the gateway's merchant-mode dependencies. */
+export interface LinkRouteDeps {
+  links: { admin: LinkAdmin; store: Pick<LinkStore, "bySlug"> };
+  guards: Guards;
+  /** The merchant record, for its current publishable key. */
+  merchants: { view(merchantId: string): Promise<MerchantView | null> };
+  checkout: PublicLinkRouteOptions["checkout"];
+  destinations(merchantId: string): Promise<Array<{ sourceChainId: number }>>;
+  chains: readonly EvmChainConfig[];
+  publicUrl: string | undefined;
+  now: () => number;
+}
+
+/** The merchant's /v1/payment_links routes and the public /links routes, in merchant mode. */
+export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDeps): Promise<void> {
+  await app.register(paymentLinkRoutes, {
+    guards: deps.guards,
+    links: deps.links.admin,
+    publicUrl: deps.publicUrl,
+    now: deps.now,
+  });
+  await app.register(publicLinkRoutes, {
+    links: deps.links.store,
+    checkout: deps.checkout,
+    async publishableKey(merchantId) {
+      const keys = (await deps.merchants.view(merchantId))?.keys ?? [];
+      return keys.find((k) => k.type === "publishable" && k.revoked_at === null)?.key ?? null;
+    },
+    async payableChains(merchantId) {
+      const pinned = new Set((await deps.destinations(merchantId)).map((p) => p.sourceChainId));
+      return deps.chains.flatMap((c) =>
+        pinned.has(c.chainId) && c.usdc
+          ? [{ chain_id: c.chainId, name: c.name, delegate: c.delegate, usdc: c.usdc }]
+          : [],
+      );
+    },
+    script: createPageScript(),
+    now: deps.now,
+  });
+}
