@@ -65,6 +65,8 @@ export async function guardCheckout(
   await checkout.guards.checkout(request, await checkout.resources(session.id));
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Every status a settlement route can answer with besides 200 (the OpenAPI document lists them). */
 export const settlementErrors = Object.fromEntries(
   [400, 404, 409, 413, 415, 429, 500, 502, 503, 504].map((status) => [status, errorSchema]),
@@ -87,12 +89,18 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         body: commitBodySchema,
         response: { 200: commitResponseSchema, ...settlementErrors },
       },
+      // A checkout session's key and client secret come before its body's rules, as for register.
+      preValidation: async (request) => {
+        const id = (request.params as { id: string }).id.toLowerCase();
+        if (!UUID.test(id)) return; // the params' own 400 follows
+        const record = await sessions.get(id);
+        if (record) await guardCheckout(request, record.session, checkout);
+      },
     },
     async (request) => {
       const { id } = request.params;
       const body = request.body;
       const session = (await sessionOrThrow(sessions, id)).session;
-      await guardCheckout(request, session, checkout);
       if (session.burner_address === null || session.eip7702_auth === null)
         throw gatewayError("not_detected", "no burner is registered on this session yet");
       if (body.burner !== session.burner_address.toLowerCase()) throw gatewayError("burner_mismatch");
