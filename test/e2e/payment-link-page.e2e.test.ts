@@ -1,0 +1,252 @@
+import { randomUUID } from "node:crypto";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeBurner } from "../../src/client/index.ts";
+import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
+import { startTestService, type TestService } from "../support/service.ts";
+
+// A payment link on the real stack, paid through its hosted page in a real browser: Debian's
+// headless chromium driven by playwright-core (it never downloads a browser). The merchant pins a
+// destination and creates a link; the page makes a burner in the browser, registers it on a new
+// checkout session, shows the deposit address; the test pays USDC on the local chain (as a payer's
+// wallet would, to the address the page shows); the page commits by itself and turns "paid".
+
+const T = 240_000;
+const OPERATOR_SECRET = `operator-${"d".repeat(40)}`;
+const CHROMIUM = "/usr/bin/chromium";
+
+let service: TestService;
+let browser: Browser;
+let A: Ctx;
+let B: Ctx;
+
+beforeAll(async () => {
+  service = await startTestService({
+    roles: ["actors", "projector", "indexer", "gateway", "executor"],
+    env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000", INDEXER_POLL_MS: "250" },
+  });
+  const ctx = await setUpChains();
+  [A, B] = [ctx("source"), ctx("destination")];
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+    ],
+  });
+}, T);
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+}, T);
+
+async function api(
+  path: string,
+  init: { method?: string; key?: string; body?: unknown; accept?: string } = {},
+) {
+  const res = await fetch(`${service.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      accept: init.accept ?? "application/json",
+      ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  const json = res.headers.get("content-type")?.includes("json") && text ? JSON.parse(text) : null;
+  return { status: res.status, headers: res.headers, body: json, text };
+}
+
+async function newMerchant() {
+  const r = await api("/v1/operator/merchants", {
+    key: OPERATOR_SECRET,
+    body: { name: "Link Shop", email: `links-${randomUUID()}@merchant.test` },
+  });
+  expect(r.status).toBe(201);
+  return { id: r.body.merchant.id as string, sk: r.body.secret_key as string };
+}
+
+async function pinDestination(sk: string) {
+  const dest = makeBurner().address.toLowerCase() as `0x${string}`;
+  const r = await api("/v1/destinations", {
+    method: "PUT",
+    key: sk,
+    body: { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return dest;
+}
+
+async function newLink(sk: string, body: object) {
+  const r = await api("/v1/payment_links", { key: sk, body });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body as { id: string; url: string; active: boolean; amount: string };
+}
+
+const slugOf = (url: string) => new URL(url).pathname.split("/").pop() ?? "";
+
+/** Everything the page logs, for the failure message when it does not turn paid. */
+function watch(page: Page): string[] {
+  const log: string[] = [];
+  page.on("console", (m) => log.push(`console.${m.type()}: ${m.text()}`));
+  page.on("pageerror", (e) => log.push(`pageerror: ${e.message}`));
+  page.on("requestfailed", (r) => log.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  return log;
+}
+
+describe("a payment link's hosted page", () => {
+  it(
+    "creates a session, shows the deposit address and its QR code, commits by itself once paid, and turns paid",
+    async () => {
+      const m = await newMerchant();
+      const dest = await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "10000000", description: "A <b>T-shirt</b>" });
+      expect(link).toMatchObject({
+        object: "payment_link",
+        active: true,
+        amount: "10000000",
+        currency: "usdc",
+      });
+      expect(link.url).toBe(`${service.url}/links/${slugOf(link.url)}`);
+      expect(slugOf(link.url)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+      const page = await browser.newPage();
+      const log = watch(page);
+      const opened = await page.goto(link.url);
+      expect(opened?.status()).toBe(200);
+      expect(opened?.headers()["content-security-policy"]).toContain("script-src 'self'");
+      expect(await page.textContent("#amount")).toContain("10.00");
+      // The description is text, never markup.
+      expect(await page.textContent(".description")).toBe("A <b>T-shirt</b>");
+      expect(await page.$(".description b")).toBeNull();
+
+      await page.click("#pay");
+      await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err: unknown) => {
+        throw new Error(`the page showed no deposit address:\n${log.join("\n")}`, { cause: err });
+      });
+      const address = (await page.textContent("#address"))?.trim() as `0x${string}`;
+      expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      expect(await page.getAttribute("#qr", "src")).toMatch(/^data:image\/png;base64,/);
+      const sessionId = await page.getAttribute("body", "data-session");
+      const registered = await api(`/sessions/${sessionId}`);
+      expect(registered.body).toMatchObject({ status: "pending", burner_address: address.toLowerCase() });
+
+      // The payer's wallet sends the amount to the address the page shows.
+      await fund(A, address, A.chain.usdc, 10_000_000n);
+      await page
+        .waitForSelector('#status[data-status="paid"]', { timeout: 180_000 })
+        .catch((err: unknown) => {
+          throw new Error(`the page did not turn paid:\n${log.join("\n")}`, { cause: err });
+        });
+      expect(await page.textContent("#status")).toMatch(/paid/i);
+
+      const swept = await api(`/sessions/${sessionId}`);
+      expect(swept.body).toMatchObject({
+        status: "swept",
+        outcome: "succeeded",
+        merchant_id: m.id,
+        dest_address: dest,
+      });
+      expect(await tokenBalance(B, dest)).toBe(BigInt(swept.body.settled_amount));
+      await page.close();
+    },
+    T,
+  );
+});
+
+describe("payment link routes", () => {
+  it(
+    "merchant API: create, read and deactivate under the sk_, another merchant's is 404, no key 401",
+    async () => {
+      const m = await newMerchant();
+      const other = await newMerchant();
+      const link = await newLink(m.sk, { amount: "2500000" });
+      expect((await api(`/v1/payment_links/${link.id}`, { key: m.sk })).body).toMatchObject({
+        id: link.id,
+        amount: "2500000",
+        description: null,
+        expires_at: null,
+      });
+      expect((await api(`/v1/payment_links/${link.id}`, { key: other.sk })).status).toBe(404);
+      expect(
+        (await api(`/v1/payment_links/${link.id}/deactivate`, { key: other.sk, method: "POST" })).status,
+      ).toBe(404);
+      const anonymous = await api(`/v1/payment_links/${link.id}`);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      for (const body of [
+        { amount: "1.5" },
+        { amount: "0" },
+        { amount: "10", extra: 1 },
+        { amount: "10", expires_at: 1 },
+      ])
+        expect((await api("/v1/payment_links", { key: m.sk, body })).status, JSON.stringify(body)).toBe(400);
+
+      const off = await api(`/v1/payment_links/${link.id}/deactivate`, { key: m.sk, method: "POST" });
+      expect(off.body).toMatchObject({ id: link.id, active: false });
+      const again = await api(`/v1/payment_links/${link.id}/deactivate`, { key: m.sk, method: "POST" });
+      expect(again.body).toMatchObject({ id: link.id, active: false });
+    },
+    T,
+  );
+
+  it(
+    "public routes: JSON to an API client, HTML to a browser, 410 once inactive or expired, 404 for an unknown slug",
+    async () => {
+      const m = await newMerchant();
+      await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "1000000", description: "Coffee" });
+      const slug = slugOf(link.url);
+      const json = await api(`/links/${slug}`);
+      expect(json.status).toBe(200);
+      expect(json.body).toEqual({
+        object: "payment_link",
+        slug,
+        amount: "1000000",
+        currency: "usdc",
+        description: "Coffee",
+        expires_at: null,
+      });
+      const html = await api(`/links/${slug}`, { accept: "text/html,application/xhtml+xml,*/*;q=0.8" });
+      expect(html.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(html.text).toContain("1.00");
+
+      const created = await api(`/links/${slug}/sessions`, { method: "POST" });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect(created.body).toMatchObject({
+        id: expect.any(String),
+        client_secret: expect.stringMatching(/^cs_test_/),
+        publishable_key: expect.stringMatching(/^pk_test_/),
+        amount: "1000000",
+        chains: [
+          { chain_id: A.chain.chainId, delegate: A.chain.delegate.toLowerCase(), usdc: expect.any(String) },
+        ],
+      });
+      const session = await api(`/sessions/${created.body.id}`);
+      expect(session.body).toMatchObject({ status: "pending", merchant_id: m.id, burner_address: null });
+
+      expect((await api("/links/AAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
+      expect((await api("/links/AAAAAAAAAAAAAAAAAAAAAA/sessions", { method: "POST" })).status).toBe(404);
+
+      await api(`/v1/payment_links/${link.id}/deactivate`, { key: m.sk, method: "POST" });
+      const gone = await api(`/links/${slug}/sessions`, { method: "POST" });
+      expect(gone.status).toBe(410);
+      expect(gone.body.error).toMatch(/deactivated/);
+      expect((await api(`/links/${slug}`)).status).toBe(410);
+      const closedPage = await api(`/links/${slug}`, { accept: "text/html" });
+      expect(closedPage.status).toBe(410);
+      expect(closedPage.text).toContain("deactivated");
+
+      const soon = await newLink(m.sk, { amount: "1000000", expires_at: Math.floor(Date.now() / 1000) + 2 });
+      await new Promise((r) => setTimeout(r, 2_500));
+      const expired = await api(`/links/${slugOf(soon.url)}/sessions`, { method: "POST" });
+      expect(expired.status).toBe(410);
+      expect(expired.body.error).toMatch(/expired/);
+    },
+    T,
+  );
+});
