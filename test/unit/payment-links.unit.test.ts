@@ -1,0 +1,249 @@
+import { describe, expect, it } from "vitest";
+import type { LinkAdmin } from "../../src/entities/link-admin.ts";
+import type { MerchantAdmin } from "../../src/entities/merchant-admin.ts";
+import { issueKey } from "../../src/entities/merchant-keys.ts";
+import { createGateway } from "../../src/gateway/app.ts";
+import { createGuards } from "../../src/gateway/auth.ts";
+import { createPageScript } from "../../src/gateway/link-page/bundle.ts";
+import { formatUsdc, linkPage } from "../../src/gateway/link-page/html.ts";
+import type { KeyByHash } from "../../src/store/merchants.ts";
+import type { LinkRow } from "../../src/store/payment-links.ts";
+import { CHAIN_ID, DELEGATE, memoryService, START_MS, testConfig } from "../support/memory-gateway.ts";
+
+// The payment link routes through the gateway with in-memory ports: which route answers what, by
+// setting, key, Accept and the link's state (the real stack: test/e2e/payment-link-page.e2e.test.ts).
+
+const USDC = "0x2222222222222222222222222222222222222222";
+const OTHER_CHAIN = 31338;
+const sk = issueKey("secret", "test");
+const otherSk = issueKey("secret", "test");
+const keyRows: KeyByHash[] = [
+  { ...sk.issued, merchantId: "mer_a", createdAt: 1, revokedAt: null },
+  { ...otherSk.issued, merchantId: "mer_b", createdAt: 1, revokedAt: null },
+];
+const PK = "pk_test_abc";
+const view = (id: string) => ({
+  id,
+  name: "Shop",
+  email: "a@shop.test",
+  created_at: "",
+  livemode: false,
+  keys: [
+    {
+      id: "k0",
+      type: "publishable" as const,
+      key: "pk_test_old",
+      last4: "_old",
+      created_at: "",
+      revoked_at: "x",
+    },
+    { id: "k1", type: "publishable" as const, key: PK, last4: "_abc", created_at: "", revoked_at: null },
+  ],
+});
+const merchantAdmin = { view: async (id: string) => view(id) } as unknown as MerchantAdmin;
+
+const link = (over: Partial<LinkRow>): LinkRow => ({
+  id: "plink_1",
+  merchantId: "mer_a",
+  slug: "slug_active",
+  amount: "25000000",
+  description: "Tea & <cake>",
+  expiresAt: null,
+  createdAt: START_MS,
+  deactivatedAt: null,
+  version: 1,
+  ...over,
+});
+const LINKS = [
+  link({}),
+  link({ id: "plink_2", slug: "slug_off", deactivatedAt: START_MS }),
+  link({ id: "plink_3", slug: "slug_old", expiresAt: START_MS - 1 }),
+  link({ id: "plink_4", slug: "slug_nopin", merchantId: "mer_b" }),
+];
+
+async function gateway(env: Record<string, string> = { MERCHANT_MODE: "development" }) {
+  const service = memoryService();
+  const created: Array<{ merchantId: string; amount: bigint }> = [];
+  const admin: LinkAdmin = {
+    create: async (merchantId, l) => link({ id: "plink_new", merchantId, slug: "new_slug", ...l }),
+    get: async (merchantId, id) => LINKS.find((l) => l.id === id && l.merchantId === merchantId) ?? null,
+    deactivate: async () => link({ deactivatedAt: START_MS }),
+  };
+  const app = await createGateway({
+    config: testConfig({
+      RATE_LIMIT_BURST: "1000",
+      EVM_CHAINS: JSON.stringify([
+        {
+          name: "source",
+          chainId: CHAIN_ID,
+          rpcUrl: "http://127.0.0.1:8545",
+          delegate: DELEGATE,
+          usdc: USDC,
+        },
+        {
+          name: "dest",
+          chainId: OTHER_CHAIN,
+          rpcUrl: "http://127.0.0.1:8546",
+          delegate: DELEGATE,
+          usdc: USDC,
+        },
+      ]),
+      ...env,
+    }),
+    commands: service.commands,
+    sessions: service.sessions,
+    live: service.live,
+    health: service.health,
+    now: () => START_MS,
+    merchants: {
+      admin: merchantAdmin,
+      guards: createGuards({
+        keys: { keyByHash: async (h) => keyRows.find((k) => k.hash === h) ?? null },
+        mode: "test",
+      }),
+      checkout: {
+        sessions: {
+          create: async (input: { merchantId: string; amount: bigint }) => {
+            created.push(input);
+            return {
+              id: "s1",
+              amount: input.amount.toString(),
+              client_secret: "cs_test_1",
+              expires_at: 1_800_003_600,
+            };
+          },
+        } as never,
+        settings: {
+          // mer_a pinned a destination for the first chain only; mer_b none.
+          destinations: async (m: string) =>
+            m === "mer_a" ? [{ sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN }] : [],
+        } as never,
+        resources: async () => null,
+        mode: "test",
+      },
+    },
+    links: { admin, store: { bySlug: async (slug) => LINKS.find((l) => l.slug === slug) ?? null } },
+  });
+  return { app, created };
+}
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+const HTML = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+
+describe("payment link routes", () => {
+  it("do not exist with MERCHANT_MODE=off", async () => {
+    const { app } = await gateway({ MERCHANT_MODE: "off" });
+    for (const [method, url] of [
+      ["GET", "/links/slug_active"],
+      ["POST", "/links/slug_active/sessions"],
+      ["GET", "/v1/payment_links/plink_1"],
+    ] as const)
+      expect((await app.inject({ method, url, headers: auth(sk.key) })).statusCode, url).toBe(404);
+  });
+
+  it("/v1: 401 with WWW-Authenticate without a key, 404 for another merchant's link, 400 for a past expiry", async () => {
+    const { app } = await gateway();
+    const none = await app.inject({ method: "GET", url: "/v1/payment_links/plink_1" });
+    expect(none.statusCode).toBe(401);
+    expect(none.headers["www-authenticate"]).toMatch(/^Bearer/);
+    expect(
+      (await app.inject({ method: "GET", url: "/v1/payment_links/plink_1", headers: auth(otherSk.key) }))
+        .statusCode,
+    ).toBe(404);
+    const mine = await app.inject({ method: "GET", url: "/v1/payment_links/plink_1", headers: auth(sk.key) });
+    expect(mine.json()).toMatchObject({
+      id: "plink_1",
+      active: true,
+      url: "http://localhost:80/links/slug_active",
+    });
+    const past = await app.inject({
+      method: "POST",
+      url: "/v1/payment_links",
+      headers: auth(sk.key),
+      payload: { amount: "1", expires_at: START_MS / 1000 },
+    });
+    expect(past.statusCode).toBe(400);
+    expect(past.json().error).toMatch(/expires_at/);
+  });
+
+  it("GET /links/:slug: JSON by default and to an API client, the page to a browser", async () => {
+    const { app } = await gateway();
+    const json = await app.inject({ method: "GET", url: "/links/slug_active" });
+    expect(json.json()).toMatchObject({
+      object: "payment_link",
+      amount: "25000000",
+      description: "Tea & <cake>",
+    });
+    const page = await app.inject({ method: "GET", url: "/links/slug_active", headers: HTML });
+    expect(page.headers["content-type"]).toMatch(/^text\/html/);
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.body).toContain("Tea &#38; &#60;cake&#62;");
+    expect(page.body).not.toContain("<cake>");
+    expect(page.body).toContain('src="/links/assets/page.js"');
+  });
+
+  it("410 for a deactivated or expired link (JSON and page), 404 for an unknown slug", async () => {
+    const { app } = await gateway();
+    for (const [slug, status, text] of [
+      ["slug_off", 410, "deactivated"],
+      ["slug_old", 410, "expired"],
+      ["nothing", 404, "no such payment link"],
+    ] as const) {
+      const json = await app.inject({ method: "POST", url: `/links/${slug}/sessions` });
+      expect([json.statusCode, json.json().error]).toEqual([status, expect.stringContaining(text)]);
+      const page = await app.inject({ method: "GET", url: `/links/${slug}`, headers: HTML });
+      expect([page.statusCode, page.headers["content-type"]]).toEqual([
+        status,
+        expect.stringMatching(/^text\/html/),
+      ]);
+      expect(page.body).toContain(text);
+    }
+  });
+
+  it("POST /links/:slug/sessions: a session for the link's merchant and amount, the active pk_, the pinned chains", async () => {
+    const { app, created } = await gateway();
+    const res = await app.inject({ method: "POST", url: "/links/slug_active/sessions" });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      id: "s1",
+      client_secret: "cs_test_1",
+      publishable_key: PK,
+      amount: "25000000",
+      expires_at: 1_800_003_600,
+      chains: [{ chain_id: CHAIN_ID, name: "source", delegate: DELEGATE, usdc: USDC }],
+    });
+    expect(created).toEqual([{ merchantId: "mer_a", amount: 25_000_000n }]);
+    // A merchant with no pinned destination: no session made that could never be committed.
+    const nopin = await app.inject({ method: "POST", url: "/links/slug_nopin/sessions" });
+    expect(nopin.statusCode).toBe(400);
+    expect(created).toHaveLength(1);
+  });
+});
+
+describe("the hosted page", () => {
+  it("writes amounts in USDC", () => {
+    expect(["25000000", "1500001", "1", "0", "123456789012"].map(formatUsdc)).toEqual([
+      "25.00",
+      "1.500001",
+      "0.000001",
+      "0.00",
+      "123456.789012",
+    ]);
+  });
+
+  it("embeds the link as JSON that no description can break out of", () => {
+    const html = linkPage(
+      { slug: "s", amount: "1", description: "</script><script>alert(1)</script>" },
+      "/p.js",
+    );
+    expect(html.match(/<script/g)).toHaveLength(2);
+    expect(html).toContain("\\u003c/script>");
+  });
+
+  it("bundles its script for the browser, once", async () => {
+    const script = createPageScript();
+    const [a, b] = await Promise.all([script(), script()]);
+    expect(a).toBe(b);
+    expect(a.length).toBeGreaterThan(10_000);
+    expect(a).not.toMatch(/\bfrom\s*"node:|require\("node:/);
+  }, 30_000);
+});
