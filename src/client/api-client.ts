@@ -43,7 +43,7 @@ export interface ApiClientConfig {
 }
 
 export interface ApiRequest {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   /** From the base URL, starting with `/`; path parameters already encoded. */
   path: string;
   /** Sent as JSON. */
@@ -56,6 +56,13 @@ export interface ApiRequest {
    * own (commit retries until a deadline), so two retry loops never nest.
    */
   attempts?: number | undefined;
+  /**
+   * `false` for a request the service must not receive twice (a POST that creates something and
+   * carries no Idempotency-Key): only a 429 is retried, which the rate limiter answers before any
+   * route runs. After a timeout, a network failure or a 5xx the work may have been done, so that
+   * error is thrown at once, for the caller to look before it tries again. Default `true`.
+   */
+  idempotent?: boolean | undefined;
 }
 
 export interface ApiClient {
@@ -88,8 +95,15 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
   checkConfig(baseUrl, timeout, policy, fetchFn);
   const checkout = config.checkout ? checkCheckout(config.checkout) : null;
 
+  const rule = retryRule(policy);
+  const refusedUnseen = (err: unknown) => rule.isRetryable(err) && (err as ApiError).status === 429;
   const withRetries = <T>(req: ApiRequest, once: () => Promise<T>) =>
-    retry(once, { attempts: req.attempts ?? policy.attempts, signal: req.signal, ...retryRule(policy) });
+    retry(once, {
+      attempts: req.attempts ?? policy.attempts,
+      signal: req.signal,
+      ...rule,
+      ...(req.idempotent === false ? { isRetryable: refusedUnseen } : {}),
+    });
 
   /** One try: the answer, or an ApiError (or the caller's abort reason). `read` runs under the timer. */
   async function attempt<T>(req: ApiRequest, read: (res: Response, url: string) => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ApiError,
   ClientError,
@@ -10,38 +10,13 @@ import {
   revokeKey,
   rollKey,
 } from "../../src/client/merchant/index.ts";
-import { type Handler, type LocalServer, sendJson, serve } from "../support/local-http.ts";
+import { sendJson } from "../support/local-http.ts";
+import { failure, localMerchant, ok, SK } from "../support/merchant-local.ts";
 
 // The merchant library's request building and error mapping against a real local HTTP server (real
 // sockets, the real API client underneath); backoffs shortened so a retry takes milliseconds.
 
-const SK = `sk_test_${"a".repeat(43)}`;
-let server: LocalServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function clientFor(handler: Handler) {
-  server = await serve(handler);
-  return createMerchantClient({
-    baseUrl: server.url,
-    secretKey: SK,
-    retry: { attempts: 3, baseMs: 5, maxMs: 20 },
-  });
-}
-const requests = () => (server?.requests ?? []).map((r) => [r.method, r.url, r.body]);
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error("expected a failure");
-    },
-    (err: unknown) => err as ApiError,
-  );
-const ok =
-  (body: unknown): Handler =>
-  (_req, res) =>
-    sendJson(res, 200, body);
+const { clientFor, requests, server: current } = localMerchant();
 
 describe("createMerchantClient", () => {
   it("takes only a secret key: a pk_, a cs_ or nothing is a config_error at once", () => {
@@ -56,7 +31,7 @@ describe("createMerchantClient", () => {
   it("sends the key as a Bearer on every request, and does not show it when logged", async () => {
     const client = await clientFor(ok({ id: "mer_1" }));
     await getMerchant(client);
-    expect(server?.requests[0]?.headers.authorization).toBe(`Bearer ${SK}`);
+    expect(current()?.requests[0]?.headers.authorization).toBe(`Bearer ${SK}`);
     expect(JSON.stringify(client)).not.toContain(SK);
   });
 });
@@ -76,7 +51,7 @@ describe("the merchant actions build their requests", () => {
       ["POST", "/v1/keys/roll", ""],
       ["POST", "/v1/keys/roll", '{"type":"publishable"}'],
     ]);
-    expect(server?.requests[0]?.headers["content-type"]).toBeUndefined();
+    expect(current()?.requests[0]?.headers["content-type"]).toBeUndefined();
   });
 
   it("revokeKey: POST /v1/keys/:id/revoke, the id encoded; the 204 answers undefined", async () => {
@@ -117,7 +92,7 @@ describe("the merchant actions' errors", () => {
       "revoked key",
       false,
     ]);
-    expect(server?.requests).toHaveLength(1);
+    expect(current()?.requests).toHaveLength(1);
   });
 
   it("a 409 of a redelivery is not retried; a 503 of a read is, by the client's rules", async () => {
@@ -130,14 +105,14 @@ describe("the merchant actions' errors", () => {
     );
     expect((await failure(redeliverWebhook(client, { id: "d1" }))).status).toBe(409);
     expect(await listWebhookDeliveries(client)).toEqual([]);
-    expect(server?.requests).toHaveLength(3);
+    expect(current()?.requests).toHaveLength(3);
   });
 
   it("a roll is tried once: its 503 is thrown, not retried with a key the roll may have revoked", async () => {
     const client = await clientFor((_req, res) => sendJson(res, 503, { error: "reply timeout" }));
     const err = await failure(rollKey(client));
     expect([err.kind, err.status, err.retryable]).toEqual(["http", 503, true]);
-    expect(server?.requests).toHaveLength(1);
+    expect(current()?.requests).toHaveLength(1);
   });
 
   it("a 200 that is not JSON is a parse error (only a 204 may be empty)", async () => {

@@ -1,10 +1,19 @@
 import type { z } from "zod";
+import type { PaymentSessionCreated as Created, PaymentSessionObject } from "../../gateway/checkout.ts";
+import type { eventListSchema, eventSchema } from "../../gateway/routes/merchant-events.ts";
 import type { merchantSchema, rolledSchema } from "../../gateway/routes/merchants.ts";
+import type { paymentLinkSchema } from "../../gateway/routes/payment-links.ts";
+import type { subscriptionSchema } from "../../gateway/routes/subscriptions.ts";
 import type { deliverySchema } from "../../gateway/routes/webhook-deliveries.ts";
+import type {
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
+} from "../../gateway/routes/webhook-endpoints.ts";
 
-// The merchant library's wire types, inferred from the merchant routes' own zod schemas, so they
-// cannot drift from what the gateway serialises. Type-only imports, erased at compilation: neither
-// zod nor the gateway is loaded at run time (test/unit/client-bundle holds the entry to that).
+// The merchant library's wire types, inferred from the merchant routes' own zod schemas (or the
+// gateway's own types for what it serialises), so they cannot drift from what the gateway sends.
+// Type-only imports, erased at compilation: neither zod nor the gateway is loaded at run time
+// (test/unit/client-bundle holds the entry to that).
 
 /** The answer of `GET /v1/merchant`: the merchant's record and its keys, never a secret key. */
 export type Merchant = z.output<typeof merchantSchema>;
@@ -17,3 +26,44 @@ export type RolledKey = z.output<typeof rolledSchema>;
 export type WebhookDelivery = z.output<typeof deliverySchema>;
 export type WebhookDeliveryState = WebhookDelivery["state"];
 export type WebhookDeliveryAttempt = WebhookDelivery["attempt_log"][number];
+
+/** The merchant's webhook endpoint `{ id, url, created_at }`, as `GET /v1/webhook_endpoints` shows it. */
+export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>;
+/** The answer of `PUT /v1/webhook_endpoints`: the endpoint and its new `whsec_` secret, shown once. */
+export type WebhookEndpointWithSecret = z.output<typeof webhookEndpointWithSecretSchema>;
+
+/** A checkout session as the merchant API shows it (`GET /v1/payment_sessions/:id`). */
+export type PaymentSession = PaymentSessionObject;
+/** The answer of `POST /v1/payment_sessions`: the payment session and its `cs_` client secret, once. */
+export type PaymentSessionCreated = Created;
+export type PaymentSessionStatus = PaymentSession["status"];
+
+// The route keeps these two schemas to itself (src/gateway/routes/checkout.ts), so they are written
+// out here; the unit tests and the e2e test read real answers into them.
+/** Where checkout money found on `source_chain_id` goes (one pin per source chain). */
+export interface Destination {
+  source_chain_id: number;
+  dest_address: string;
+  dest_chain_id: number;
+}
+/** The merchant's app fee: what its checkout sessions sign into their Intents. */
+export interface AppFee {
+  /** 0 to 9900 basis points. */
+  app_fee_bps: number;
+  /** The zero address when the fee is 0 and none was set. */
+  app_fee_recipient: string;
+}
+
+/** An event of the list: `data` is the webhook body as delivered (`GET /v1/events`). */
+export type MerchantEvent = z.output<typeof eventSchema>;
+/** One page of the event list `{ object: "list", data, has_more, url }`, newest first. */
+export type EventPage = z.output<typeof eventListSchema>;
+
+/** A payment link: a hosted page (`url`) that takes a fixed USDC amount. */
+export type PaymentLink = z.output<typeof paymentLinkSchema>;
+
+/** A registered subscription: its payer-signed mandate, status and charging schedule. */
+export type Subscription = z.output<typeof subscriptionSchema>;
+/** The EIP-712 Mandate as the payer signed it, in the API's spelling (amount a decimal string). */
+export type Mandate = Subscription["mandate"];
+export type SubscriptionStatus = Subscription["status"];
