@@ -54,64 +54,64 @@ const fromRow = (r: cassandra.types.Row): MerchantEventRow => ({
 
 /** Typed access to the event list: the webhooks worker records, the GET /v1/events routes read. */
 export function merchantEvents(client: CassandraClient) {
+  /** The event with this id, whoever's it is (the caller checks the merchant), or null. */
+  async function get(id: string): Promise<MerchantEventRow | null> {
+    const rs = await client.execute(
+      `SELECT ${COLUMNS} FROM merchant_events_by_id WHERE event_id = ?`,
+      [id],
+      Q,
+    );
+    const row = rs.first();
+    return row ? fromRow(row) : null;
+  }
+
   return {
+    get,
+
     /**
-     * Records a WebhookEvent as an event, idempotently: the first record of a key decides its id's
-     * row (created time and all), and every later one (a re-delivery, the same key queued again)
-     * rewrites the list row from it. Answers the event as stored, or null when it is past 30 days.
+     * Records a WebhookEvent as an event, idempotently: the first record of a key decides its event
+     * (created time and all), and a later one (a re-delivery, the same key queued again after a
+     * reorg) rewrites the list row from it. Answers the event as stored, or null when it is past
+     * 30 days.
+     *
+     * A read, then plain writes, not a lightweight transaction (one Paxos round more per event, on a
+     * path their rate bounds): the records of one key share a merchant, hence a partition, and are
+     * worked one at a time in offset order by whichever process works them, so a process reads for
+     * a later record only after it wrote the earlier one itself, or after that one was committed.
      */
     async record(e: WebhookEvent, nowMs: number): Promise<MerchantEventRow | null> {
-      const id = eventIdOf(e.idempotencyKey);
-      const ttl = ttlSecondsLeft(e.createdAt, nowMs);
+      const first = await get(eventIdOf(e.idempotencyKey));
+      const row: MerchantEventRow = first ?? {
+        id: eventIdOf(e.idempotencyKey),
+        merchantId: e.merchantId,
+        type: e.eventType,
+        createdAt: e.createdAt,
+        idempotencyKey: e.idempotencyKey,
+        sessionId: e.sessionId,
+        payload: e.payload,
+      };
+      const ttl = ttlSecondsLeft(row.createdAt, nowMs);
       if (ttl <= 0) return null;
-      const rs = await client.execute(
-        `INSERT INTO merchant_events_by_id (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
-        [id, e.merchantId, e.eventType, new Date(e.createdAt), e.idempotencyKey, e.sessionId, e.payload, ttl],
-        Q,
-      );
-      // Not applied: the answer carries the row that was there first, which is the event.
-      const first = rs.wasApplied() ? null : rs.first();
-      const row: MerchantEventRow = first
-        ? fromRow(first)
-        : {
-            id,
-            merchantId: e.merchantId,
-            type: e.eventType,
-            createdAt: e.createdAt,
-            idempotencyKey: e.idempotencyKey,
-            sessionId: e.sessionId,
-            payload: e.payload,
-          };
-      const left = ttlSecondsLeft(row.createdAt, nowMs);
-      if (left <= 0) return null;
-      // A plain write, on another table than the lightweight transaction above: the same values on
-      // the same clustering row each time, so repeating it changes nothing.
-      await client.execute(
-        `INSERT INTO merchant_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-        [
-          row.id,
-          row.merchantId,
-          row.type,
-          new Date(row.createdAt),
-          row.idempotencyKey,
-          row.sessionId,
-          row.payload,
-          left,
-        ],
-        Q,
-      );
+      const values = [
+        row.id,
+        row.merchantId,
+        row.type,
+        new Date(row.createdAt),
+        row.idempotencyKey,
+        row.sessionId,
+        row.payload,
+        ttl,
+      ];
+      // The same values each time, so repeating either write (the record worked again after a
+      // crash between them) changes nothing; independent, so side by side.
+      const insert = (table: string) =>
+        client.execute(
+          `INSERT INTO ${table} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
+          values,
+          Q,
+        );
+      await Promise.all([first ? null : insert("merchant_events_by_id"), insert("merchant_events")]);
       return row;
-    },
-
-    /** The event with this id, whoever's it is (the caller checks the merchant), or null. */
-    async get(id: string): Promise<MerchantEventRow | null> {
-      const rs = await client.execute(
-        `SELECT ${COLUMNS} FROM merchant_events_by_id WHERE event_id = ?`,
-        [id],
-        Q,
-      );
-      const row = rs.first();
-      return row ? fromRow(row) : null;
     },
 
     /**

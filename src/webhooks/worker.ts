@@ -100,16 +100,19 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
         log.error({ err, offset: String(record.offset) }, "undecodable webhook event skipped");
         return;
       }
-      // The event list (GET /v1/events) first: it holds every event, delivered or not. After the
-      // ledger row it could be lost, since a re-worked record stops at "already in the ledger"; here,
-      // if either write fails the record stays uncommitted and is worked again (both are idempotent).
-      await events.record(event, Date.now());
       // With room in the queue the insert claims the first attempt for this process (one
       // lightweight transaction fewer); otherwise the row is due now and a scan offers it.
       const now = Date.now();
       const claimed = queue.hasRoom();
       const due = claimed ? now + leaseMs(deps.timeouts) : now;
-      const row = await ledger.enqueue({ ...event, eventCreatedAt: event.createdAt }, now, due);
+      // The event list (GET /v1/events) beside the ledger row, whatever the ledger answers: it holds
+      // every event, delivered or not, and a re-worked record finds its key in the ledger. If either
+      // write fails the record stays uncommitted and is worked again (both are idempotent; a claimed
+      // row then waits for its lease, as below). Side by side, so the list adds no wait to a delivery.
+      const [row] = await Promise.all([
+        ledger.enqueue({ ...event, eventCreatedAt: event.createdAt }, now, due),
+        events.record(event, now),
+      ]);
       if (!row) {
         log.info({ key: event.idempotencyKey }, "webhook event already in the ledger");
         return;
