@@ -1,42 +1,86 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiClient, makeBurner, newBurner, payCheckout } from "../../src/client/index.ts";
 import {
   ApiError,
+  allEvents,
+  ClientError,
   createMerchantClient,
+  createPaymentLink,
+  createPaymentSession,
+  deactivatePaymentLink,
+  deleteWebhookEndpoint,
+  getAppFee,
+  getEvent,
   getMerchant,
+  getPaymentLink,
+  getPaymentSession,
   getWebhookDelivery,
+  getWebhookEndpoint,
+  listDestinations,
+  listEvents,
   listWebhookDeliveries,
+  type MerchantEvent,
+  pinDestination,
   redeliverWebhook,
   revokeKey,
   rollKey,
+  setAppFee,
+  setWebhookEndpoint,
+  verifyWebhook,
 } from "../../src/client/merchant/index.ts";
+import { waitFor } from "../support/actor-host.ts";
+import { type Ctx, fund, setUpChains } from "../support/delegate.ts";
+import { type LocalServer, serve } from "../support/local-http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 // The merchant client library against the real stack: a merchant made through the operator route,
-// then only the library, over the real gateway, merchant actors, projection and delivery ledger.
+// then only the library, over the real gateway, merchant actors, projection, delivery ledger and
+// event list; a checkout paid on the local chains by the payer's library, as a widget would.
 
+const T = 180_000;
 const OPERATOR_SECRET = `operator-${"m".repeat(40)}`;
 let service: TestService;
+let receiver: LocalServer;
+let A: Ctx;
+let B: Ctx;
 
 beforeAll(async () => {
   service = await startTestService({
-    roles: ["actors", "projector", "gateway"],
-    env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000" },
+    roles: ["actors", "projector", "indexer", "gateway", "executor", "webhooks"],
+    env: {
+      MERCHANT_MODE: "development",
+      OPERATOR_SECRET,
+      RATE_LIMIT_BURST: "1000",
+      // The merchant's receiver is plain http://localhost, which development mode allows with this.
+      WEBHOOK_ALLOW_INSECURE: "true",
+      WEBHOOK_POLL_MS: "100",
+      INDEXER_POLL_MS: "250",
+      SSE_KEEPALIVE_MS: "500",
+    },
   });
-});
+  receiver = await serve((_req, res) => res.writeHead(200).end());
+  const ctx = await setUpChains();
+  [A, B] = [ctx("source"), ctx("destination")];
+}, T);
 afterAll(async () => {
+  await receiver?.close();
   await service?.stop();
-});
+}, T);
 
-async function createMerchant(): Promise<{ id: string; secretKey: string }> {
+async function createMerchant(): Promise<{ id: string; secretKey: string; publishableKey: string }> {
   const res = await fetch(`${service.url}/v1/operator/merchants`, {
     method: "POST",
     headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
     body: JSON.stringify({ name: "Library Shop", email: `lib-${randomUUID()}@merchant.test` }),
   });
   expect(res.status).toBe(201);
-  const body = (await res.json()) as { merchant: { id: string }; secret_key: string };
-  return { id: body.merchant.id, secretKey: body.secret_key };
+  const body = (await res.json()) as {
+    merchant: { id: string };
+    secret_key: string;
+    publishable_key: string;
+  };
+  return { id: body.merchant.id, secretKey: body.secret_key, publishableKey: body.publishable_key };
 }
 
 describe("the merchant client library on the real stack (MERCHANT_MODE=development)", () => {
@@ -83,5 +127,158 @@ describe("the merchant client library on the real stack (MERCHANT_MODE=developme
     expect(revoked?.revoked_at).toEqual(expect.any(String));
     const err = await revokeKey(client, { keyId: "key_unknown" }).catch((e: unknown) => e);
     expect([(err as ApiError).kind, (err as ApiError).status]).toEqual(["http", 404]);
+  });
+});
+
+/** The status of what a call threw: an ApiError's HTTP status, or the error itself otherwise. */
+const statusOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "resolved",
+    (e: unknown) => (e instanceof ApiError ? [e.kind, e.status] : e),
+  );
+
+describe("a checkout run through the merchant library on the real stack", () => {
+  it(
+    "pins a destination, sets the app fee and the endpoint, creates sessions with and without an Idempotency-Key, reads back the paid one and lists its events",
+    async () => {
+      const m = await createMerchant();
+      const client = createMerchantClient({ baseUrl: service.url, secretKey: m.secretKey });
+      const dest = makeBurner().address.toLowerCase();
+      const feeSink = makeBurner().address.toLowerCase();
+
+      const pin = { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId };
+      expect(
+        await pinDestination(client, {
+          sourceChainId: A.chain.chainId,
+          destAddress: dest,
+          destChainId: B.chain.chainId,
+        }),
+      ).toEqual([pin]);
+      expect(await listDestinations(client)).toEqual([pin]);
+      const fee = { app_fee_bps: 100, app_fee_recipient: feeSink };
+      expect(await setAppFee(client, { appFeeBps: 100, appFeeRecipient: feeSink })).toEqual(fee);
+      expect(await getAppFee(client)).toEqual(fee);
+
+      const hookUrl = `http://localhost:${new URL(receiver.url).port}/hook`;
+      const endpoint = await setWebhookEndpoint(client, { url: hookUrl });
+      expect(endpoint).toMatchObject({ url: hookUrl, secret: expect.stringMatching(/^whsec_/) });
+      const shown = await getWebhookEndpoint(client);
+      expect(shown).toEqual({ id: endpoint.id, url: hookUrl, created_at: endpoint.created_at });
+
+      // Without a key every call is a new session; with one, the same key and amount the same answer.
+      const first = await createPaymentSession(client, { amount: "10000000" });
+      const second = await createPaymentSession(client, { amount: 10_000_000n });
+      expect(first.id).not.toBe(second.id);
+      const key = `order-${randomUUID()}`;
+      const keyed = await createPaymentSession(client, { amount: 10_000_000n, idempotencyKey: key });
+      expect(await createPaymentSession(client, { amount: "10000000", idempotencyKey: key })).toEqual(keyed);
+      expect(
+        await statusOf(createPaymentSession(client, { amount: "20000000", idempotencyKey: key })),
+      ).toEqual(["http", 409]);
+      const refused = await statusOf(createPaymentSession(client, { amount: "10.5" }));
+      expect(refused).toBeInstanceOf(ClientError);
+      expect((refused as ClientError).code).toBe("config_error");
+      expect(keyed).toMatchObject({
+        object: "payment_session",
+        status: "pending",
+        amount: "10000000",
+        merchant_id: m.id,
+        ...fee,
+        livemode: false,
+        client_secret: expect.stringMatching(/^cs_test_/),
+      });
+
+      const read = await getPaymentSession(client, { id: keyed.id });
+      const { client_secret: _secret, ...created } = keyed;
+      expect(read).toMatchObject({ ...created, session: expect.objectContaining({ id: keyed.id }) });
+      expect(read).not.toHaveProperty("client_secret");
+
+      // The widget's part, through the payer's library: register, pay on chain A, commit, swept on B.
+      const payer = createApiClient({
+        baseUrl: service.url,
+        checkout: { publishableKey: m.publishableKey, clientSecret: keyed.client_secret },
+      });
+      const burner = await newBurner(A.chain);
+      const { settled } = await payCheckout(payer, {
+        id: keyed.id,
+        burner,
+        usdc: { [A.chain.chainId]: A.chain.usdc },
+        onRegistered: () => fund(A, burner.address, A.chain.usdc, 10_000_000n),
+        detectionTimeout: 60_000,
+        settlementTimeout: 120_000,
+      });
+      expect(settled).toMatchObject({ status: "swept", outcome: "succeeded" });
+      const paid = await getPaymentSession(client, { id: keyed.id });
+      expect(paid).toMatchObject({
+        status: "swept",
+        session: { dest_address: dest, settled_amount: expect.any(String) },
+      });
+
+      // The events, walked page by page (two a page), newest first; a read of one; the type filter.
+      const wanted = ["payment.succeeded", "payment.processing", "payment.detected"];
+      let events: MerchantEvent[] = [];
+      await waitFor(
+        "the three events listed",
+        async () => {
+          events = [];
+          for await (const e of allEvents(client, { pageSize: 2 })) events.push(e);
+          return events.length >= 3 ? true : undefined;
+        },
+        60_000,
+      );
+      expect(events.map((e) => [e.type, e.session_id, e.idempotency_key])).toEqual(
+        wanted.map((t) => [t, keyed.id, `${keyed.id}:${t}`]),
+      );
+      expect(await getEvent(client, { id: events[0]?.id ?? "" })).toEqual(events[0]);
+      const succeeded = await listEvents(client, { type: "payment.succeeded" });
+      expect([succeeded.has_more, succeeded.data.map((e) => e.id)]).toEqual([false, [events[0]?.id]]);
+      expect(events[0]?.data).toMatchObject({ session_id: keyed.id, event_type: "payment.succeeded" });
+
+      // The same three reached the endpoint, each verified with the secret the PUT answered.
+      await waitFor(
+        "the three deliveries",
+        async () =>
+          (await listWebhookDeliveries(client)).filter((d) => d.state === "delivered").length >= 3
+            ? true
+            : undefined,
+        60_000,
+      );
+      const posts = (receiver.requests ?? []).filter((r) => r.body.includes(keyed.id));
+      expect(posts).toHaveLength(3);
+      for (const post of posts) {
+        const body = await verifyWebhook({
+          payload: post.body,
+          header: String(post.headers["service-signature"]),
+          secret: endpoint.secret,
+        });
+        expect(body.session_id).toBe(keyed.id);
+      }
+
+      expect(await deleteWebhookEndpoint(client)).toBeUndefined();
+      expect(await statusOf(getWebhookEndpoint(client))).toEqual(["http", 404]);
+      expect(await statusOf(deleteWebhookEndpoint(client))).toEqual(["http", 404]);
+    },
+    T,
+  );
+
+  it("creates, reads and deactivates a payment link; another merchant's link is a 404", async () => {
+    const client = createMerchantClient({
+      baseUrl: service.url,
+      secretKey: (await createMerchant()).secretKey,
+    });
+    const link = await createPaymentLink(client, { amount: 5_000_000n, description: "T-shirt" });
+    expect(link).toMatchObject({
+      object: "payment_link",
+      active: true,
+      amount: "5000000",
+      description: "T-shirt",
+    });
+    expect(await getPaymentLink(client, { id: link.id })).toEqual(link);
+    expect(await deactivatePaymentLink(client, { id: link.id })).toEqual({ ...link, active: false });
+    const other = createMerchantClient({
+      baseUrl: service.url,
+      secretKey: (await createMerchant()).secretKey,
+    });
+    expect(await statusOf(getPaymentLink(other, { id: link.id }))).toEqual(["http", 404]);
   });
 });
