@@ -135,6 +135,8 @@ type CommandOf<T extends ExecutorCommand["command"]["type"]> = Extract<
 export type SettleCommand = CommandOf<"Settle">;
 export type RefundCommand = CommandOf<"Refund">;
 export type RefundAllCommand = CommandOf<"RefundAll">;
+export type ChargeSubscriptionCommand = CommandOf<"ChargeSubscription">;
+export type CancelMandateCommand = CommandOf<"CancelMandate">;
 
 /** A transaction id as executor.results carries it (hex, as every family's records spell it there). */
 export type TxHash = `0x${string}`;
@@ -194,6 +196,8 @@ export interface ChainExecutor {
   relay(attested: () => Promise<AttestedMessage>, recipient: string, step: StepTry): Promise<RelayDone>;
   refund(command: RefundCommand, step: StepTry): Promise<Mined>;
   refundAll(command: RefundAllCommand, step: StepTry): Promise<Mined>;
+  /** A subscription's charge or the payer's relayed cancel, on the chain's SubscriptionManager (docs/SUBSCRIPTIONS.md). */
+  subscriptionCall(command: ChargeSubscriptionCommand | CancelMandateCommand, step: StepTry): Promise<Mined>;
   /**
    * A step given up on must not happen later: replaces its pending transaction with a no-op at the
    * same nonce. Returns the no-op's hash, or null when nothing of the step was pending.

@@ -3,6 +3,7 @@ import type { EntityDefinition, OutboxRecord } from "../actors/entity.ts";
 import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
 import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
 import { subscriptionDecider } from "../domain/subscription/decider.ts";
+import { chargeDueAt } from "../domain/subscription/periods.ts";
 import type {
   Subscription,
   SubscriptionCommand,
@@ -11,11 +12,13 @@ import type {
   SubscriptionState,
 } from "../domain/subscription/types.ts";
 import {
+  executorCommandCodec,
   gatewayReplyCodec,
   subscriptionCommandCodec,
   subscriptionEventCodec,
   webhookEventCodec,
 } from "../kafka/codecs.ts";
+import type { ExecutorCommand } from "../kafka/records.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
 
 /** The subscription actors' consumer group, and the prefix of their transactional ids. */
@@ -62,9 +65,45 @@ export function routeSubscriptionMessage(message: SubscriptionMessage): OutboxRe
         }),
       };
     }
-    case "Charge":
-      throw new Error("subscription charges have no executor route yet");
+    case "Charge": {
+      const { subscriptionId, commandId, chainId, ...charge } = message.data;
+      return executorRecord(subscriptionId, commandId, chainId, {
+        type: "ChargeSubscription",
+        subscriptionId,
+        ...charge,
+      });
+    }
+    case "RelayCancel": {
+      const { subscriptionId, commandId, chainId, manager, mandate, signature } = message.data;
+      return executorRecord(subscriptionId, commandId, chainId, {
+        type: "CancelMandate",
+        subscriptionId,
+        manager,
+        mandate,
+        signature,
+      });
+    }
   }
+}
+
+/** Work for the chain's relayer on executor.commands, keyed by subscription id; no session. */
+function executorRecord(
+  subscriptionId: string,
+  commandId: string,
+  chainId: number,
+  command: ExecutorCommand["command"],
+): OutboxRecord {
+  return {
+    topic: TOPIC.executorCommands,
+    key: subscriptionId,
+    value: executorCommandCodec.encode({
+      commandId,
+      issuedAt: Date.now(),
+      sessionId: null,
+      chainId,
+      command,
+    }),
+  };
 }
 
 /**
@@ -92,8 +131,27 @@ export const subscriptionEntity: EntityDefinition<
     decode: (v) => subscriptionEventCodec.decodeTrusted(v),
   },
   outbox: {
-    topics: [TOPIC.gatewayReplies, TOPIC.webhookEvents],
+    topics: [TOPIC.gatewayReplies, TOPIC.webhookEvents, TOPIC.executorCommands],
     route: (message) => routeSubscriptionMessage(message),
+  },
+  timers: {
+    topic: TOPIC.subscriptionCommands,
+    // Each period's start, a failed attempt's retry time; none while an attempt is out or once canceled.
+    dueAt: (s) => chargeDueAt(s),
+    command: (s, now): SubscriptionCommand => {
+      const x = s as Subscription;
+      return {
+        type: "ChargeDue",
+        data: { subscriptionId: x.id, now },
+        // Named by the state it fires for: the host's re-send of one timer is a retry, a new state a new id.
+        metadata: {
+          commandId: `due:${x.id}:${x.periodIndex}:${x.attempts}:${x.lastChargedPeriod}`,
+          issuedAt: now,
+          replyTo: null,
+        },
+      };
+    },
+    encode: (c) => subscriptionCommandCodec.encode(c),
   },
   // States are plain JSON (the amount is a decimal string).
   snapshot: { encode: (s) => JSON.stringify(s), decode: (text) => JSON.parse(text) as SubscriptionState },

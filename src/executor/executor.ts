@@ -10,6 +10,7 @@ import { executorLedger } from "../store/executor-ledger.ts";
 import { handleCommand } from "./handle-command.ts";
 import { resultReporter } from "./results.ts";
 import type { StepPolicy } from "./step.ts";
+import { subscriptionResultWriter } from "./subscriptions.ts";
 
 /** The executor's consumer group: members share executor.commands' partitions. */
 export const EXECUTOR_GROUP = "executor";
@@ -62,6 +63,7 @@ export function createExecutor(opts: ExecutorOptions) {
       await handleCommand(command, {
         executors,
         report,
+        subscriptionResults: subscriptionResultWriter(producer, opts.codecs),
         policy,
         log: (msg, fields) => opts.log.warn(fields ?? {}, msg),
       });

@@ -2,6 +2,7 @@ import type { ChainExecutor, Mined, StepTry, TxHash } from "../chains/adapter.ts
 import type { ExecutorCommand } from "../kafka/records.ts";
 import type { Report } from "./results.ts";
 import { messageOf, runStep, StepGaveUp, type StepPolicy } from "./step.ts";
+import { handleSubscriptionWork, type SubscriptionResults } from "./subscriptions.ts";
 
 export interface CommandDeps {
   /** The executor of each chain the process can send on, by chain id. */
@@ -9,6 +10,8 @@ export interface CommandDeps {
   report: Report;
   policy: StepPolicy;
   log: (msg: string, fields?: object) => void;
+  /** Where subscription charge results go (subscription.commands); src/executor/subscriptions.ts. */
+  subscriptionResults?: SubscriptionResults;
 }
 
 /**
@@ -74,6 +77,10 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
         await report(command, { type: "TransactionConfirmed", ...done });
         return;
       }
+      case "ChargeSubscription":
+      case "CancelMandate":
+        await handleSubscriptionWork(command, c, deps);
+        return;
       case "Sweep":
       case "Charge":
         await fail(`unsupported command ${c.type}`, false, null);

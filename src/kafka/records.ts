@@ -12,6 +12,7 @@ import {
   type Transfer,
 } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
+import { mandate } from "./subscription-records.ts";
 
 /**
  * The value of every topic, defined once: each definition below is the TypeScript type (inferred,
@@ -300,6 +301,17 @@ export const executorCommand = f.record({
     },
     Charge: { subscriptionId: f.string, periodIndex: f.number, token: f.address, amount: f.amount },
     Settle: { burner: f.address, auth: authorization, intent, signature: f.hex, feeBps: f.number },
+    // Subscriptions (src/domain/subscription/): charged and canceled through SubscriptionManager.
+    ChargeSubscription: {
+      subscriptionId: f.string,
+      manager: f.address,
+      mandate,
+      signature: f.hex,
+      periodIndex: f.number,
+      attempt: f.number,
+      feeBps: f.number,
+    },
+    CancelMandate: { subscriptionId: f.string, manager: f.address, mandate, signature: f.hex },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;

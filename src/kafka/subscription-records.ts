@@ -17,7 +17,7 @@ type Avro = Record<string, unknown>;
 const replyTo = f.record({ gatewayId: f.string, correlationId: f.string });
 
 /** The signed EIP-712 Mandate; `merchant_address` is the mandate's `merchant` field. */
-const mandate = f.record({
+export const mandate = f.record({
   payer: f.address,
   token: f.address,
   amount: f.decimal,

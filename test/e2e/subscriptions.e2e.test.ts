@@ -18,8 +18,10 @@ import {
 } from "../support/subscription-payer.ts";
 
 // Subscriptions on the real stack (MERCHANT_MODE=development): the mandate signed by a payer on the
-// local chain, registered through the merchant API, read, canceled, with the webhook events the
-// subscription actor wrote to webhook.events.
+// local chain, registered through the merchant API, read, charged each period by the actor's timer
+// through the executor's relayer on the chain (wall-clock periods of a few seconds: the stack's anvil
+// keeps wall-clock time, one block a second), canceled, with the webhook events the subscription actor
+// wrote to webhook.events.
 
 const OPERATOR_SECRET = `operator-${"s".repeat(40)}`;
 const T = 60_000;
@@ -28,7 +30,7 @@ let chain: LocalChain;
 
 beforeAll(async () => {
   service = await startTestService({
-    roles: ["actors", "projector", "gateway"],
+    roles: ["actors", "projector", "executor", "gateway"],
     env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000" },
   });
   const source = service.stack.chains.find((c) => c.name === "source");
@@ -74,6 +76,18 @@ async function mandateOf(payer: Payer, over: Partial<MandateMessage> = {}): Prom
     salt: newSalt(),
     ...over,
   };
+}
+
+/** Polls webhook.events until `done` holds for the subscription's events (or fails after `ms`). */
+async function webhooksUntil(id: string, done: (keys: string[]) => boolean, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const events = await subscriptionWebhooks(service.kafka, service.config.SESSION_PARTITIONS, id);
+    if (done(events.map((e) => e.idempotencyKey))) return events;
+    if (Date.now() > deadline)
+      throw new Error(`webhooks of ${id}: ${events.map((e) => e.idempotencyKey).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 const webhookTypes = async (id: string) =>
@@ -188,4 +202,75 @@ describe("subscriptions through the merchant API", () => {
     },
     T,
   );
+
+  it("charges three periods on the chain: fees to the platform, the rest to the merchant, one subscription.charged each", async () => {
+    const sk = await createMerchant();
+    const amount = 1_000_000n;
+    const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
+    const period = 12n;
+    const m = await mandateOf(payer, { amount, period, start: BigInt(Math.floor(Date.now() / 1000) + 2) });
+    const res = await call(
+      "POST",
+      "/v1/subscriptions",
+      sk,
+      mandateBody(chain.chainId, m, await payer.signMandate(m)),
+    );
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    const charged = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charged:`));
+    const events = await webhooksUntil(id, (k) => charged(k).length >= 3, 90_000);
+    expect(charged(events.map((e) => e.idempotencyKey))).toEqual(
+      [0, 1, 2].map((p) => `sub:${id}:charged:${p}`),
+    );
+    const bodies = events
+      .filter((e) => e.eventType === "subscription.charged")
+      .map((e) => JSON.parse(e.payload));
+    expect(bodies.map((b) => b.period_index)).toEqual([0, 1, 2]);
+    expect(bodies[0]).toMatchObject({
+      subscription_id: id,
+      event_type: "subscription.charged",
+      amount: "1000000",
+      fee_bps: 80,
+      app_fee_bps: 0,
+      app_fee_recipient: "0x0000000000000000000000000000000000000000",
+    });
+    expect(new Set(bodies.map((b) => b.tx_hash)).size).toBe(3);
+    // 80 bps of 1 USDC to the platform, the rest to the merchant, three times; no failure on the way.
+    expect(await payer.balance(m.merchant)).toBeGreaterThanOrEqual(3n * 992_000n);
+    expect(events.some((e) => e.eventType === "subscription.charge_failed")).toBe(false);
+    const view = await call("GET", `/v1/subscriptions/${id}`, sk);
+    expect(view.body.last_charged_period).toBeGreaterThanOrEqual(2);
+    await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
+  }, 120_000);
+
+  it("retries a failing charge (no allowance) three times in its period, one subscription.charge_failed each, then stops", async () => {
+    const sk = await createMerchant();
+    const payer = await newSubscriptionPayer(chain, 10_000_000n, 0n);
+    const m = await mandateOf(payer, { period: 30n, start: BigInt(Math.floor(Date.now() / 1000) + 1) });
+    const res = await call(
+      "POST",
+      "/v1/subscriptions",
+      sk,
+      mandateBody(chain.chainId, m, await payer.signMandate(m)),
+    );
+    const id = res.body.id as string;
+    const failedKeys = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charge_failed:0:`));
+    const events = await webhooksUntil(id, (k) => failedKeys(k).length >= 3);
+    expect(failedKeys(events.map((e) => e.idempotencyKey))).toEqual(
+      [1, 2, 3].map((a) => `sub:${id}:charge_failed:0:${a}`),
+    );
+    const body = JSON.parse(
+      events.find((e) => e.eventType === "subscription.charge_failed")?.payload ?? "{}",
+    );
+    expect(body).toMatchObject({ subscription_id: id, period_index: 0, attempt: 1 });
+    expect(body.error_message).toMatch(/ERC20InsufficientAllowance/);
+    // Out of attempts for period 0: nothing more until period 1 (30 s later), and nothing was charged.
+    await new Promise((r) => setTimeout(r, 5_000));
+    const after = await subscriptionWebhooks(service.kafka, service.config.SESSION_PARTITIONS, id);
+    expect(after.filter((e) => e.eventType !== "subscription.created").map((e) => e.idempotencyKey)).toEqual(
+      [1, 2, 3].map((a) => `sub:${id}:charge_failed:0:${a}`),
+    );
+    expect(await payer.balance(m.merchant)).toBe(0n);
+    await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
+  }, 120_000);
 });

@@ -19,8 +19,38 @@ export function recordGenerator(seed: number): RecordGen {
   const ms = () => g.int(1_600_000_000_000, 1_900_000_000_000);
   const secs = () => g.int(1_600_000_000, 1_900_000_000);
   const chainId = () => g.pick([1, 8453, 31337, 11297108109]);
+  const mandate = () => ({
+    payer: g.address(),
+    token: g.address(),
+    amount: g.amount().toString(),
+    period: g.int(1, 31_536_000),
+    start: secs(),
+    merchantAddress: g.address(),
+    appFeeBps: g.int(0, 10_000),
+    appFeeRecipient: g.address(),
+    salt: g.hex(32),
+  });
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 4)) {
+    switch (g.int(0, 6)) {
+      case 5:
+        return {
+          type: "ChargeSubscription",
+          subscriptionId: g.uuid(),
+          manager: g.address(),
+          mandate: mandate(),
+          signature: g.hex(65),
+          periodIndex: g.int(0, 1_000),
+          attempt: g.int(1, 3),
+          feeBps: g.int(0, 100),
+        };
+      case 6:
+        return {
+          type: "CancelMandate",
+          subscriptionId: g.uuid(),
+          manager: g.address(),
+          mandate: mandate(),
+          signature: g.hex(65),
+        };
       case 4:
         return {
           type: "Settle",

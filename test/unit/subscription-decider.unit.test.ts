@@ -238,6 +238,28 @@ describe("canceling", () => {
     }
   });
 
+  it("relays the payer's signed Cancel on chain, also after a merchant cancel, never after the chain's", () => {
+    const payerCancel: SubscriptionCommand = {
+      type: "CancelSubscription",
+      data: {
+        subscriptionId: ID,
+        source: "payer",
+        merchantId: null,
+        signature: `0x${"ef".repeat(65)}`,
+        txHash: null,
+      },
+      metadata: meta(at(0, 40)),
+    };
+    const relays = (d: ReturnType<typeof decideSubscription>) =>
+      d.outbox.filter((m) => m.type === "RelayCancel");
+    expect(relays(run(create(), payerCancel).last)).toMatchObject([
+      { data: { subscriptionId: ID, chainId: 31337, signature: `0x${"ef".repeat(65)}` } },
+    ]);
+    expect(relays(run(create(), cancel("merchant", "m_1"), payerCancel).last)).toHaveLength(1);
+    expect(relays(run(create(), cancel("chain"), payerCancel).last)).toEqual([]);
+    expect(relays(run(create(), cancel("merchant", "m_1")).last)).toEqual([]);
+  });
+
   it("answers another merchant's cancel as not found", () => {
     const d = run(create(), cancel("merchant", "m_other")).last;
     expect(d.ok ? null : d.rejection.code).toBe("subscription_not_found");

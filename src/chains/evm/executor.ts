@@ -6,6 +6,7 @@ import { AlreadyReceived, checkMint, earlierReceipt, relayRequest } from "./brid
 import type { EvmChainConfig } from "./config.ts";
 import { checkRefund, refundRequest } from "./refunds.ts";
 import { createRelayerWallet } from "./relayer-wallet.ts";
+import { checkSubscriptionCall, subscriptionCallRequest } from "./subscription-calls.ts";
 import { checkSweep, sweepRequest } from "./sweep.ts";
 
 /**
@@ -78,6 +79,10 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
       return checkRefund(receipt, command, "Refunded");
     },
     cancel: (stepKey) => wallet.cancel(stepKey),
+    async subscriptionCall(command, step) {
+      const receipt = await wallet.send(step, subscriptionCallRequest(client, wallet.address, command));
+      return checkSubscriptionCall(receipt, command);
+    },
     async refundAll(command, step) {
       const receipt = await wallet.send(step, refundRequest(client, wallet.address, delegate, command));
       return checkRefund(receipt, command, "StandingRefundExecuted");

@@ -1,8 +1,24 @@
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from "viem";
-import { burnerDelegateAbi, messageTransmitterV2Abi, tokenMessengerV2Abi } from "./abi.ts";
+import {
+  burnerDelegateAbi,
+  messageTransmitterV2Abi,
+  subscriptionManagerAbi,
+  testUsdcAbi,
+  tokenMessengerV2Abi,
+} from "./abi.ts";
 
-/** The contracts the executor calls: their custom errors, to name a revert a plain estimate reports as bytes. */
-const KNOWN_ERRORS = [...burnerDelegateAbi, ...messageTransmitterV2Abi, ...tokenMessengerV2Abi];
+/**
+ * The contracts the executor calls: their custom errors, to name a revert a plain estimate reports as
+ * bytes. TestUSDC brings the ERC-6093 token errors (ERC20InsufficientAllowance, ...) that OpenZeppelin
+ * tokens revert with, which a subscription charge meets when the payer lowered its allowance.
+ */
+const KNOWN_ERRORS = [
+  ...burnerDelegateAbi,
+  ...messageTransmitterV2Abi,
+  ...tokenMessengerV2Abi,
+  ...subscriptionManagerAbi,
+  ...testUsdcAbi,
+];
 
 /**
  * What a reverted call says, for an error_message a person can act on: the custom error with its

@@ -82,11 +82,31 @@ export function decideSubscription(
       // Another merchant's subscription does not exist for it (the interface's 404, nothing leaks).
       if (c.data.source === "merchant" && c.data.merchantId !== s.merchantId)
         return refuse("subscription_not_found");
-      if (s.status === "canceled") return accept([]);
       const { source, signature, txHash } = c.data;
+      // The payer asked for the mandate to die on chain too: relayed unless the chain or the payer canceled already.
+      const relay: SubscriptionMessage[] =
+        source === "payer" && signature !== null && s.canceledBy !== "chain" && s.canceledBy !== "payer"
+          ? [
+              {
+                type: "RelayCancel",
+                data: {
+                  subscriptionId: s.id,
+                  commandId: `sub:${s.id}:cancel-relay:${commandId}`,
+                  chainId: s.chainId,
+                  manager: s.manager,
+                  mandate: s.mandate,
+                  signature,
+                },
+              },
+            ]
+          : [];
+      if (s.status === "canceled") return accept([], relay);
       return accept(
         [{ type: "SubscriptionCanceled", data: { source, signature, txHash } }],
-        [webhook(s.merchantId, s.id, "subscription.canceled", "canceled", issuedAt, { canceled_by: source })],
+        [
+          webhook(s.merchantId, s.id, "subscription.canceled", "canceled", issuedAt, { canceled_by: source }),
+          ...relay,
+        ],
       );
     }
     case "ChargeDue":

@@ -160,24 +160,35 @@ export interface SubscriptionReply {
   data: { replyTo: ReplyTo; rejection: { code: SubscriptionRejectionCode; message: string } | null };
 }
 
+/** Work on the SubscriptionManager for the chain's relayer (executor.commands). */
+interface ManagerWork {
+  subscriptionId: string;
+  /** Unique per piece of work: the executor submits each at most once. */
+  commandId: string;
+  chainId: number;
+  manager: Address;
+  mandate: Mandate;
+  /** The payer's signature: of the Mandate for a charge, of the Cancel for a relayed cancel. */
+  signature: Hex;
+}
+
 /** A charge for the executor: one attempt of one period, with everything the contract call needs. */
 export interface SubscriptionChargeWork {
   type: "Charge";
-  data: {
-    subscriptionId: string;
-    /** Unique per attempt: the executor submits each at most once. */
-    commandId: string;
-    chainId: number;
-    manager: Address;
-    mandate: Mandate;
-    signature: Hex;
-    periodIndex: number;
-    attempt: number;
-    feeBps: number;
-  };
+  data: ManagerWork & { periodIndex: number; attempt: number; feeBps: number };
 }
 
-export type SubscriptionMessage = SubscriptionReply | SubscriptionWebhook | SubscriptionChargeWork;
+/** The payer's signed Cancel, for the executor to relay on chain (cancelBySig): the gasless cancel. */
+export interface SubscriptionCancelRelay {
+  type: "RelayCancel";
+  data: ManagerWork;
+}
+
+export type SubscriptionMessage =
+  | SubscriptionReply
+  | SubscriptionWebhook
+  | SubscriptionChargeWork
+  | SubscriptionCancelRelay;
 
 export type SubscriptionRejectionCode = "subscription_exists" | "subscription_not_found";
 
