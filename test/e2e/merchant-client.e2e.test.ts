@@ -5,9 +5,11 @@ import {
   ApiError,
   allEvents,
   ClientError,
+  cancelSubscription,
   createMerchantClient,
   createPaymentLink,
   createPaymentSession,
+  createSubscription,
   deactivatePaymentLink,
   deleteWebhookEndpoint,
   getAppFee,
@@ -15,6 +17,7 @@ import {
   getMerchant,
   getPaymentLink,
   getPaymentSession,
+  getSubscription,
   getWebhookDelivery,
   getWebhookEndpoint,
   listDestinations,
@@ -33,6 +36,7 @@ import { waitFor } from "../support/actor-host.ts";
 import { type Ctx, fund, setUpChains } from "../support/delegate.ts";
 import { type LocalServer, serve } from "../support/local-http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
+import { mandateBody, newSalt, newSubscriptionPayer, randomAddress } from "../support/subscription-payer.ts";
 
 // The merchant client library against the real stack: a merchant made through the operator route,
 // then only the library, over the real gateway, merchant actors, projection, delivery ledger and
@@ -280,5 +284,46 @@ describe("a checkout run through the merchant library on the real stack", () => 
       secretKey: (await createMerchant()).secretKey,
     });
     expect(await statusOf(getPaymentLink(other, { id: link.id }))).toEqual(["http", 404]);
+  });
+
+  it("registers a payer-signed mandate, reads it, cancels it; a second registration is a 409", async () => {
+    const chain = service.stack.chains.find((c) => c.name === "source");
+    if (!chain) throw new Error("the stack has no source chain");
+    const client = createMerchantClient({
+      baseUrl: service.url,
+      secretKey: (await createMerchant()).secretKey,
+    });
+    const payer = await newSubscriptionPayer(chain, 0n, 0n);
+    const mandate = {
+      payer: payer.account.address,
+      token: chain.usdc,
+      amount: 1_000_000n,
+      period: 3_600n,
+      // An hour from now: nothing is charged while the test runs.
+      start: BigInt(Math.floor(Date.now() / 1000) + 3_600),
+      merchant: randomAddress(),
+      appFeeBps: 0,
+      appFeeRecipient: "0x0000000000000000000000000000000000000000" as const,
+      salt: newSalt(),
+    };
+    const body = mandateBody(chain.chainId, mandate, await payer.signMandate(mandate));
+    const params = { chainId: body.chain_id, mandate: body.mandate, signature: body.signature };
+    const sub = await createSubscription(client, params);
+    // The service answers addresses in lowercase.
+    const answered = Object.fromEntries(
+      Object.entries(body.mandate).map(([k, v]) => [k, typeof v === "string" ? v.toLowerCase() : v]),
+    );
+    expect(sub).toMatchObject({ object: "subscription", status: "active", chain_id: chain.chainId });
+    expect(sub.mandate).toEqual(answered);
+    expect(await getSubscription(client, { id: sub.id })).toEqual(sub);
+    expect(await statusOf(createSubscription(client, params))).toEqual(["http", 409]);
+    const canceled = await cancelSubscription(client, { id: sub.id });
+    expect(canceled).toMatchObject({ id: sub.id, status: "canceled", canceled_by: "merchant" });
+    expect(await cancelSubscription(client, { id: sub.id })).toEqual(canceled);
+    const other = createMerchantClient({
+      baseUrl: service.url,
+      secretKey: (await createMerchant()).secretKey,
+    });
+    expect(await statusOf(getSubscription(other, { id: sub.id }))).toEqual(["http", 404]);
   });
 });
