@@ -70,12 +70,13 @@ async function newMerchant() {
   return { id: r.body.merchant.id as string, sk: r.body.secret_key as string };
 }
 
-async function pinDestination(sk: string) {
+/** Pins a fresh destination on chain B for money found on `source` (default chain A). */
+async function pinDestination(sk: string, source: Ctx = A) {
   const dest = makeBurner().address.toLowerCase() as `0x${string}`;
   const r = await api("/v1/destinations", {
     method: "PUT",
     key: sk,
-    body: { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId },
+    body: { source_chain_id: source.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return dest;
@@ -100,10 +101,11 @@ function watch(page: Page): string[] {
 
 describe("a payment link's hosted page", () => {
   it(
-    "creates a session, shows the deposit address and its QR code, commits by itself once paid, and turns paid",
+    "creates a session, asks for the chain, shows the deposit address and its QR code, commits by itself once paid, and turns paid",
     async () => {
       const m = await newMerchant();
       const dest = await pinDestination(m.sk);
+      await pinDestination(m.sk, B); // two source chains: the page asks the payer which one
       const link = await newLink(m.sk, { amount: "10000000", description: "A <b>T-shirt</b>" });
       expect(link).toMatchObject({
         object: "payment_link",
@@ -125,6 +127,11 @@ describe("a payment link's hosted page", () => {
       expect(await page.$(".description b")).toBeNull();
 
       await page.click("#pay");
+      await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
+      expect(
+        await page.$$eval("#chains button", (bs) => bs.map((b) => b.getAttribute("data-chain"))),
+      ).toEqual([String(A.chain.chainId), String(B.chain.chainId)]);
+      await page.click(`#chains button[data-chain="${A.chain.chainId}"]`);
       await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err: unknown) => {
         throw new Error(`the page showed no deposit address:\n${log.join("\n")}`, { cause: err });
       });

@@ -37,6 +37,7 @@ export function linkPage(link: PageLink, scriptPath: string): string {
     `<p class="amount" id="amount">${escapeHtml(amount)} <span>USDC</span></p>
 ${link.description ? `<p class="description">${escapeHtml(link.description)}</p>` : ""}
 <button id="pay" type="button">Pay with USDC</button>
+<div id="chains" hidden></div>
 <div id="deposit" hidden>
   <p>Send exactly <strong>${escapeHtml(amount)} USDC</strong> on <span id="chain"></span> to</p>
   <img id="qr" alt="QR code of the deposit address" width="220" height="220">
@@ -68,6 +69,7 @@ function page(title: string, body: string): string {
   .amount span, .hint { color: #666; font-size: 1rem; }
   button { font-size: 1.1rem; padding: 0.7rem 1.4rem; border-radius: 0.5rem; border: 0; background: #2b59c3; color: #fff; cursor: pointer; }
   button[disabled] { opacity: 0.5; cursor: default; }
+  #chains button { display: block; margin: 0.5rem 0; }
   code { word-break: break-all; font-size: 0.95rem; }
   #status { font-weight: 600; }
   #status[data-status="paid"] { color: #1a7f37; }

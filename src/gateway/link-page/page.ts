@@ -31,11 +31,17 @@ interface PageElement {
   hidden: boolean;
   disabled: boolean;
   src: string;
+  type: string;
   dataset: Record<string, string | undefined>;
   addEventListener(type: "click", listener: () => void): void;
+  append(...nodes: PageElement[]): void;
 }
 const { document, location } = globalThis as unknown as {
-  document: { getElementById(id: string): PageElement; body: PageElement };
+  document: {
+    getElementById(id: string): PageElement;
+    createElement(tag: "button"): PageElement;
+    body: PageElement;
+  };
   location: { origin: string };
 };
 const byId = (id: string) => document.getElementById(id);
@@ -71,10 +77,9 @@ async function pay() {
     // A retry would make a second, unused session: harmless, but one try is enough here.
     attempts: 1,
   });
-  const chain = created.chains[0];
-  if (!chain) throw new Error("this link cannot be paid on any chain yet");
   document.body.dataset.session = created.id;
-  // The burner's authorization is signed for one chain: the first the merchant takes payments on.
+  const chain = await chooseChain(created.chains);
+  // The burner's authorization is signed for the one chain the payer pays on.
   const burner = await newBurner({ chainId: chain.chain_id, delegate: chain.delegate });
   const client = createApiClient({
     baseUrl: location.origin,
@@ -94,6 +99,29 @@ async function pay() {
   });
   byId("deposit").hidden = true;
   show("Paid. Thank you!", "paid");
+}
+
+/** The chain to pay on: the only one, or the payer's pick when the merchant takes several. */
+async function chooseChain(chains: LinkSession["chains"]): Promise<LinkSession["chains"][number]> {
+  const [only] = chains;
+  if (!only) throw new Error("this link cannot be paid on any chain yet");
+  if (chains.length === 1) return only;
+  const picker = byId("chains");
+  show("Which network will you pay on?");
+  picker.hidden = false;
+  return new Promise((resolve) => {
+    for (const chain of chains) {
+      const choice = document.createElement("button");
+      choice.type = "button";
+      choice.textContent = `${chain.name} (chain ${chain.chain_id})`;
+      choice.dataset.chain = String(chain.chain_id);
+      choice.addEventListener("click", () => {
+        picker.hidden = true;
+        resolve(chain);
+      });
+      picker.append(choice);
+    }
+  });
 }
 
 async function showDeposit(address: string, chain: LinkSession["chains"][number], amount: string) {
