@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { commit } from "../../src/client/actions/commit.ts";
 import { getQuote } from "../../src/client/actions/get-quote.ts";
+import { payCheckout } from "../../src/client/actions/pay-checkout.ts";
 import { registerBurner } from "../../src/client/actions/register-burner.ts";
 import { waitForStatus } from "../../src/client/actions/wait-for-status.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
@@ -130,5 +131,67 @@ describe("the guarded session calls", () => {
     expect(url.pathname).toBe(`/sessions/${ID}/events`);
     expect(url.searchParams.get("pk")).toBe("pk_test_abc");
     expect(url.searchParams.get("client_secret")).toBe("cs_test_s3cr3t+/=");
+  });
+});
+
+describe("payCheckout", () => {
+  it("registers, follows the stream with pk + cs, signs to the session's destination, commits with the headers, waits for swept", async () => {
+    const usdc = "0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9";
+    const dest = "0x90f79bf6eb2c4f870365e785982e1f101e93b906";
+    let current = sessionJson({
+      status: "detected",
+      error_message: null,
+      burner_address: burner.address.toLowerCase(),
+      dest_address: dest,
+      dest_chain_id: 31338,
+      app_fee_bps: 100,
+      app_fee_recipient: "0x5555555555555555555555555555555555555555",
+      source_chain_id: 31337,
+      detected_token: usdc,
+      detected_amount: "10000000",
+      detected_tx: `0x${"ab".repeat(32)}`,
+    });
+    const client = await clientFor((req, res) => {
+      const path = req.url?.split("?")[0]?.replace(ID, ":id");
+      if (path === "/sessions/:id/register") return sendJson(res, 200, { id: ID, status: "pending" });
+      if (path === "/sessions/:id/commit") {
+        current = { ...current, status: "swept" };
+        return sendJson(res, 200, {
+          id: ID,
+          status: "detected",
+          fee_bps: 80,
+          app_fee_bps: 100,
+          app_fee_recipient: "0x5",
+        });
+      }
+      if (path === "/sessions/:id/events") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        return res.write(`event: status\ndata: ${JSON.stringify(current)}\n\n`);
+      }
+      sendJson(res, 404, { error: path });
+    });
+    const registered: unknown[] = [];
+    const out = await payCheckout(client, {
+      id: ID,
+      burner,
+      usdc: { 31337: usdc },
+      onRegistered: (r) => {
+        registered.push(r);
+      },
+    });
+    expect(registered).toEqual([{ id: ID, status: "pending" }]);
+    expect(out.signed.intent).toMatchObject({ dest_addr: dest, dest_chain_id: 31338, app_fee_bps: 100 });
+    expect(out.settled.status).toBe("swept");
+    const requests = server?.requests ?? [];
+    expect(requests.map((r) => `${r.method} ${r.url.split("?")[0]?.replace(ID, ":id")}`)).toEqual([
+      "POST /sessions/:id/register",
+      "GET /sessions/:id/events",
+      "POST /sessions/:id/commit",
+      "GET /sessions/:id/events",
+    ]);
+    for (const r of requests) {
+      if (r.method === "POST") expect(r.headers["x-client-secret"], r.url).toBe(CHECKOUT.clientSecret);
+      else expect(new URL(r.url, "http://x").searchParams.get("client_secret")).toBe(CHECKOUT.clientSecret);
+    }
   });
 });
