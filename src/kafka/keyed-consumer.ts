@@ -8,11 +8,15 @@ export interface KeyedConsumerOptions {
   topic: string;
   /**
    * Works one record. Records of one key run one after another in offset order; different keys run
-   * at the same time. Resolving means done: its offset may be committed. Rejecting (only on
-   * shutdown, or a bug) leaves it and every later record of its key uncommitted, so the partition's
-   * next owner works them again.
+   * at the same time. Resolving means done: its offset may be committed. Rejecting (a store that
+   * did not answer, a bug) has the record worked again after a backoff, for as long as the consumer
+   * runs: its key waits behind it and no later record of the key is skipped. On shutdown what is not
+   * done stays uncommitted, so the partition's next owner works it again.
    */
   handle: (record: ReadRecord) => Promise<void>;
+  /** The first retry's delay (doubling up to `retryMaxMs`); 200 ms by default. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
   /** Records being worked at once (all keys); fetching waits while this many are in flight. */
   maxInFlight: number;
   log: (level: "warn" | "error", msg: string, fields?: object) => void;
@@ -46,6 +50,30 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   const inFlight = new Set<Promise<void>>();
   // Batches (one per partition, several at once) waiting for room.
   const waiting = new Set<() => void>();
+  let stopping = false;
+  const retryBaseMs = opts.retryBaseMs ?? 200;
+  const retryMaxMs = opts.retryMaxMs ?? 5000;
+
+  /** The handler until it succeeds; a failure is retried (doubling delay) until the consumer stops. */
+  async function handleUntilDone(record: ReadRecord, key: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await opts.handle(record);
+      } catch (err) {
+        if (stopping) throw err;
+        const delayMs = Math.min(retryMaxMs, retryBaseMs * 2 ** attempt);
+        opts.log("warn", "record failed; working it again", {
+          key,
+          offset: String(record.offset),
+          attempt: attempt + 1,
+          delayMs,
+          err: err instanceof Error ? err.message : String(err),
+        });
+        await new Promise((r) => setTimeout(r, delayMs));
+        if (stopping) throw err;
+      }
+    }
+  }
 
   function commit(partition: number, offset: bigint | null): void {
     if (offset === null) return;
@@ -58,7 +86,7 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   function dispatch(record: ReadRecord): void {
     offsets.started(record.partition, record.offset);
     const key = record.key?.toString() ?? "";
-    const work = (tails.get(key) ?? Promise.resolve()).then(() => opts.handle(record));
+    const work = (tails.get(key) ?? Promise.resolve()).then(() => handleUntilDone(record, key));
     tails.set(key, work);
     const tracked = work.then(
       () => commit(record.partition, offsets.done(record.partition, record.offset)),
@@ -98,6 +126,7 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       });
     },
     async stop() {
+      stopping = true;
       await consumer.stop();
       await Promise.allSettled([...inFlight]);
       await consumer.disconnect();
