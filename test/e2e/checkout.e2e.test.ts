@@ -3,7 +3,14 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/client/api-client.ts";
-import { getSession, makeBurner, newBurner, type Session, signIntent } from "../../src/client/index.ts";
+import {
+  getSession,
+  makeBurner,
+  newBurner,
+  payCheckout,
+  type Session,
+  signIntent,
+} from "../../src/client/index.ts";
 import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { type Child, startChild } from "../support/child-process.ts";
@@ -337,6 +344,56 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
         const body = await verifyWebhook({ payload: r.body, header: r.signature, secret });
         expect(body).toMatchObject({ session_id: s.id, amount: "10000000" });
       }
+    },
+    T,
+  );
+  it(
+    "through the payer library's payCheckout: 12 USDC on a 10 USDC session ends overpaid, and payment.overpaid names the 2 USDC over",
+    async () => {
+      const m = await newMerchant();
+      const dest = makeBurner().address.toLowerCase();
+      await api("/v1/destinations", {
+        method: "PUT",
+        key: m.sk,
+        body: { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: A.chain.chainId },
+      });
+      const hook = await api("/v1/webhook_endpoints", {
+        method: "PUT",
+        key: m.sk,
+        body: { url: `https://localhost:${receiverPort}/over` },
+      });
+      const s = await paymentSession(m, "10000000");
+      const client = createApiClient({
+        baseUrl: service.url,
+        checkout: { publishableKey: m.pk, clientSecret: s.client_secret },
+      });
+      const burner = await newBurner(A.chain);
+      const { settled } = await payCheckout(client, {
+        id: s.id,
+        burner,
+        usdc: { [A.chain.chainId]: A.chain.usdc },
+        onRegistered: () => fund(A, burner.address, A.chain.usdc, 12_000_000n),
+        detectionTimeout: 60_000,
+        settlementTimeout: 90_000,
+      });
+      expect(settled).toMatchObject({ status: "swept", outcome: "overpaid", expected_amount: "10000000" });
+      const key = `${s.id}:payment.overpaid`;
+      await waitFor(
+        "payment.overpaid",
+        async () => (received.some((r) => r.key === key) ? true : undefined),
+        60_000,
+      );
+      const got = received.find((r) => r.key === key);
+      const body = await verifyWebhook({
+        payload: got?.body ?? "",
+        header: got?.signature ?? "",
+        secret: hook.body.secret,
+      });
+      expect(body).toMatchObject({
+        event_type: "payment.overpaid",
+        amount: "12000000",
+        overpaid_amount: "2000000",
+      });
     },
     T,
   );
