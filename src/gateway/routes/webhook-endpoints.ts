@@ -48,14 +48,14 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookEndpointRouteOp
     "/v1/webhook_endpoints",
     {
       schema: {
-        summary: "The merchant's webhook endpoint, without its secret",
-        response: { 200: webhookEndpointSchema, ...errors },
+        summary: "The merchant's webhook endpoint, without its secret; null when none is set",
+        response: { 200: webhookEndpointSchema.nullable(), ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // The interface: "returns the configured endpoint object or null".
       const endpoint = await endpoints.webhookEndpoint(principalOf(request).merchantId);
-      if (!endpoint) throw gatewayError("webhook_endpoint_not_found");
-      return endpoint;
+      return reply.type("application/json; charset=utf-8").send(endpoint ?? null);
     },
   );
 

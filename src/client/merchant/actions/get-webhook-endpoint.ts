@@ -6,8 +6,8 @@ export interface GetWebhookEndpointParameters {
   signal?: AbortSignal | undefined;
 }
 
-export type GetWebhookEndpointReturnType = WebhookEndpoint;
-/** No endpoint set is an `http` ApiError with status 404 (`webhook_endpoint_not_found`). */
+/** null when no endpoint is set (the interface: "the configured endpoint object or null"). */
+export type GetWebhookEndpointReturnType = WebhookEndpoint | null;
 export type GetWebhookEndpointErrorType = ApiError;
 
 /**
@@ -15,13 +15,14 @@ export type GetWebhookEndpointErrorType = ApiError;
  * its secret (a lost secret is replaced by setting the endpoint again).
  *
  * @example
- * const { url } = await getWebhookEndpoint(client);
+ * const endpoint = await getWebhookEndpoint(client);
+ * if (endpoint === null) console.log("no webhook endpoint set");
  */
 export async function getWebhookEndpoint(
   client: MerchantClient,
   params: GetWebhookEndpointParameters = {},
 ): Promise<GetWebhookEndpointReturnType> {
-  return client.request<WebhookEndpoint>({
+  return client.request<WebhookEndpoint | null>({
     method: "GET",
     path: "/v1/webhook_endpoints",
     signal: params.signal,
