@@ -1,6 +1,9 @@
 import type { Address } from "viem";
+import { TOPIC } from "../../topics/catalogue.ts";
 import type { Shared } from "../app/shared.ts";
+import { createSubscriptionWatcher } from "../chains/evm/subscription-watcher.ts";
 import type { Guards } from "../gateway/auth.ts";
+import { createPlainProducer } from "../kafka/at-least-once.ts";
 import type { GatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
@@ -53,6 +56,54 @@ export async function startSubscriptionProjector(
   return {
     summary: `subscription.events -> Cassandra subscriptions${caughtUp ? " (caught up)" : " (still catching up)"}`,
     stop: projector.stop,
+  };
+}
+
+/**
+ * The watchers that mirror each chain's on-chain cancels (the manager's Canceled logs) to
+ * subscription.commands; run by the indexer role, merchant mode only.
+ */
+export async function startSubscriptionWatchers(
+  shared: Pick<Shared, "config" | "cassandra" | "chains" | "kafka" | "codecs">,
+  log: Logger,
+): Promise<RunningPart | null> {
+  if (!enabled(shared)) return null;
+  const chains = shared.chains.flatMap(({ chain }) =>
+    chain.family === "evm" && chain.subscriptions ? [{ ...chain, manager: chain.subscriptions }] : [],
+  );
+  if (chains.length === 0) return null;
+  const producer = createPlainProducer(shared.kafka);
+  await producer.connect();
+  const abort = new AbortController();
+  const runs = chains.map((c) =>
+    createSubscriptionWatcher({
+      chainId: c.chainId,
+      rpcUrl: c.rpcUrl,
+      manager: c.manager,
+      confirmations: c.confirmations,
+      cassandra: shared.cassandra,
+      send: (commands) =>
+        producer.send(
+          TOPIC.subscriptionCommands,
+          commands.map((cmd) => ({
+            key: cmd.data.subscriptionId,
+            value: shared.codecs.subscriptionCommand.encode(cmd),
+          })),
+        ),
+      pollMs: shared.config.INDEXER_POLL_MS,
+      signal: abort.signal,
+      log: (msg, fields) => log.info(fields ?? {}, msg),
+    })
+      .run()
+      .catch((err) => log.error({ err, chainId: c.chainId }, "subscription watcher stopped")),
+  );
+  return {
+    summary: `subscription cancels mirrored from chains ${chains.map((c) => c.chainId).join(", ")}`,
+    async stop() {
+      abort.abort();
+      await Promise.all(runs);
+      await producer.disconnect();
+    },
   };
 }
 

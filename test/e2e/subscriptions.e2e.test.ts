@@ -2,13 +2,17 @@ import { randomUUID } from "node:crypto";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
+import { subscriptionManagerAbi } from "../../src/chains/evm/abi.ts";
 import {
   type MandateMessage,
   mandateDigest,
   subscriptionIdFromDigest,
 } from "../../src/chains/evm/subscriptions.ts";
+import { subscriptionCommandCodec } from "../../src/kafka/codecs.ts";
+import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import {
+  chainClients,
   mandateBody,
   newSalt,
   newSubscriptionPayer,
@@ -30,7 +34,7 @@ let chain: LocalChain;
 
 beforeAll(async () => {
   service = await startTestService({
-    roles: ["actors", "projector", "executor", "gateway"],
+    roles: ["actors", "projector", "indexer", "executor", "gateway"],
     env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000" },
   });
   const source = service.stack.chains.find((c) => c.name === "source");
@@ -88,6 +92,11 @@ async function webhooksUntil(id: string, done: (keys: string[]) => boolean, ms =
       throw new Error(`webhooks of ${id}: ${events.map((e) => e.idempotencyKey).join(", ")}`);
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** POST /v1/subscriptions of `m`, signed by its payer. */
+async function register(sk: string, payer: Payer, m: MandateMessage) {
+  return call("POST", "/v1/subscriptions", sk, mandateBody(chain.chainId, m, await payer.signMandate(m)));
 }
 
 const webhookTypes = async (id: string) =>
@@ -157,18 +166,12 @@ describe("subscriptions through the merchant API", () => {
     async () => {
       const sk = await createMerchant();
       const payer = await newSubscriptionPayer(chain, 0n, 0n);
-      const register = async () => {
-        const m = await mandateOf(payer);
-        const res = await call(
-          "POST",
-          "/v1/subscriptions",
-          sk,
-          mandateBody(chain.chainId, m, await payer.signMandate(m)),
-        );
+      const registerOne = async () => {
+        const res = await register(sk, payer, await mandateOf(payer));
         return { id: res.body.id as string, digest: res.body.digest as Hex };
       };
 
-      const a = await register();
+      const a = await registerOne();
       expect((await call("POST", `/v1/subscriptions/${a.id}/cancel`, await createMerchant())).status).toBe(
         404,
       );
@@ -180,7 +183,7 @@ describe("subscriptions through the merchant API", () => {
       });
       expect((await call("POST", `/v1/subscriptions/${a.id}/cancel`, sk)).body).toEqual(canceled.body);
 
-      const b = await register();
+      const b = await registerOne();
       const stranger = await newSubscriptionPayer(chain, 0n, 0n);
       const forged = await call("POST", `/subscriptions/${b.id}/cancel`, null, {
         signature: await stranger.signCancel(b.digest),
@@ -209,12 +212,7 @@ describe("subscriptions through the merchant API", () => {
     const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
     const period = 12n;
     const m = await mandateOf(payer, { amount, period, start: BigInt(Math.floor(Date.now() / 1000) + 2) });
-    const res = await call(
-      "POST",
-      "/v1/subscriptions",
-      sk,
-      mandateBody(chain.chainId, m, await payer.signMandate(m)),
-    );
+    const res = await register(sk, payer, m);
     expect(res.status).toBe(201);
     const id = res.body.id as string;
     const charged = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charged:`));
@@ -247,12 +245,7 @@ describe("subscriptions through the merchant API", () => {
     const sk = await createMerchant();
     const payer = await newSubscriptionPayer(chain, 10_000_000n, 0n);
     const m = await mandateOf(payer, { period: 30n, start: BigInt(Math.floor(Date.now() / 1000) + 1) });
-    const res = await call(
-      "POST",
-      "/v1/subscriptions",
-      sk,
-      mandateBody(chain.chainId, m, await payer.signMandate(m)),
-    );
+    const res = await register(sk, payer, m);
     const id = res.body.id as string;
     const failedKeys = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charge_failed:0:`));
     const events = await webhooksUntil(id, (k) => failedKeys(k).length >= 3);
@@ -273,4 +266,83 @@ describe("subscriptions through the merchant API", () => {
     expect(await payer.balance(m.merchant)).toBe(0n);
     await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
   }, 120_000);
+
+  it("cancels from all three paths at once (merchant API, payer's gasless cancel, payer on chain): one subscription.canceled", async () => {
+    const sk = await createMerchant();
+    const payer = await newSubscriptionPayer(chain, 0n, 0n);
+    const m = await mandateOf(payer);
+    const res = await register(sk, payer, m);
+    const id = res.body.id as string;
+    const digest = res.body.digest as Hex;
+    const cancelSig = await payer.signCancel(digest);
+    const { client } = chainClients(chain);
+
+    const [byMerchant, byPayer, onChain] = await Promise.all([
+      call("POST", `/v1/subscriptions/${id}/cancel`, sk),
+      call("POST", `/subscriptions/${id}/cancel`, null, { signature: cancelSig }),
+      payer.wallet
+        .writeContract({
+          address: payer.manager,
+          abi: subscriptionManagerAbi,
+          functionName: "cancel",
+          args: [m],
+          gas: 200_000n,
+        })
+        .then((hash) => client.waitForTransactionReceipt({ hash })),
+    ]);
+    expect(byMerchant.status).toBe(200);
+    expect(byPayer.status).toBe(200);
+    expect(byMerchant.body.status).toBe("canceled");
+
+    // Canceled on chain exactly once, by the payer's own transaction or by the relayed cancelBySig.
+    expect(
+      await client.readContract({
+        address: payer.manager,
+        abi: subscriptionManagerAbi,
+        functionName: "canceled",
+        args: [digest],
+      }),
+    ).toBe(true);
+    // Whichever on-chain cancel landed (the payer's own or the relayed cancelBySig; the other reverts),
+    // its Canceled log is mirrored: all three paths reach the actor.
+    expect(["success", "reverted"]).toContain(onChain.status);
+    const sources = await commandsUntil(id, (x) =>
+      ["merchant", "payer", "chain"].every((p) => x.includes(p)),
+    );
+    expect(sources.filter((x) => x === "chain")).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const canceled = (
+      await subscriptionWebhooks(service.kafka, service.config.SESSION_PARTITIONS, id)
+    ).filter((w) => w.eventType === "subscription.canceled");
+    expect(canceled.map((w) => w.idempotencyKey)).toEqual([`sub:${id}:canceled`]);
+    const view = await call("GET", `/v1/subscriptions/${id}`, sk);
+    expect(view.body).toMatchObject({ status: "canceled", next_charge_at: null });
+    expect(["merchant", "payer", "chain"]).toContain(view.body.canceled_by);
+  }, 120_000);
 });
+
+/** The sources of the CancelSubscription commands sent to one subscription, polled until `done`. */
+async function commandsUntil(
+  id: string,
+  done: (sources: string[]) => boolean,
+  ms = 30_000,
+): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const sources: string[] = [];
+    await readTopic(service.kafka, {
+      topic: "subscription.commands",
+      from: new Map(Array.from({ length: service.config.SESSION_PARTITIONS }, (_, p) => [p, 0n] as const)),
+      onBatch: (records) => {
+        for (const r of records) {
+          if (r.key?.toString() !== id || !r.value) continue;
+          const c = subscriptionCommandCodec.decode(r.value);
+          if (c.type === "CancelSubscription") sources.push(c.data.source);
+        }
+      },
+    });
+    if (done(sources)) return sources;
+    if (Date.now() > deadline) throw new Error(`cancels of ${id}: ${sources.join(", ")}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
