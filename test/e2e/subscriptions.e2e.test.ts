@@ -133,6 +133,10 @@ describe("subscriptions through the merchant API", () => {
       expect((await call("GET", `/v1/subscriptions/${id}`, other)).status).toBe(404);
       expect((await call("POST", "/v1/subscriptions", other, body)).status).toBe(409);
       expect(await webhookTypes(id)).toEqual([`sub:${id}:created`]);
+      // Two concurrent registrations of one new mandate: the one actor that owns its digest takes one.
+      const m2 = await mandateOf(payer);
+      const both = await Promise.all([register(sk, payer, m2), register(sk, payer, m2)]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
     },
     T,
   );
