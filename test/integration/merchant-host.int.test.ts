@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MerchantCommand } from "../../src/domain/merchant/types.ts";
 import { issueKey, merchantIdFor } from "../../src/entities/merchant-keys.ts";
-import { createGatewayBus, type GatewayBus } from "../../src/kafka/gateway-bus.ts";
-import { createLogger } from "../../src/logging.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
+import { startActorsWithBus } from "../support/actors-bus.ts";
+import type { TestService } from "../support/service.ts";
 
 // The merchant entity on the generic host across a restart: the second host restores the merchant
 // from the journal (and snapshots) and decides against it.
@@ -24,14 +24,9 @@ const command = (merchantId: string, type: MerchantCommand["type"], data: object
   }) as MerchantCommand;
 
 async function actors(): Promise<GatewayBus> {
-  service = await startTestService({ roles: ["actors"], env });
-  const b = createGatewayBus({
-    kafka: service.kafka,
-    replyTimeoutMs: 20_000,
-    log: createLogger("warn", "test"),
-  });
-  await b.start();
-  return b;
+  const started = await startActorsWithBus(env);
+  service = started.service;
+  return started.bus;
 }
 
 describe("merchant actors on the generic host", () => {

@@ -4,10 +4,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions.ts";
 import type { SubscriptionCommand } from "../../src/domain/subscription/types.ts";
 import { subscriptionEventCodec } from "../../src/kafka/codecs.ts";
-import { createGatewayBus, type GatewayBus } from "../../src/kafka/gateway-bus.ts";
+import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { createLogger } from "../../src/logging.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { startActorsWithBus } from "../support/actors-bus.ts";
+import type { TestService } from "../support/service.ts";
 import { termsFixture } from "../support/subscriptions.ts";
 
 // The subscription entity on the generic host across a restart: the second host restores the
@@ -24,14 +24,9 @@ afterAll(async () => {
 const meta = () => ({ commandId: randomUUID(), issuedAt: Date.now(), replyTo: null });
 
 async function actors(): Promise<GatewayBus> {
-  service = await startTestService({ roles: ["actors"], env });
-  const b = createGatewayBus({
-    kafka: service.kafka,
-    replyTimeoutMs: 20_000,
-    log: createLogger("warn", "test"),
-  });
-  await b.start();
-  return b;
+  const started = await startActorsWithBus(env);
+  service = started.service;
+  return started.bus;
 }
 
 describe("subscription actors on the generic host", () => {
