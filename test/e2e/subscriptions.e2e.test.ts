@@ -200,6 +200,21 @@ describe("subscriptions through the merchant API", () => {
         signature: await payer.signCancel(b.digest),
       });
       expect(byPayer.body).toMatchObject({ status: "canceled", canceled_by: "payer" });
+      // The service relays the payer's Cancel on chain (cancelBySig from its relayer): the mandate is dead there too.
+      const { client } = chainClients(chain);
+      const canceledOnChain = (digest: Hex = b.digest) =>
+        client.readContract({
+          address: payer.manager,
+          abi: subscriptionManagerAbi,
+          functionName: "canceled",
+          args: [digest],
+        });
+      const relayDeadline = Date.now() + 30_000;
+      while (!(await canceledOnChain()) && Date.now() < relayDeadline)
+        await new Promise((r) => setTimeout(r, 500));
+      expect(await canceledOnChain()).toBe(true);
+      // The merchant's cancel stops the service's charging; the mandate stays valid on chain (only our relayer can charge).
+      expect(await canceledOnChain(a.digest)).toBe(false);
       expect(
         (await call("POST", `/subscriptions/${randomUUID()}/cancel`, null, { signature: "0x00" })).status,
       ).toBe(404);
