@@ -13,20 +13,16 @@ import type {
 } from "../domain/subscription/types.ts";
 import {
   executorCommandCodec,
-  gatewayReplyCodec,
   subscriptionCommandCodec,
   subscriptionEventCodec,
   webhookEventCodec,
 } from "../kafka/codecs.ts";
 import type { ExecutorCommand } from "../kafka/records.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
+import { replyOutbox } from "./reply-outbox.ts";
 
 /** The subscription actors' consumer group, and the prefix of their transactional ids. */
 export const SUBSCRIPTION_GROUP = "subscriptions";
-
-/** Status codes written on GatewayReply: coarse, as the session's; the gateway answers from `code`. */
-const ACCEPTED = 200;
-const REFUSED = 409;
 
 /**
  * Where a subscription decision's messages go: the reply to the waiting gateway (gateway.replies, no
@@ -35,20 +31,8 @@ const REFUSED = 409;
  */
 export function routeSubscriptionMessage(message: SubscriptionMessage): OutboxRecord {
   switch (message.type) {
-    case "Reply": {
-      const { replyTo, rejection } = message.data;
-      return {
-        topic: TOPIC.gatewayReplies,
-        key: replyTo.gatewayId,
-        value: gatewayReplyCodec.encode({
-          ...replyTo,
-          status: rejection ? REFUSED : ACCEPTED,
-          code: rejection?.code ?? null,
-          message: rejection?.message ?? null,
-          session: null,
-        }),
-      };
-    }
+    case "Reply":
+      return replyOutbox.route(message);
     case "Webhook": {
       const w = message.data;
       return {
