@@ -6,10 +6,12 @@ import {
   type Abi,
   type Address,
   createWalletClient,
+  encodeDeployData,
   type Hex,
   http,
   parseEther,
   parseEventLogs,
+  toFunctionSelector,
   type WalletClient,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
@@ -350,6 +352,34 @@ describe("SubscriptionManager", () => {
       await expectRevert(relayer, charge(m, sig), "MandateCanceled");
       // the other mandate of the same payer is untouched
       expect((await send(relayer, charge(other.m, other.sig))).receipt.status).toBe("success");
+    },
+    T,
+  );
+});
+
+describe("SubscriptionManager's constructor", () => {
+  it(
+    "refuses a zero relayer or a zero platform fee recipient",
+    async () => {
+      const { SubscriptionManager } = (await loadArtifacts()).contracts;
+      for (const args of [
+        [ZERO, feeSink],
+        [DEV_ACCOUNTS.relayer.address, ZERO],
+      ] as const) {
+        const deploying = chain.client.call({
+          account: DEV_ACCOUNTS.relayer.address,
+          data: encodeDeployData({ ...SubscriptionManager, args }),
+        });
+        const err = await deploying.then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        expect(err?.message, `deploy with ${args.join(", ")}`).toMatch(/revert/i);
+        // the revert data is ZeroAddress()'s selector
+        expect(JSON.stringify(err, Object.getOwnPropertyNames(err))).toContain(
+          toFunctionSelector("ZeroAddress()").slice(2),
+        );
+      }
     },
     T,
   );
