@@ -25,7 +25,10 @@ export interface MerchantAdminDeps {
   send(command: MerchantCommand): Promise<GatewayReply>;
   store: MerchantStore;
   /** The webhook endpoint projection (src/store/webhook-endpoints.ts): what the webhooks worker reads. */
-  endpoints: { get(merchantId: string): Promise<WebhookEndpointRow | null> };
+  endpoints: {
+    get(merchantId: string): Promise<WebhookEndpointRow | null>;
+    putSecret(merchantId: string, endpointId: string, secret: string): Promise<void>;
+  };
   mode: KeyMode;
   /** How long to wait for the projection to show an accepted change (then ReplyTimeoutError). */
   timeoutMs: number;
@@ -146,7 +149,9 @@ export function createMerchantAdmin(
       const endpointId = `we_${randomUUID().replaceAll("-", "")}`;
       const secret = newWebhookSecret();
       const sentAt = now();
-      await send(merchantId, "SetWebhookEndpoint", { endpointId, url, secret });
+      // The secret is stored first and never sent: merchant.events is public and kept forever.
+      await deps.endpoints.putSecret(merchantId, endpointId, secret);
+      await send(merchantId, "SetWebhookEndpoint", { endpointId, url, secret: null });
       let createdAt = sentAt;
       await waitFor("the webhook endpoint", async () => {
         const row = await deps.endpoints.get(merchantId);

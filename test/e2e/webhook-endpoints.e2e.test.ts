@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
 import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
 import { webhookEventCodec } from "../../src/kafka/codecs.ts";
+import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { tableEndpointDirectory } from "../../src/webhooks/endpoints.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
@@ -79,6 +80,22 @@ describe("webhook endpoints (MERCHANT_MODE=development, WEBHOOK_ALLOW_INSECURE)"
     const again = await json(await call("/v1/webhook_endpoints", { method: "PUT", key: sk, body: { url } }));
     expect(again.secret).not.toBe(created.secret);
     expect((await table.get(id))?.secret).toBe(again.secret);
+
+    // No record carries a secret: merchant.events is kept forever and read outside the service.
+    const journal: string[] = [];
+    // merchant.events has the session topics' partition count (topics/catalogue.ts).
+    const partitions = service.config.SESSION_PARTITIONS;
+    await readTopic(service.kafka, {
+      topic: TOPIC.merchantEvents,
+      from: new Map(Array.from({ length: partitions }, (_, p) => [p, 0n] as const)),
+      onBatch: (records) => {
+        for (const r of records)
+          if (r.key?.toString() === id && r.value) journal.push(r.value.toString("latin1"));
+      },
+    });
+    expect(journal.length).toBeGreaterThanOrEqual(3); // created, keys, two endpoint sets
+    for (const secret of [created.secret, again.secret])
+      expect(journal.some((text) => text.includes(secret))).toBe(false);
 
     const del = await call("/v1/webhook_endpoints", { method: "DELETE", key: sk });
     expect(del.status).toBe(204);

@@ -23,9 +23,10 @@ export interface IssuedKey {
 }
 
 /**
- * A webhook endpoint as set. The signing secret travels in clear: deliveries are HMAC-signed with
- * it, so the webhooks worker needs it as is (a hash would not do); null only in records written
- * before the field existed.
+ * A webhook endpoint as set. `secret` is null in every record written now: the gateway keeps the
+ * signing secret in its own table (webhook_endpoint_secrets), because merchant.events is read by
+ * consumers outside the service and kept forever. Records of an earlier version carry it in clear,
+ * and the projection still takes it from them.
  */
 export interface WebhookEndpointData {
   endpointId: string;
