@@ -15,11 +15,11 @@ import {
   sessionCommandCodec,
   sessionEventCodec,
   transferObservedCodec,
-  webhookEventCodec,
 } from "../kafka/codecs.ts";
 import type { ExecutorResult, TransferObserved } from "../kafka/records.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
 import { stateFromJson, stateToJson } from "./session-json.ts";
+import { webhookOutboxRecord } from "./webhook-outbox.ts";
 
 /** The session actors' consumer group, and the prefix of their transactional ids. */
 export const ACTORS_GROUP = "actors";
@@ -71,22 +71,8 @@ export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, Session
             }),
           };
         }
-        case "Webhook": {
-          const w = message.data;
-          return {
-            topic: TOPIC.webhookEvents,
-            key: w.merchantId,
-            value: webhookEventCodec.encode({
-              idempotencyKey: w.idempotencyKey,
-              merchantId: w.merchantId,
-              eventType: w.eventType,
-              sessionId: w.sessionId,
-              // The bytes the worker signs and sends: fixed here, once, with the event.
-              payload: JSON.stringify(w.body),
-              createdAt: w.createdAt,
-            }),
-          };
-        }
+        case "Webhook":
+          return webhookOutboxRecord(message.data);
         case "Executor": {
           const { work, ...command } = message.data;
           return {

@@ -11,15 +11,11 @@ import type {
   SubscriptionMessage,
   SubscriptionState,
 } from "../domain/subscription/types.ts";
-import {
-  executorCommandCodec,
-  subscriptionCommandCodec,
-  subscriptionEventCodec,
-  webhookEventCodec,
-} from "../kafka/codecs.ts";
+import { executorCommandCodec, subscriptionCommandCodec, subscriptionEventCodec } from "../kafka/codecs.ts";
 import type { ExecutorCommand } from "../kafka/records.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
 import { replyOutbox } from "./reply-outbox.ts";
+import { webhookOutboxRecord } from "./webhook-outbox.ts";
 
 /** The subscription actors' consumer group, and the prefix of their transactional ids. */
 export const SUBSCRIPTION_GROUP = "subscriptions";
@@ -27,28 +23,14 @@ export const SUBSCRIPTION_GROUP = "subscriptions";
 /**
  * Where a subscription decision's messages go: the reply to the waiting gateway (gateway.replies, no
  * session in it), webhooks to webhook.events keyed by merchant id (the WebhookEvent the session's
- * outbox writes too), and charges to the executor.
+ * outbox writes too, src/entities/webhook-outbox.ts), and charges to the executor.
  */
 export function routeSubscriptionMessage(message: SubscriptionMessage): OutboxRecord {
   switch (message.type) {
     case "Reply":
       return replyOutbox.route(message);
-    case "Webhook": {
-      const w = message.data;
-      return {
-        topic: TOPIC.webhookEvents,
-        key: w.merchantId,
-        value: webhookEventCodec.encode({
-          idempotencyKey: w.idempotencyKey,
-          merchantId: w.merchantId,
-          eventType: w.eventType,
-          sessionId: null,
-          // The bytes the worker signs and sends: fixed here, once, with the event.
-          payload: JSON.stringify(w.body),
-          createdAt: w.createdAt,
-        }),
-      };
-    }
+    case "Webhook":
+      return webhookOutboxRecord(message.data);
     case "Charge": {
       const { subscriptionId, commandId, chainId, ...charge } = message.data;
       return executorRecord(subscriptionId, commandId, chainId, {
