@@ -170,24 +170,14 @@ export function createMerchantAdmin(
       let pins: DestinationPin[] = [];
       await waitFor("the pinned destination", async () => {
         const rows = await deps.store.destinationsOf(merchantId);
-        pins = rows.map(({ sourceChainId, destAddress, destChainId }) => ({
-          sourceChainId,
-          destAddress,
-          destChainId,
-        }));
+        pins = rows.map(pinOf);
         const row = rows.find((r) => r.sourceChainId === pin.sourceChainId);
         return !!row && (samePin(row, pin) || row.updatedAt > sentAt);
       });
       return pins;
     },
     async destinations(merchantId) {
-      return (await deps.store.destinationsOf(merchantId)).map(
-        ({ sourceChainId, destAddress, destChainId }) => ({
-          sourceChainId,
-          destAddress,
-          destChainId,
-        }),
-      );
+      return (await deps.store.destinationsOf(merchantId)).map(pinOf);
     },
     async setAppFee(merchantId, fee) {
       const sentAt = now();
@@ -247,6 +237,13 @@ export interface MerchantView {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A projection row as the pin it is (without its write time). */
+const pinOf = ({ sourceChainId, destAddress, destChainId }: DestinationPin): DestinationPin => ({
+  sourceChainId,
+  destAddress,
+  destChainId,
+});
 
 const samePin = (a: DestinationPin, b: DestinationPin) =>
   a.destAddress === b.destAddress && a.destChainId === b.destChainId;

@@ -109,11 +109,7 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
           auth: null,
           destAddress: null,
           destChainId: null,
-          pinnedDestinations: pins.map(({ sourceChainId, destAddress, destChainId }) => ({
-            sourceChainId,
-            destAddress,
-            destChainId,
-          })),
+          pinnedDestinations: pins,
           clientSecretHash: secret.hash,
           appFeeBps: fee.bps,
           appFeeRecipient: fee.recipient,

@@ -79,6 +79,8 @@ export const settlementErrors = Object.fromEntries(
  */
 export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = async (app, opts) => {
   const { config, chains, commands, sessions, chainReads, newId, now, checkout } = opts;
+  /** A commit's session as its guard read it (preValidation), for its handler. */
+  const guarded = new WeakMap<FastifyRequest, SessionStateRecord>();
 
   app.post(
     "/sessions/:id/commit",
@@ -94,13 +96,16 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         const id = (request.params as { id: string }).id.toLowerCase();
         if (!UUID.test(id)) return; // the params' own 400 follows
         const record = await sessions.get(id);
-        if (record) await guardCheckout(request, record.session, checkout);
+        if (!record) return; // the handler's 404
+        await guardCheckout(request, record.session, checkout);
+        guarded.set(request, record);
       },
     },
     async (request) => {
       const { id } = request.params;
       const body = request.body;
-      const session = (await sessionOrThrow(sessions, id)).session;
+      // The state the guard read, so the commit reads the session once.
+      const session = (guarded.get(request) ?? (await sessionOrThrow(sessions, id))).session;
       if (session.burner_address === null || session.eip7702_auth === null)
         throw gatewayError("not_detected", "no burner is registered on this session yet");
       if (body.burner !== session.burner_address.toLowerCase()) throw gatewayError("burner_mismatch");
