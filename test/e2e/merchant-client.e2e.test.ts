@@ -36,7 +36,7 @@ import { waitFor } from "../support/actor-host.ts";
 import { type Ctx, fund, setUpChains } from "../support/delegate.ts";
 import { type LocalServer, serve } from "../support/local-http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
-import { mandateBody, newSalt, newSubscriptionPayer, randomAddress } from "../support/subscription-payer.ts";
+import { mandateBody, mandateOf, newSubscriptionPayer } from "../support/subscription-payer.ts";
 
 // The merchant client library against the real stack: a merchant made through the operator route,
 // then only the library, over the real gateway, merchant actors, projection, delivery ledger and
@@ -294,18 +294,8 @@ describe("a checkout run through the merchant library on the real stack", () => 
       secretKey: (await createMerchant()).secretKey,
     });
     const payer = await newSubscriptionPayer(chain, 0n, 0n);
-    const mandate = {
-      payer: payer.account.address,
-      token: chain.usdc,
-      amount: 1_000_000n,
-      period: 3_600n,
-      // An hour from now: nothing is charged while the test runs.
-      start: BigInt(Math.floor(Date.now() / 1000) + 3_600),
-      merchant: randomAddress(),
-      appFeeBps: 0,
-      appFeeRecipient: "0x0000000000000000000000000000000000000000" as const,
-      salt: newSalt(),
-    };
+    // Starting an hour from now: nothing is charged while the test runs.
+    const mandate = mandateOf(chain, payer);
     const body = mandateBody(chain.chainId, mandate, await payer.signMandate(mandate));
     const params = { chainId: body.chain_id, mandate: body.mandate, signature: body.signature };
     const sub = await createSubscription(client, params);

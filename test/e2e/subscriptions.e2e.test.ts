@@ -14,7 +14,7 @@ import { startTestService, type TestService } from "../support/service.ts";
 import {
   chainClients,
   mandateBody,
-  newSalt,
+  mandateOf,
   newSubscriptionPayer,
   type Payer,
   randomAddress,
@@ -67,21 +67,6 @@ async function call(method: string, path: string, key: string | null, body?: unk
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function mandateOf(payer: Payer, over: Partial<MandateMessage> = {}): Promise<MandateMessage> {
-  return {
-    payer: payer.account.address,
-    token: chain.usdc,
-    amount: 1_000_000n,
-    period: 3_600n,
-    start: BigInt(Math.floor(Date.now() / 1000) + 3_600),
-    merchant: randomAddress(),
-    appFeeBps: 0,
-    appFeeRecipient: "0x0000000000000000000000000000000000000000",
-    salt: newSalt(),
-    ...over,
-  };
-}
-
 /** Polls webhook.events until `done` holds for the subscription's events (or fails after `ms`). */
 async function webhooksUntil(id: string, done: (keys: string[]) => boolean, ms = 60_000) {
   const deadline = Date.now() + ms;
@@ -110,7 +95,7 @@ describe("subscriptions through the merchant API", () => {
     async () => {
       const sk = await createMerchant();
       const payer = await newSubscriptionPayer(chain, 0n, 0n);
-      const m = await mandateOf(payer, { appFeeBps: 25, appFeeRecipient: randomAddress() });
+      const m = await mandateOf(chain, payer, { appFeeBps: 25, appFeeRecipient: randomAddress() });
       const body = mandateBody(chain.chainId, m, await payer.signMandate(m));
       const created = await call("POST", "/v1/subscriptions", sk, body);
       expect(created.status).toBe(201);
@@ -134,7 +119,7 @@ describe("subscriptions through the merchant API", () => {
       expect((await call("POST", "/v1/subscriptions", other, body)).status).toBe(409);
       expect(await webhookTypes(id)).toEqual([`sub:${id}:created`]);
       // Two concurrent registrations of one new mandate: the one actor that owns its digest takes one.
-      const m2 = await mandateOf(payer);
+      const m2 = await mandateOf(chain, payer);
       const both = await Promise.all([register(sk, payer, m2), register(sk, payer, m2)]);
       expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
     },
@@ -146,7 +131,7 @@ describe("subscriptions through the merchant API", () => {
     async () => {
       const sk = await createMerchant();
       const payer = await newSubscriptionPayer(chain, 0n, 0n);
-      const m = await mandateOf(payer);
+      const m = await mandateOf(chain, payer);
       const signature = await payer.signMandate(m);
       const post = (b: unknown, key: string | null = sk) => call("POST", "/v1/subscriptions", key, b);
       const altered = mandateBody(chain.chainId, { ...m, amount: 2_000_000n }, signature);
@@ -171,7 +156,7 @@ describe("subscriptions through the merchant API", () => {
       const sk = await createMerchant();
       const payer = await newSubscriptionPayer(chain, 0n, 0n);
       const registerOne = async () => {
-        const res = await register(sk, payer, await mandateOf(payer));
+        const res = await register(sk, payer, await mandateOf(chain, payer));
         return { id: res.body.id as string, digest: res.body.digest as Hex };
       };
 
@@ -230,7 +215,11 @@ describe("subscriptions through the merchant API", () => {
     const amount = 1_000_000n;
     const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
     const period = 12n;
-    const m = await mandateOf(payer, { amount, period, start: BigInt(Math.floor(Date.now() / 1000) + 2) });
+    const m = await mandateOf(chain, payer, {
+      amount,
+      period,
+      start: BigInt(Math.floor(Date.now() / 1000) + 2),
+    });
     const res = await register(sk, payer, m);
     expect(res.status).toBe(201);
     const id = res.body.id as string;
@@ -263,7 +252,10 @@ describe("subscriptions through the merchant API", () => {
   it("retries a failing charge (no allowance) three times in its period, one subscription.charge_failed each, then stops", async () => {
     const sk = await createMerchant();
     const payer = await newSubscriptionPayer(chain, 10_000_000n, 0n);
-    const m = await mandateOf(payer, { period: 30n, start: BigInt(Math.floor(Date.now() / 1000) + 1) });
+    const m = await mandateOf(chain, payer, {
+      period: 30n,
+      start: BigInt(Math.floor(Date.now() / 1000) + 1),
+    });
     const res = await register(sk, payer, m);
     const id = res.body.id as string;
     const failedKeys = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charge_failed:0:`));
@@ -289,7 +281,7 @@ describe("subscriptions through the merchant API", () => {
   it("cancels from all three paths at once (merchant API, payer's gasless cancel, payer on chain): one subscription.canceled", async () => {
     const sk = await createMerchant();
     const payer = await newSubscriptionPayer(chain, 0n, 0n);
-    const m = await mandateOf(payer);
+    const m = await mandateOf(chain, payer);
     const res = await register(sk, payer, m);
     const id = res.body.id as string;
     const digest = res.body.digest as Hex;

@@ -109,6 +109,29 @@ export function mandateBody(chainId: number, m: MandateMessage, signature: Hex) 
   };
 }
 
+/**
+ * A mandate of 1 USDC an hour from `payer`, starting an hour from now (nothing is charged while a
+ * test runs) to a fresh merchant address; `over` replaces any field.
+ */
+export function mandateOf(
+  chain: LocalChain,
+  payer: Payer,
+  over: Partial<MandateMessage> = {},
+): MandateMessage {
+  return {
+    payer: payer.account.address,
+    token: chain.usdc,
+    amount: 1_000_000n,
+    period: 3_600n,
+    start: BigInt(Math.floor(Date.now() / 1000) + 3_600),
+    merchant: randomAddress(),
+    appFeeBps: 0,
+    appFeeRecipient: "0x0000000000000000000000000000000000000000",
+    salt: newSalt(),
+    ...over,
+  };
+}
+
 export const newSalt = (): Hex => `0x${randomUUID().replaceAll("-", "").padEnd(64, "0")}`;
 
 /** Every webhook event of one subscription on webhook.events (committed records only). */
