@@ -54,6 +54,12 @@ export {
   payDetectThenSign,
 } from "./actions/pay-detect-then-sign.ts";
 export {
+  type QuoteOnChainErrorType,
+  type QuoteOnChainParameters,
+  type QuoteOnChainReturnType,
+  quoteOnChain,
+} from "./actions/quote-on-chain.ts";
+export {
   type RefundErrorType,
   type RefundParameters,
   type RefundReturnType,
@@ -81,7 +87,9 @@ export {
 export {
   type BuildIntentParameters,
   buildIntent,
+  DEFAULT_CHECKOUT_MAX_APP_FEE_BPS,
   DEFAULT_INTENT_TTL_S,
+  DEFAULT_MIN_OUT_TOLERANCE_BPS,
   intentMessage,
   type SignIntentErrorType,
   type SignIntentParameters,

@@ -13,6 +13,7 @@ import {
   makeBurner,
   newBurner,
   payDetectThenSign,
+  quoteOnChain,
   refund,
   refundAll,
   type Session,
@@ -80,6 +81,7 @@ async function pay(
     burner,
     destination,
     usdc: usdcOf(A),
+    publicClient: A.client, // the payer's own RPC: a swapped deposit's min_out is checked against it
     onCreated: deposit,
     detectionTimeout: 60_000,
     settlementTimeout: 90_000,
@@ -248,8 +250,17 @@ describe("what the service refuses, through the client", () => {
     await fund(A, burner.address, dai(A), amount);
     const session = await waitForDetection(client, { id, timeout: 60_000 });
     const quote = await getQuote(client, { id });
+    // The payer's own quote reads the same pool through the delegate's router: the service's estimate.
+    const own = await quoteOnChain(A.client, { delegate: A.chain.delegate, token: dai(A), amountIn: amount });
+    expect(own).toBe(BigInt(quote.estimated_out));
     const greedy = { ...quote, suggested_min_out: (BigInt(quote.estimated_out) * 2n).toString() };
-    const signed = await signIntent({ signer: burner.account, session, quote: greedy, destination });
+    const signed = await signIntent({
+      signer: burner.account,
+      session,
+      quote: greedy,
+      destination,
+      ownEstimatedOut: own,
+    });
     await commit(client, { id, burner, signed });
 
     const ended = await waitForStatus(client, { id, status: "swept", timeout: 90_000 }).catch(

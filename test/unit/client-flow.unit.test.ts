@@ -38,6 +38,22 @@ function session(status: string, token: string, amount: string) {
   };
 }
 
+/**
+ * The payer's own RPC, as far as quoteOnChain reads it: the delegate's three immutables, then the
+ * router's getAmountsOut answering `out` USDC.
+ */
+function ownChain(out: bigint) {
+  const answers: Record<string, unknown> = {
+    ROUTER: "0x2222222222222222222222222222222222222222",
+    WETH: "0x3333333333333333333333333333333333333333",
+    USDC,
+  };
+  return {
+    readContract: (async (args: { functionName: string; args?: readonly unknown[] }) =>
+      args.functionName === "getAmountsOut" ? [args.args?.[0], out] : answers[args.functionName]) as never,
+  };
+}
+
 /** The service's routes over one mutable session; `commit` decides each commit's answer. */
 async function service(
   token: string,
@@ -96,11 +112,34 @@ describe("payDetectThenSign", () => {
     ]);
   });
 
-  it("another token: the quote's floor is min_out", async () => {
+  it("another token: the quote's floor is min_out, checked against the payer's own quote", async () => {
     const { client } = await service(DAI, () => 200);
-    const out = await payDetectThenSign(client, { burner, destination: DEST, usdc: { 31337: USDC } });
+    const out = await payDetectThenSign(client, {
+      burner,
+      destination: DEST,
+      usdc: { 31337: USDC },
+      publicClient: ownChain(990_000n),
+    });
     expect(out.signed.intent).toMatchObject({ in_token: DAI, min_out: "985050" });
     expect(routes()).toContain("GET /sessions/:id/quote");
+  });
+
+  it("another token: refuses before signing when the service's floor is far below the payer's own quote", async () => {
+    const { client } = await service(DAI, () => 200);
+    const flow = payDetectThenSign(client, {
+      burner,
+      destination: DEST,
+      usdc: { 31337: USDC },
+      publicClient: ownChain(2_000_000n), // the pool says twice what the service's floor assumes
+    });
+    await expect(flow).rejects.toMatchObject({ code: "verification_failed" });
+    await expect(
+      payDetectThenSign(client, { burner, destination: DEST, usdc: { 31337: USDC } }),
+    ).rejects.toMatchObject({
+      code: "verification_failed",
+      message: expect.stringContaining("own on-chain quote"),
+    });
+    expect(routes()).not.toContain("POST /sessions/:id/commit");
   });
 
   it("signs again for the grown deposit when the commit is refused, and commits that", async () => {

@@ -2,7 +2,12 @@ import { recoverTypedDataAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { intentTypedData, refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
 import { makeBurner } from "../../src/client/actions/make-burner.ts";
-import { buildIntent, intentMessage, signIntent } from "../../src/client/actions/sign-intent.ts";
+import {
+  buildIntent,
+  DEFAULT_CHECKOUT_MAX_APP_FEE_BPS,
+  intentMessage,
+  signIntent,
+} from "../../src/client/actions/sign-intent.ts";
 import { signRefund } from "../../src/client/actions/sign-refund.ts";
 import { signStandingRefund } from "../../src/client/actions/sign-standing-refund.ts";
 import type { ClientError } from "../../src/client/errors.ts";
@@ -72,6 +77,8 @@ describe("buildIntent", () => {
     const { intent } = buildIntent({
       session,
       quote: { estimated_out: "9960000", suggested_min_out: "9910200" },
+      ownEstimatedOut: 9_960_000n,
+      maxAppFeeBps: 50,
       deadline: 1_900_000_000,
     });
     expect(intent).toMatchObject({
@@ -120,6 +127,79 @@ describe("buildIntent", () => {
     expect(refusal(() => buildIntent({ session: detected(), quote }))).toMatchObject({
       code: "verification_failed",
     });
+  });
+});
+
+describe("buildIntent refuses what the payer would not sign", () => {
+  const swapped = (extra: Partial<Session> = {}) =>
+    detected({ detected_token: DAI, detected_amount: "10000000000000000000", ...extra });
+  const quote = (minOut: string) => ({ estimated_out: "9960000", suggested_min_out: minOut });
+
+  it("an app fee above the payer's maximum: none by default, as an anonymous session carries", () => {
+    const greedy = detected({ app_fee_bps: 9900, app_fee_recipient: DEST });
+    expect(refusal(() => buildIntent({ session: greedy, quote: null }))).toMatchObject({
+      code: "verification_failed",
+      message: expect.stringContaining("9900 bps"),
+    });
+    expect(
+      refusal(() =>
+        buildIntent({ session: greedy, quote: null, maxAppFeeBps: DEFAULT_CHECKOUT_MAX_APP_FEE_BPS }),
+      ),
+    ).toMatchObject({ code: "verification_failed" });
+    const fair = detected({ app_fee_bps: 50, app_fee_recipient: DEST });
+    expect(refusal(() => buildIntent({ session: fair, quote: null }))).toMatchObject({
+      code: "verification_failed",
+    });
+    expect(buildIntent({ session: fair, quote: null, maxAppFeeBps: 50 }).intent.app_fee_bps).toBe(50);
+  });
+
+  it("a swapped deposit without the payer's own on-chain quote", () => {
+    expect(refusal(() => buildIntent({ session: swapped(), quote: quote("9910200") }))).toMatchObject({
+      code: "verification_failed",
+      message: expect.stringContaining("own on-chain quote"),
+    });
+  });
+
+  it("a min_out further below the payer's own quote than the tolerance (1% by default)", () => {
+    const own = 9_960_000n; // 1% below: 9_860_400
+    expect(
+      refusal(() => buildIntent({ session: swapped(), quote: quote("1"), ownEstimatedOut: own })),
+    ).toMatchObject({ code: "verification_failed", message: expect.stringContaining("below 9860400") });
+    expect(
+      refusal(() => buildIntent({ session: swapped(), quote: quote("9860399"), ownEstimatedOut: own })),
+    ).toMatchObject({ code: "verification_failed" });
+    const atFloor = buildIntent({ session: swapped(), quote: quote("9860400"), ownEstimatedOut: own });
+    expect(atFloor.intent.min_out).toBe("9860400");
+    // A wider tolerance is the payer's choice; an impossible one is a configuration error.
+    const wide = {
+      session: swapped(),
+      quote: quote("9000000"),
+      ownEstimatedOut: own,
+      minOutToleranceBps: 1000,
+    };
+    expect(buildIntent(wide).intent.min_out).toBe("9000000");
+    expect(refusal(() => buildIntent({ ...wide, minOutToleranceBps: 10_001 }))).toMatchObject({
+      code: "config_error",
+    });
+  });
+
+  it("signIntent never asks the wallet to sign a refused Intent", async () => {
+    let asked = 0;
+    const wallet = {
+      address: burner.address,
+      signTypedData: () => {
+        asked++;
+        return burner.account.signTypedData({} as never);
+      },
+    };
+    const greedy = detected({ app_fee_bps: 9900, app_fee_recipient: DEST });
+    await expect(signIntent({ signer: wallet, session: greedy, quote: null })).rejects.toMatchObject({
+      code: "verification_failed",
+    });
+    await expect(
+      signIntent({ signer: wallet, session: swapped(), quote: quote("1"), ownEstimatedOut: 9_960_000n }),
+    ).rejects.toMatchObject({ code: "verification_failed" });
+    expect(asked).toBe(0);
   });
 });
 

@@ -4,6 +4,7 @@ import type { StandingRefundWire } from "../types.ts";
 import type { PayDetectThenSignErrorType, PayDetectThenSignReturnType } from "./pay-detect-then-sign.ts";
 import { type DetectThenSignSteps, settleDetectThenSign } from "./pay-detect-then-sign.ts";
 import { type RegisterBurnerReturnType, registerBurner } from "./register-burner.ts";
+import { DEFAULT_CHECKOUT_MAX_APP_FEE_BPS } from "./sign-intent.ts";
 
 export interface PayCheckoutParameters extends Omit<DetectThenSignSteps, "destination"> {
   /** The checkout session the merchant (or a payment link) created. */
@@ -58,6 +59,7 @@ export async function payCheckout(
     checkout,
     signal,
   });
-  const rest = await settleDetectThenSign(client, id, params, () => params.onRegistered?.(registered));
+  const steps = { ...params, maxAppFeeBps: params.maxAppFeeBps ?? DEFAULT_CHECKOUT_MAX_APP_FEE_BPS };
+  const rest = await settleDetectThenSign(client, id, steps, () => params.onRegistered?.(registered));
   return { registered, ...rest };
 }

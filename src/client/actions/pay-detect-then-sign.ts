@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import type { Address, PublicClient } from "viem";
 import type { ApiClient } from "../api-client.ts";
 import type { Burner } from "../burner.ts";
 import type { CheckoutCredentials } from "../checkout.ts";
@@ -8,6 +8,7 @@ import { commit } from "./commit.ts";
 import { type CreateSessionReturnType, createSession } from "./create-session.ts";
 import { getQuote } from "./get-quote.ts";
 import { getSession } from "./get-session.ts";
+import { quoteOnChain } from "./quote-on-chain.ts";
 import { type SignIntentReturnType, signIntent } from "./sign-intent.ts";
 import { type DetectedSession, isDetected, waitForDetection } from "./wait-for-detection.ts";
 import { waitForStatus } from "./wait-for-status.ts";
@@ -25,6 +26,19 @@ export interface PayDetectThenSignParameters {
    * its `min_out` is the amount. Any other token is quoted (`getQuote`).
    */
   usdc: Readonly<Record<number, Address>>;
+  /**
+   * A reader of the source chain through the payer's own RPC (viem's `createPublicClient`): a
+   * swapped deposit's `min_out` is checked against its quote (`quoteOnChain`) before signing.
+   * Without it, only USDC deposits are signed for; any other is refused (`verification_failed`).
+   */
+  publicClient?: Pick<PublicClient, "readContract"> | undefined;
+  /** How far the service's `min_out` may sit below the payer's own quote, bps. Default 100. */
+  minOutToleranceBps?: number | undefined;
+  /**
+   * The highest app fee the payer signs, bps (`signIntent`'s `maxAppFeeBps`). Default 0 here (an
+   * anonymous session carries none); `payCheckout`'s default is DEFAULT_CHECKOUT_MAX_APP_FEE_BPS.
+   */
+  maxAppFeeBps?: number | undefined;
   /** Signed up front (`signStandingRefund`): where the money goes if the session expires or fails. */
   standingRefund?: StandingRefundWire | undefined;
   /**
@@ -99,7 +113,16 @@ export async function payDetectThenSign(
 export interface DetectThenSignSteps
   extends Pick<
     PayDetectThenSignParameters,
-    "burner" | "usdc" | "onSession" | "detectionTimeout" | "settlementTimeout" | "commitRetryFor" | "signal"
+    | "burner"
+    | "usdc"
+    | "publicClient"
+    | "minOutToleranceBps"
+    | "maxAppFeeBps"
+    | "onSession"
+    | "detectionTimeout"
+    | "settlementTimeout"
+    | "commitRetryFor"
+    | "signal"
   > {
   /** The destination the payer asked for (checked against the session's); none for checkout. */
   destination?: PayDetectThenSignParameters["destination"] | undefined;
@@ -167,7 +190,23 @@ async function signAndCommit(
     const usdc = params.usdc[detected.source_chain_id];
     const isUsdc = usdc?.toLowerCase() === detected.detected_token.toLowerCase();
     const quote = isUsdc ? null : await getQuote(client, { id, checkout, signal });
-    const signed = await signIntent({ signer: burner.account, session: detected, quote, destination });
+    const ownEstimatedOut =
+      isUsdc || params.publicClient === undefined
+        ? undefined
+        : await quoteOnChain(params.publicClient, {
+            delegate: burner.eip7702Auth.address,
+            token: detected.detected_token,
+            amountIn: BigInt(detected.detected_amount),
+          });
+    const signed = await signIntent({
+      signer: burner.account,
+      session: detected,
+      quote,
+      destination,
+      maxAppFeeBps: params.maxAppFeeBps,
+      ownEstimatedOut,
+      minOutToleranceBps: params.minOutToleranceBps,
+    });
     try {
       const committed = await commit(client, {
         id,

@@ -24,9 +24,28 @@ export interface BuildIntentParameters {
    * (`verification_failed`) instead of signed. The Intent always takes the session's.
    */
   destination?: { address: Address; chainId: number } | undefined;
+  /**
+   * The highest app fee the payer accepts, in basis points: a session asking for more is refused
+   * (`verification_failed`) before anything is signed. Default 0, what an anonymous session
+   * carries; `payCheckout` passes DEFAULT_CHECKOUT_MAX_APP_FEE_BPS unless told otherwise.
+   */
+  maxAppFeeBps?: number | undefined;
+  /**
+   * The payer's own estimate of the swap's USDC output (`quoteOnChain`, through the payer's RPC).
+   * Required with a `quote`: its `suggested_min_out` is signed only when it is no more than
+   * `minOutToleranceBps` below this estimate, so a gateway that lies cannot set a floor of 1.
+   */
+  ownEstimatedOut?: bigint | undefined;
+  /** How far below `ownEstimatedOut` the service's floor may be, bps. Default 100 (1%). */
+  minOutToleranceBps?: number | undefined;
   /** Unix ms; tests fix it. */
   now?: number | undefined;
 }
+
+/** The app fee a checkout payer accepts by default (10%): a merchant with a higher fee passes its own maximum. */
+export const DEFAULT_CHECKOUT_MAX_APP_FEE_BPS = 1000;
+/** How far the service's min_out may sit below the payer's own on-chain estimate by default: 1%. */
+export const DEFAULT_MIN_OUT_TOLERANCE_BPS = 100;
 
 export interface SignIntentParameters extends BuildIntentParameters {
   /** The burner's account (`makeBurner`): the Intent is signed by the burner's key. */
@@ -41,7 +60,8 @@ export interface SignIntentReturnType {
   chainId: number;
 }
 /**
- * `verification_failed`: the session is not this burner's, names another destination, or has no
+ * `verification_failed`: the session is not this burner's, names another destination, asks for
+ * more app fee than the payer accepts, suggests a `min_out` below the payer's own quote, or has no
  * deposit yet; `session_expired`: it expired; `wallet_rejected` / `wallet_error` from the signer.
  */
 export type SignIntentErrorType = ClientError<
@@ -77,9 +97,16 @@ export function buildIntent(params: BuildIntentParameters): { intent: IntentWire
       "verification_failed",
       `session ${session.id} pays ${session.dest_address} on chain ${session.dest_chain_id}, not the destination asked for`,
     );
+  const maxAppFeeBps = params.maxAppFeeBps ?? 0;
+  if (session.app_fee_bps > maxAppFeeBps)
+    throw new ClientError(
+      "verification_failed",
+      `session ${session.id} asks for an app fee of ${session.app_fee_bps} bps, above the ${maxAppFeeBps} bps the payer accepts`,
+    );
   const minOut = params.quote === null ? session.detected_amount : params.quote.suggested_min_out;
   if (!/^[1-9][0-9]*$/.test(minOut))
     throw new ClientError("verification_failed", `min_out ${minOut} is not a positive amount`);
+  if (params.quote !== null) checkMinOut(session.id, BigInt(minOut), params);
   const now = params.now ?? Date.now();
   const intent: IntentWire = {
     dest_chain_id: session.dest_chain_id,
@@ -93,6 +120,29 @@ export function buildIntent(params: BuildIntentParameters): { intent: IntentWire
     app_fee_recipient: session.app_fee_recipient as Address,
   };
   return { intent, chainId: session.source_chain_id };
+}
+
+/**
+ * A swapped deposit's floor is the service's suggestion: signed only when it is within the
+ * tolerance of the payer's own on-chain estimate. Without one, nothing is signed: the library
+ * never takes the service's word for what a deposit is worth.
+ */
+function checkMinOut(id: string, minOut: bigint, params: BuildIntentParameters): void {
+  const own = params.ownEstimatedOut;
+  if (own === undefined)
+    throw new ClientError(
+      "verification_failed",
+      `session ${id}'s deposit is swapped, and no own on-chain quote (ownEstimatedOut, quoteOnChain) was given to check min_out against`,
+    );
+  const toleranceBps = params.minOutToleranceBps ?? DEFAULT_MIN_OUT_TOLERANCE_BPS;
+  if (!Number.isInteger(toleranceBps) || toleranceBps < 0 || toleranceBps > 10_000)
+    throw new ClientError("config_error", `minOutToleranceBps ${toleranceBps} is not an integer in 0..10000`);
+  const floor = (own * BigInt(10_000 - toleranceBps)) / 10_000n;
+  if (minOut < floor)
+    throw new ClientError(
+      "verification_failed",
+      `min_out ${minOut} is below ${floor}, the payer's own quote of ${own} less ${toleranceBps} bps`,
+    );
 }
 
 /** The wire Intent as the EIP-712 message (uint256 fields as bigints), the delegate's struct order. */
