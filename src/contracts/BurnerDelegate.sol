@@ -166,6 +166,8 @@ contract BurnerDelegate is EIP712 {
   error BridgeFeeTooHigh(uint256 maxFee, uint256 amount);
   error BelowMinOut(uint256 amount, uint256 minOut);
   error NothingToMove();
+  /// A refund to the burner itself moves nothing and only spends the submitter's gas.
+  error RecipientIsBurner();
   error NativeTransferFailed();
   error UnsupportedDestination(uint256 chainId);
   error BadRoutes();
@@ -274,6 +276,8 @@ contract BurnerDelegate is EIP712 {
   function refund(Refund calldata r, bytes calldata sig) external {
     if (block.timestamp > r.deadline) revert Expired();
     if (r.to == address(0)) revert ZeroAddress();
+    if (r.to == address(this)) revert RecipientIsBurner();
+    if (r.amount == 0) revert NothingToMove();
     DelegateStorage storage $ = _storage();
     if ($.refundSaltUsed[r.salt]) revert SaltUsed(r.salt);
     _checkSigner(keccak256(abi.encode(REFUND_TYPEHASH, r)), sig);
@@ -291,6 +295,7 @@ contract BurnerDelegate is EIP712 {
   function executeStandingRefund(address to, uint256 deadline, bytes calldata sig, address token) external {
     if (block.timestamp <= deadline && msg.sender != KEEPER) revert NotKeeper();
     if (to == address(0)) revert ZeroAddress();
+    if (to == address(this)) revert RecipientIsBurner();
     _checkSigner(keccak256(abi.encode(STANDING_REFUND_TYPEHASH, to, deadline)), sig);
 
     uint256 amount = _balanceOf(token);

@@ -159,6 +159,61 @@ describe("refund", () => {
   );
 
   it(
+    "a refund to the burner itself, or of nothing, reverts: neither Refund nor StandingRefund pays gas to move nothing",
+    async () => {
+      const c = ctx("source");
+      const { burner, auth } = await newBurner(c, usdc(3));
+      const deadline = (await now(c)) + 3600n;
+      const signRefund = (over: { to: `0x${string}`; amount: bigint }) => {
+        const refund = { token: c.chain.usdc, deadline, salt: generatePrivateKey(), ...over };
+        return burner
+          .signTypedData(refundTypedData(c.chain.chainId, burner.address, refund))
+          .then((sig) => ({ refund, sig }));
+      };
+      const self = await signRefund({ to: burner.address, amount: usdc(1) });
+      await expectRevert(
+        c,
+        c.relayer,
+        burner.address,
+        { functionName: "refund", args: [self.refund, self.sig], authorizationList: [auth] },
+        "RecipientIsBurner",
+      );
+      const zero = await signRefund({ to: randomAddress(), amount: 0n });
+      await expectRevert(
+        c,
+        c.relayer,
+        burner.address,
+        { functionName: "refund", args: [zero.refund, zero.sig] },
+        "NothingToMove",
+      );
+      const standing = await burner.signTypedData(
+        standingRefundTypedData(c.chain.chainId, burner.address, { to: burner.address, deadline }),
+      );
+      await expectRevert(
+        c,
+        c.relayer,
+        burner.address,
+        {
+          functionName: "executeStandingRefund",
+          args: [burner.address, deadline, standing, c.chain.usdc],
+        },
+        "RecipientIsBurner",
+      );
+      // The salts stay unused and the balance where it was: the refused refunds changed nothing.
+      expect(await tokenBalance(c, burner.address)).toBe(usdc(3));
+      const saltUsed = (salt: `0x${string}`) =>
+        c.client.readContract({
+          address: burner.address,
+          abi: burnerDelegateAbi,
+          functionName: "refundSaltUsed",
+          args: [salt],
+        });
+      expect(await saltUsed(self.refund.salt)).toBe(false);
+    },
+    T,
+  );
+
+  it(
     "a StandingRefund signature is not accepted as a Refund (distinct type hashes)",
     async () => {
       const c = ctx("source");

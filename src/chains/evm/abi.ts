@@ -55,6 +55,7 @@ export const burnerDelegateAbi = [
   { inputs: [], name: "NativeTransferFailed", type: "error" },
   { inputs: [], name: "NotKeeper", type: "error" },
   { inputs: [], name: "NothingToMove", type: "error" },
+  { inputs: [], name: "RecipientIsBurner", type: "error" },
   {
     inputs: [{ internalType: "address", name: "token", type: "address" }],
     name: "SafeERC20FailedOperation",
