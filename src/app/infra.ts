@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ChainConfig } from "../chains/config.ts";
+import { DEFAULT_MIN_NATIVE, DEFAULT_MIN_USDC } from "../chains/evm/config.ts";
 import type { Config } from "../config.ts";
 import { BaseError } from "../support/errors.ts";
 
@@ -31,6 +32,8 @@ const stackFileSchema = z.object({
       usdc: z.string(),
       relayer: z.object({ address: z.string(), privateKey: z.string() }),
       subscriptions: z.string().optional(),
+      // The local DEX's tokens besides USDC: deposits of them are swapped, so the chain accepts them.
+      dex: z.object({ weth: z.string(), dai: z.string() }).optional(),
       cctp: z
         .object({ domain: z.number(), messageTransmitter: z.string(), tokenMessenger: z.string() })
         .optional(),
@@ -101,7 +104,13 @@ export async function resolveInfra(
   };
 }
 
-/** A local anvil chain as an EVM chain entry. */
+/** 0.01 of the local TestDAI (18 decimals, a dollar in its seeded pool). */
+const MIN_DAI = 10_000_000_000_000_000n;
+
+/**
+ * A local anvil chain as an EVM chain entry. It accepts what the local stack can settle: USDC, the
+ * tokens its DEX swaps to USDC (DAI, WETH) and the coin, each above a dust minimum worth about a cent.
+ */
 const localChain = (c: StackFile["chains"][number], confirmations: number): ChainConfig => ({
   family: "evm",
   name: c.name,
@@ -115,6 +124,16 @@ const localChain = (c: StackFile["chains"][number], confirmations: number): Chai
     privateKey: c.relayer.privateKey,
   },
   minRelayerBalanceWei: "10000000000000000",
+  acceptedTokens: [
+    { token: c.usdc.toLowerCase() as `0x${string}`, minAmount: String(DEFAULT_MIN_USDC) },
+    ...(c.dex
+      ? [
+          { token: c.dex.dai.toLowerCase() as `0x${string}`, minAmount: String(MIN_DAI) },
+          { token: c.dex.weth.toLowerCase() as `0x${string}`, minAmount: String(DEFAULT_MIN_NATIVE) },
+        ]
+      : []),
+    { token: "native", minAmount: String(DEFAULT_MIN_NATIVE) },
+  ],
   ...(c.subscriptions ? { subscriptions: c.subscriptions.toLowerCase() as `0x${string}` } : {}),
   ...(c.cctp
     ? {

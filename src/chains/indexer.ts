@@ -1,5 +1,5 @@
 import { assertNever } from "../domain/evolve.ts";
-import { type ChainAddress, transferKey } from "../domain/types.ts";
+import { type ChainAddress, type DepositTerms, transferKey } from "../domain/types.ts";
 import type { TransferObserved } from "../kafka/records.ts";
 import { type Checkpoint, createCheckpointStore, type PublishedBlock } from "../store/indexer-checkpoints.ts";
 import { isTerminal } from "../support/errors.ts";
@@ -37,6 +37,14 @@ export interface IndexerDeps<B extends ChainBlock> extends ChainIndexerDeps {
   finder: TransferFinder<B>;
   /** The family's canonical spelling of a burner, or null when it is none of this chain's. */
   parseAddress: (raw: string) => ChainAddress | null;
+  /**
+   * The operator's terms for a token on this chain (its CHAINS entry's accepted tokens), attached to
+   * every record: the indexer publishes every transfer into a burner, and the session's pure decider
+   * tells a payment from an unsupported deposit with them (src/domain/acceptance.ts). The terms
+   * travel on the record rather than being read by the actors, so the decider stays free of
+   * configuration and the record says what the operator accepted when the transfer was seen.
+   */
+  termsOf: (token: ChainAddress) => DepositTerms;
   /** Confirmed blocks a newly watched burner is backfilled over (default 128). */
   backfillBlocks?: number;
 }
@@ -95,6 +103,7 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
     confirmations: Number(head - t.blockNumber),
     observedAt: now,
     retracted: false,
+    terms: deps.termsOf(t.token),
   });
 
   const retract = (records: readonly TransferObserved[], now: number): TransferObserved[] =>

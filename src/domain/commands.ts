@@ -2,6 +2,7 @@ import type {
   Address,
   Authorization,
   ChainAddress,
+  DepositTerms,
   Flow,
   Hex,
   Intent,
@@ -97,10 +98,13 @@ export interface RequestRefundAll {
   metadata: CommandMetadata;
 }
 
-/** From the indexer: a confirmed transfer into the session's burner. */
+/**
+ * From the indexer: a confirmed transfer into the session's burner, with the operator's terms for its
+ * token on its chain (null on records from before the indexer attached them: accepted).
+ */
 export interface RecordTransfer {
   type: "RecordTransfer";
-  data: { sessionId: string; transfer: Transfer };
+  data: { sessionId: string; transfer: Transfer; terms: DepositTerms | null };
   metadata: CommandMetadata;
 }
 

@@ -1,3 +1,4 @@
+import { unsupportedReason } from "./acceptance.ts";
 import type { SessionInput } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { assertNever, evolve } from "./evolve.ts";
@@ -42,7 +43,9 @@ function decideCore(command: SessionInput, state: SessionState): Decision {
       return decideTransfer(command, state);
     case "RetractTransfer": {
       const retract = command.data;
-      const known = state.deposits.find((t) => sameTransfer(t, retract));
+      const known =
+        state.deposits.find((t) => sameTransfer(t, retract)) ??
+        state.unsupportedDeposits.find((t) => sameTransfer(t, retract));
       // Only the block that carried the deposit can retract it: a retraction for another block hash
       // (the transfer was re-mined in the new chain) must not erase it.
       if (!known || !sameId(known.blockHash, retract.blockHash)) return nothingToDo();
@@ -105,18 +108,31 @@ function decideRegister(
 
 /**
  * A confirmed transfer into the burner. Every one is recorded, whatever the status: funds that reach
- * a burner late (after detection, after expiry) stay visible so they can be swept or refunded.
+ * a burner late (after detection, after expiry) stay visible so they can be swept or refunded. One
+ * the operator does not accept (src/domain/acceptance.ts) is recorded apart, as unsupported: it never
+ * detects the session, never tells a merchant anything and is never bounced at the relayer's cost, so
+ * a stranger's fake Transfer log cannot take the place of the payment that follows it.
  */
 function decideTransfer(
   command: Extract<SessionInput, { type: "RecordTransfer" }>,
   state: Session,
 ): Decision {
-  const transfer = command.data.transfer;
-  const known = state.deposits.find((t) => sameTransfer(t, transfer));
+  const { transfer, terms } = command.data;
+  // A transfer keeps the class it was first recorded with: re-mined after a reorg, it moves to its
+  // new block in the same list (terms changed in between must not put it in both).
+  const unsupported = state.unsupportedDeposits.find((t) => sameTransfer(t, transfer));
+  const known = unsupported ? undefined : state.deposits.find((t) => sameTransfer(t, transfer));
+  const reason = unsupported ? unsupported.reason : known ? null : unsupportedReason(transfer, terms);
   // Seen in this very block: a re-publication. Seen in another block: the transfer was re-mined
   // after a reorg, and observing it again moves it to its new block (so the old block's late
   // retraction no longer matches it).
-  if (known && sameId(known.blockHash, transfer.blockHash)) return nothingToDo();
+  const seen = unsupported ?? known;
+  if (seen && sameId(seen.blockHash, transfer.blockHash)) return nothingToDo();
+  if (reason !== null) {
+    return DecisionBuilder.for(state, command.metadata)
+      .append({ type: "UnsupportedDepositObserved", data: { transfer, reason } })
+      .decision();
+  }
   const b = DecisionBuilder.for(state, command.metadata).append({
     type: "DepositObserved",
     data: { transfer },

@@ -11,6 +11,7 @@ import type {
   SweepAmounts,
   Transfer,
   TxId,
+  UnsupportedReason,
 } from "./types.ts";
 
 export interface EventMetadata {
@@ -40,7 +41,21 @@ export interface DepositObserved {
   metadata: EventMetadata;
 }
 
-/** A reorg dropped the block of a deposit observed earlier; the deposit no longer counts. */
+/**
+ * A confirmed transfer reached the burner that the operator does not accept (a token outside the
+ * chain's accepted tokens, or less than its minimum). Kept for a burner-signed refund; it leaves the
+ * status, the detected deposit and the standing refunds alone.
+ */
+export interface UnsupportedDepositObserved {
+  type: "UnsupportedDepositObserved";
+  data: { transfer: Transfer; reason: UnsupportedReason };
+  metadata: EventMetadata;
+}
+
+/**
+ * A reorg dropped the block of a deposit observed earlier (accepted or unsupported: the transfer's
+ * ids name it in either list); the deposit no longer counts.
+ */
 export interface DepositRetracted {
   type: "DepositRetracted";
   data: { chainId: number; txHash: Transfer["txHash"]; logIndex: number };
@@ -153,5 +168,6 @@ export type SessionEvent =
   | StandingRefundAttached
   | RefundRequested
   | RefundUpdated
-  | BurnerRegistered;
+  | BurnerRegistered
+  | UnsupportedDepositObserved;
 export type SessionEventType = SessionEvent["type"];

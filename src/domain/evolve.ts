@@ -36,6 +36,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       standingRefund: d.standingRefund,
       stealth: d.stealth,
       deposits: [],
+      unsupportedDeposits: [],
       commitment: null,
       sweepTx: null,
       swapOutputAmount: null,
@@ -56,6 +57,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
   const next: Session = {
     ...state,
     deposits: [...state.deposits],
+    unsupportedDeposits: [...state.unsupportedDeposits],
     refunds: [...state.refunds],
     recentCommandIds: [...state.recentCommandIds],
   };
@@ -95,10 +97,22 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       }
       return session;
     }
+    case "UnsupportedDepositObserved": {
+      const { transfer, reason } = event.data;
+      const at = session.unsupportedDeposits.findIndex((t) => sameTransfer(t, transfer));
+      // Re-mined in another block: it replaces, never doubles. The status is left alone.
+      if (at < 0) session.unsupportedDeposits.push({ ...transfer, reason });
+      else session.unsupportedDeposits[at] = { ...transfer, reason };
+      return session;
+    }
     case "DepositRetracted": {
       const retracted = event.data;
       for (let i = session.deposits.length - 1; i >= 0; i--) {
         if (sameTransfer(session.deposits[i] as Transfer, retracted)) session.deposits.splice(i, 1);
+      }
+      for (let i = session.unsupportedDeposits.length - 1; i >= 0; i--) {
+        if (sameTransfer(session.unsupportedDeposits[i] as Transfer, retracted))
+          session.unsupportedDeposits.splice(i, 1);
       }
       if (session.status === "detected" && session.deposits.length === 0) session.status = "pending";
       return session;

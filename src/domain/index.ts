@@ -1,3 +1,4 @@
+export { unsupportedReason } from "./acceptance.ts";
 export * from "./commands.ts";
 export * from "./decide.ts";
 export type { Decider, Refusal, VersionedEvent } from "./decider.ts";

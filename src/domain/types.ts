@@ -155,6 +155,28 @@ export interface Transfer {
   from: ChainAddress;
 }
 
+/**
+ * The operator's terms for one token on one chain, as the indexer found them in its chain's
+ * configuration (CHAINS `acceptedTokens`) when it saw the transfer: whether the token is accepted at
+ * all, and the least amount (base units) that counts as a payment.
+ */
+export interface DepositTerms {
+  accepted: boolean;
+  minAmount: bigint;
+}
+
+/** Why a transfer into the burner is not a payment: a token the operator does not take, or dust. */
+export const UNSUPPORTED_REASONS = ["token_not_accepted", "below_minimum"] as const;
+export type UnsupportedReason = (typeof UNSUPPORTED_REASONS)[number];
+
+/**
+ * A transfer into the burner that the operator does not accept: kept on the session (the payer may
+ * get it back with a burner-signed refund), never detected, swept or bounced by the relayer.
+ */
+export interface UnsupportedDeposit extends Transfer {
+  reason: UnsupportedReason;
+}
+
 export const transferKey = (t: Pick<Transfer, "chainId" | "txHash" | "logIndex">): string =>
   `${t.chainId}:${isHexSpelled(t.txHash) ? t.txHash.toLowerCase() : t.txHash}:${t.logIndex}`;
 
@@ -228,8 +250,10 @@ export interface Session {
   expiresAt: number; // unix seconds
   standingRefund: StandingRefund | null;
   stealth: StealthAnnouncement | null;
-  /** Every confirmed transfer into the burner, in the order observed. */
+  /** Every confirmed transfer of an accepted token into the burner, in the order observed. */
   deposits: Transfer[];
+  /** Confirmed transfers the operator does not accept (src/domain/acceptance.ts), in the order observed. */
+  unsupportedDeposits: UnsupportedDeposit[];
   /** The committed Intent, once POST /sessions/:id/commit was accepted. */
   commitment: Commitment | null;
   sweepTx: TxId | null;

@@ -1,11 +1,11 @@
 import { detectedDeposit } from "./evolve.ts";
-import type { Session } from "./types.ts";
+import type { Session, Transfer } from "./types.ts";
 
 /**
  * The interface's Session object (GET /sessions/:id, the `data` of every SSE `status` event).
  * Field names and formats follow the spec; fields the spec lists as nullable are null until known.
  * `flow`, `expires_at`, `outcome`, `fee_bps`, `expected_amount`, `settled_amount`, `app_fee_amount`,
- * `refunds` and `deposits` are additions documented in docs/API.md.
+ * `refunds`, `deposits` and `unsupported_deposits` are additions documented in docs/API.md.
  */
 export function sessionView(s: Session) {
   const detected = detectedDeposit(s);
@@ -37,14 +37,7 @@ export function sessionView(s: Session) {
     dest_tx: s.destTx,
     retry_count: s.retryCount,
     error_message: s.errorMessage,
-    deposits: s.deposits.map((t) => ({
-      chain_id: t.chainId,
-      token: t.token,
-      amount: t.amount.toString(),
-      tx: t.txHash,
-      log_index: t.logIndex,
-      block_number: Number(t.blockNumber),
-    })),
+    deposits: s.deposits.map(depositRow),
     fee_bps: s.commitment?.feeBps ?? null,
     expected_amount: s.expectedAmount?.toString() ?? null,
     settled_amount: s.settledAmount?.toString() ?? null,
@@ -61,7 +54,19 @@ export function sessionView(s: Session) {
       status: r.status,
       error_message: r.errorMessage,
     })),
+    // Transfers the operator does not accept: never the detected deposit, refundable by the burner.
+    unsupported_deposits: s.unsupportedDeposits.map((t) => ({ ...depositRow(t), reason: t.reason })),
   };
 }
 
 export type SessionView = ReturnType<typeof sessionView>;
+
+/** One transfer into the burner as the Session object lists it. */
+const depositRow = (t: Transfer) => ({
+  chain_id: t.chainId,
+  token: t.token,
+  amount: t.amount.toString(),
+  tx: t.txHash,
+  log_index: t.logIndex,
+  block_number: Number(t.blockNumber),
+});

@@ -12,6 +12,11 @@ export function stateToJson(state: Session): string {
   return JSON.stringify({
     ...state,
     deposits: state.deposits.map((d) => ({ ...d, amount: big(d.amount), blockNumber: big(d.blockNumber) })),
+    unsupportedDeposits: state.unsupportedDeposits.map((d) => ({
+      ...d,
+      amount: big(d.amount),
+      blockNumber: big(d.blockNumber),
+    })),
     swapOutputAmount: bigOrNull(state.swapOutputAmount),
     feeAmount: bigOrNull(state.feeAmount),
     bridgeAmount: bigOrNull(state.bridgeAmount),
@@ -48,6 +53,8 @@ export function stateFromJson(json: string): Session {
   // ... and those written before checkout lack its two.
   state.pinnedDestinations ??= [];
   state.clientSecretHash ??= null;
+  // ... and those written before unsupported deposits were told apart have none.
+  state.unsupportedDeposits ??= [];
   return state;
 }
 

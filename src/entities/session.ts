@@ -148,6 +148,7 @@ export function transferCommand(t: TransferObserved): SessionCommand {
     data: {
       sessionId: t.sessionId,
       transfer: { chainId, token, amount, txHash, logIndex, blockNumber, blockHash, from },
+      terms: t.terms,
     },
     metadata,
   };

@@ -10,6 +10,7 @@ import {
   type RefundStatus,
   STATUSES,
   type Transfer,
+  UNSUPPORTED_REASONS,
 } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 import { mandate } from "./subscription-records.ts";
@@ -48,6 +49,9 @@ const transferFields = {
   from: f.renamed("from_address", f.chainAddress),
 };
 const transfer: f.Field<Transfer, Avro> = f.record(transferFields);
+
+/** The operator's terms for a transfer's token on its chain (src/domain/acceptance.ts). */
+const depositTerms = f.record({ accepted: f.boolean, minAmount: f.amount });
 
 /** The burner-signed settlement Intent (EIP-712 `Intent`, src/contracts/README.md). */
 const intent = f.record({
@@ -131,7 +135,7 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
   union: "command",
   types: {
     CreateSession: creation,
-    RecordTransfer: { transfer },
+    RecordTransfer: { transfer, terms: f.nullable(depositTerms) },
     RetractTransfer: { chainId: f.number, txHash: f.txId, logIndex: f.number, blockHash: f.blockId },
     ExpireSession: { now: f.number },
     CommitIntent: commitment,
@@ -179,8 +183,19 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
       errorMessage: f.nullable(f.string),
     },
     BurnerRegistered: { burner: f.chainAddress, auth: authorization },
+    UnsupportedDepositObserved: { transfer, reason: f.oneOf(UNSUPPORTED_REASONS) },
   },
 });
+
+/** One transfer into the burner as the Session object lists it. */
+const depositRow = {
+  chain_id: f.number,
+  token: f.chainAddress,
+  amount: f.decimal,
+  tx: f.txId,
+  log_index: f.number,
+  block_number: f.number,
+};
 
 /**
  * The interface's Session object (src/domain/view.ts): its keys are already the wire names. The
@@ -213,16 +228,7 @@ export const sessionObject = f.record({
   dest_tx: f.nullable(f.string),
   retry_count: f.number,
   error_message: f.nullable(f.string),
-  deposits: f.array(
-    f.record({
-      chain_id: f.number,
-      token: f.chainAddress,
-      amount: f.decimal,
-      tx: f.txId,
-      log_index: f.number,
-      block_number: f.number,
-    }),
-  ),
+  deposits: f.array(f.record(depositRow)),
   fee_bps: f.described("platform fee resolved at commit", f.nullable(f.number)),
   expected_amount: f.nullable(f.decimal),
   settled_amount: f.nullable(f.decimal),
@@ -241,6 +247,10 @@ export const sessionObject = f.record({
       error_message: f.nullable(f.string),
     }),
   ),
+  unsupported_deposits: f.described(
+    "transfers the operator does not accept: never detected, refundable with a burner-signed refund",
+    f.array(f.record({ ...depositRow, reason: f.oneOf(UNSUPPORTED_REASONS) })),
+  ),
 });
 const session: f.Field<SessionView, Avro> = sessionObject;
 
@@ -258,6 +268,11 @@ export const transferObserved = f.record({
   observedAt: f.number,
   /** true: the block that carried this transfer was dropped by a reorg; undo the observation. */
   retracted: f.boolean,
+  /**
+   * The operator's terms for the token on this chain (its CHAINS entry) when the indexer saw it;
+   * null on records written before the indexer attached them.
+   */
+  terms: f.nullable(depositTerms),
 });
 export type TransferObserved = f.Infer<typeof transferObserved>;
 

@@ -191,6 +191,8 @@ const storedRecord = z.object({
   confirmations: z.number().int(),
   observedAt: z.number(),
   retracted: z.boolean(),
+  // Rows recorded before the indexer attached the operator's terms have none: such records count as accepted.
+  terms: z.object({ accepted: z.boolean(), minAmount: uint }).nullable().default(null),
 });
 
 /** JSON of records with bigints as decimal strings; decodeRecords(encodeRecords(x)) deep-equals x. */

@@ -31,6 +31,7 @@ import { createLogger } from "../../src/logging.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC, topicCatalogue } from "../../topics/catalogue.ts";
+import { measureClassification } from "./classification.ts";
 import { withFileLock } from "./flock.ts";
 import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { createSession, fmtRate, median, newSessionId, perSecond, transferObserved } from "./workload.ts";
@@ -64,6 +65,8 @@ await ensureTopics(kafka, [
 console.log(
   `node ${process.version}, ${transfers.toLocaleString("en")} transfers over ${sessions.toLocaleString("en")} sessions, ${rounds} rounds after a warm-up round`,
 );
+// The part of ours that tells accepted deposits from unsupported ones, in this process (no Kafka).
+measureClassification();
 // Ours depends on the journal's size: the host holds, and snapshots, every session ever created.
 const journal = recordsBefore(await stableEndOffsets(kafka, TOPIC.sessionEvents));
 console.log(`session.events holds ${journal.toLocaleString("en")} records before this run`);

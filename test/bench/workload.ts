@@ -105,6 +105,8 @@ export function transferObserved(sessionId: string, nowMs: number, block: number
     confirmations: 2,
     observedAt: nowMs,
     retracted: false,
+    // USDC's terms on the local stack: most amounts pass, the few below the minimum are unsupported.
+    terms: { accepted: true, minAmount: 10_000n },
   };
 }
 

@@ -7,6 +7,7 @@ import {
   createBlockSource,
   type ReorgInput,
 } from "../../src/chains/evm/block-source.ts";
+import { DEFAULT_MIN_USDC } from "../../src/chains/evm/config.ts";
 import { createEvmIndexer } from "../../src/chains/evm/indexer.ts";
 import type { EvmChainConfig } from "../../src/config.ts";
 import { type Address, NATIVE_TOKEN } from "../../src/domain/types.ts";
@@ -45,7 +46,10 @@ beforeEach(async () => {
 
 const randomAddress = (): Address => `0x${randomBytes(20).toString("hex")}`;
 
-function startIndexer(confirmations: number, opts: { crashOnFirstPublish?: boolean } = {}) {
+function startIndexer(
+  confirmations: number,
+  opts: { crashOnFirstPublish?: boolean; acceptedTokens?: EvmChainConfig["acceptedTokens"] } = {},
+) {
   const controller = new AbortController();
   const published: TransferObserved[] = [];
   const logs: string[] = [];
@@ -57,6 +61,8 @@ function startIndexer(confirmations: number, opts: { crashOnFirstPublish?: boole
     delegate: NATIVE_TOKEN,
     confirmations,
     minRelayerBalanceWei: "0",
+    usdc: chain.usdc,
+    ...(opts.acceptedTokens ? { acceptedTokens: opts.acceptedTokens } : {}),
   };
   const indexer = createEvmIndexer({
     chain: config,
@@ -126,12 +132,36 @@ describe("EVM indexer against anvil and Cassandra", () => {
         blockHash: receipt.blockHash,
         from: PAYER,
         retracted: false,
+        // No acceptedTokens configured: the chain's USDC and coin are accepted, above the default minimums.
+        terms: { accepted: true, minAmount: DEFAULT_MIN_USDC },
       });
       expect(record?.confirmations).toBeGreaterThanOrEqual(2);
 
       await chain.mine(3);
       await ix.caughtUp();
       expect(ix.published).toHaveLength(1);
+    } finally {
+      await ix.stop();
+    }
+  });
+
+  it("publishes every transfer to a burner, accepted or not, each with its chain's terms for the token", async () => {
+    const ix = startIndexer(1, { acceptedTokens: [{ token: "native", minAmount: "10000" }] });
+    try {
+      await ix.caughtUp();
+      const burner = randomAddress();
+      await ix.indexer.watchlist.add(burner, randomUUID());
+      const usdcTx = await chain.sendUsdc(burner, 1_500_000n);
+      const ethTx = await chain.sendEth(burner, 12_345n);
+      const dustTx = await chain.sendEth(burner, 5n);
+      await chain.mine(1);
+      await waitFor(() => ix.published.length === 3, "three records");
+      // Nothing is dropped: the session's decider tells a payment from an unsupported deposit by the terms.
+      expect(ix.published.map((r) => [r.txHash, r.amount, r.terms])).toEqual([
+        [usdcTx, 1_500_000n, { accepted: false, minAmount: 0n }],
+        [ethTx, 12_345n, { accepted: true, minAmount: 10_000n }],
+        [dustTx, 5n, { accepted: true, minAmount: 10_000n }],
+      ]);
     } finally {
       await ix.stop();
     }

@@ -65,6 +65,8 @@ export function observedTransfer(
     confirmations: 2,
     observedAt: Date.now(),
     retracted: false,
+    // An accepted token with no minimum: the record counts as the session's deposit.
+    terms: { accepted: true, minAmount: 1n },
     ...fields,
   };
 }

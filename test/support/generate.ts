@@ -4,6 +4,7 @@ import {
   type Address,
   type Authorization,
   type Commitment,
+  type DepositTerms,
   FLOWS,
   type Hex,
   type Intent,
@@ -14,6 +15,7 @@ import {
   type StandingRefund,
   type StealthAnnouncement,
   type Transfer,
+  UNSUPPORTED_REASONS,
 } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
 import type { GatewayReply, SessionStateRecord, TransferObserved } from "../../src/kafka/records.ts";
@@ -93,6 +95,7 @@ export function generator(seed: number): Gen {
     blockHash: hex(32),
     from: address(),
   });
+  const terms = (): DepositTerms => ({ accepted: bool(), minAmount: amount() });
   const authorization = (): Authorization => ({
     address: address(),
     chainId: pick([0, 1, 8453]),
@@ -200,7 +203,11 @@ export function generator(seed: number): Gen {
       case 0:
         return { type: "CreateSession", data: { sessionId, ...creation() }, metadata };
       case 1:
-        return { type: "RecordTransfer", data: { sessionId, transfer: transfer() }, metadata };
+        return {
+          type: "RecordTransfer",
+          data: { sessionId, transfer: transfer(), terms: maybe(terms) },
+          metadata,
+        };
       case 2: {
         const t = transfer();
         const data = {
@@ -218,7 +225,7 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 13)) {
+    switch (int(0, 14)) {
       case 4:
         return { type: "IntentCommitted", data: commitment(), metadata };
       case 5:
@@ -251,6 +258,12 @@ export function generator(seed: number): Gen {
       }
       case 13:
         return { type: "BurnerRegistered", data: { burner: address(), auth: authorization() }, metadata };
+      case 14:
+        return {
+          type: "UnsupportedDepositObserved",
+          data: { transfer: transfer(), reason: pick(UNSUPPORTED_REASONS) },
+          metadata,
+        };
       case 12: {
         const { id, txHash, errorMessage } = refundRecord();
         const status = pick(["submitted", "confirmed", "failed"] as const);
@@ -285,6 +298,10 @@ export function generator(seed: number): Gen {
       status: pick(STATUSES),
       outcome: maybe(() => pick<Outcome>(["succeeded", "overpaid", "underpaid"])),
       deposits: Array.from({ length: int(0, 3) }, transfer),
+      unsupportedDeposits: Array.from({ length: int(0, 2) }, () => ({
+        ...transfer(),
+        reason: pick(UNSUPPORTED_REASONS),
+      })),
       sweepTx: maybe(() => hex(32)),
       swapOutputAmount: maybe(amount),
       feeAmount: maybe(amount),
@@ -316,6 +333,7 @@ export function generator(seed: number): Gen {
     confirmations: int(0, 64),
     observedAt: ms(),
     retracted: bool(),
+    terms: maybe(terms),
   });
   const gatewayReply = (): GatewayReply => {
     const ok = bool();

@@ -65,6 +65,7 @@ describe("codecs round-trip every record type", () => {
       "StandingRefundAttached",
       "SweepCompleted",
       "SweepSubmitted",
+      "UnsupportedDepositObserved",
     ]);
   });
 });

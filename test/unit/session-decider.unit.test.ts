@@ -80,6 +80,9 @@ const dai = transfer({ token: DAI, txHash: hex(3), amount: 5n * 10n ** 18n });
 const usdcOnMainnet = transfer({ chainId: 1, token: USDC, txHash: hex(4), amount: 7_000_000n });
 const eth = transfer({ token: NATIVE_TOKEN, txHash: hex(5), logIndex: -1, amount: 10n ** 16n });
 
+/** The operator's terms the indexer attaches to a transfer of an accepted token (test/unit/deposit-acceptance tells the rest). */
+const ACCEPTED = { accepted: true, minAmount: 1n };
+
 // Commands. Ids default to what a well-behaved sender would reuse on retry.
 
 const meta = (commandId: string, issuedAt: number): CommandMetadata => ({
@@ -99,7 +102,7 @@ const recordTransfer = (
   issuedAt = minutes(1),
 ): RecordTransfer => ({
   type: "RecordTransfer",
-  data: { sessionId: SESSION_ID, transfer: t },
+  data: { sessionId: SESSION_ID, transfer: t, terms: ACCEPTED },
   metadata: meta(commandId, issuedAt),
 });
 const retractTransfer = (
@@ -582,6 +585,7 @@ describe("sessionView", () => {
       app_fee_amount: null,
       merchant_id: null,
       refunds: [],
+      unsupported_deposits: [],
     });
   });
 

@@ -106,6 +106,7 @@ async function depositTo(s: Setup, id: string, deposit: { token: Address; amount
         blockHash: `0x${"cd".repeat(32)}`,
         from: DEST,
       },
+      terms: null,
     },
     metadata: { commandId: `transfer:${id}`, issuedAt: START_MS, replyTo: null },
   });

@@ -58,7 +58,7 @@ const create: CreateSession = {
 
 const record = (t: Transfer, commandId: string): RecordTransfer => ({
   type: "RecordTransfer",
-  data: { sessionId: SESSION_ID, transfer: t },
+  data: { sessionId: SESSION_ID, transfer: t, terms: null },
   metadata: meta(commandId, T0 + 60_000),
 });
 
@@ -98,6 +98,7 @@ describe("a Solana-shaped transfer (base58 token, payer and signature; a slot as
       confirmations: 32,
       observedAt: T0,
       retracted: false,
+      terms: { accepted: true, minAmount: 1_000n },
     };
     expect(transferObservedCodec.decode(transferObservedCodec.encode(observed))).toStrictEqual(observed);
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type DepositTerms, NATIVE_TOKEN } from "../../domain/types.ts";
 
 /** An EVM address as the service stores it: lower-case 0x hex, 20 bytes. */
 export type EvmAddress = `0x${string}`;
@@ -37,9 +38,47 @@ export const evmChainSchema = z.object({
       tokenMessenger: evmAddressSchema,
     })
     .optional(),
+  /**
+   * The tokens the operator takes as payment on this chain, each with the least amount (base units,
+   * decimal string) that counts; `"native"` is the chain's coin. Any other transfer into a burner is
+   * recorded as an unsupported deposit (docs/INDEXER.md). Unset: the chain's USDC and its coin, at
+   * DEFAULT_MIN_USDC and DEFAULT_MIN_NATIVE.
+   */
+  acceptedTokens: z
+    .array(
+      z.object({
+        token: z.union([z.literal("native"), evmAddressSchema]),
+        minAmount: z.string().regex(/^\d+$/, "must be a decimal integer string").default("1"),
+      }),
+    )
+    .optional(),
   /** The SubscriptionManager subscriptions are signed for and charged through, when the chain has one. */
   subscriptions: evmAddressSchema.optional(),
   /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
   minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
 });
 export type EvmChainConfig = z.infer<typeof evmChainSchema>;
+
+/** 0.01 USDC (6 decimals): less is dust, not a payment. */
+export const DEFAULT_MIN_USDC = 10_000n;
+/** 0.00001 of an 18-decimals coin (1e13 wei): less is dust, not a payment. */
+export const DEFAULT_MIN_NATIVE = 10_000_000_000_000n;
+
+/**
+ * The operator's terms for each token on the chain, as the indexer attaches them to every transfer
+ * it publishes (src/domain/acceptance.ts applies them). A token not listed is not accepted.
+ */
+export function depositTermsOf(chain: EvmChainConfig): (token: string) => DepositTerms {
+  const listed = chain.acceptedTokens ?? [
+    ...(chain.usdc ? [{ token: chain.usdc, minAmount: String(DEFAULT_MIN_USDC) }] : []),
+    { token: "native" as const, minAmount: String(DEFAULT_MIN_NATIVE) },
+  ];
+  const minimums = new Map<string, bigint>(
+    listed.map((t) => [t.token === "native" ? NATIVE_TOKEN : t.token, BigInt(t.minAmount)]),
+  );
+  const refused: DepositTerms = { accepted: false, minAmount: 0n };
+  return (token) => {
+    const minAmount = minimums.get(token.toLowerCase());
+    return minAmount === undefined ? refused : { accepted: true, minAmount };
+  };
+}

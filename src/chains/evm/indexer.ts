@@ -3,7 +3,7 @@ import type { ChainAddress } from "../../domain/types.ts";
 import type { ChainIndexerDeps, TransferFinder } from "../adapter.ts";
 import { createIndexer, type Indexer, type IndexerDeps } from "../indexer.ts";
 import { createBlockSource, type FetchedBlock } from "./block-source.ts";
-import { type EvmChainConfig, evmAddressSchema } from "./config.ts";
+import { depositTermsOf, type EvmChainConfig, evmAddressSchema } from "./config.ts";
 import { findTransfers, findTransfersTo } from "./transfers.ts";
 
 /**
@@ -47,5 +47,6 @@ export function createEvmIndexer(deps: EvmIndexerDeps): Indexer {
       }),
     finder: evmTransferFinder(client, chain.chainId),
     parseAddress: parseEvmAddress,
+    termsOf: depositTermsOf(chain),
   });
 }
