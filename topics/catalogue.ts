@@ -36,6 +36,7 @@ export const TOPIC = {
   subscriptionEvents: "subscription.events",
   linkCommands: "link.commands",
   linkEvents: "link.events",
+  deadLetter: "deadletter",
 } as const;
 
 export type TopicName = (typeof TOPIC)[keyof typeof TOPIC];
@@ -226,6 +227,20 @@ export function topicCatalogue(opts: { sessionPartitions: number }): TopicSpec[]
       writers: ["actors"],
       readers: ["actors", "projector"],
       description: "The payment link journal: every change of every link, in order.",
+    },
+    {
+      name: TOPIC.deadLetter,
+      // One partition: a handful of records an operator lists and re-drives, in the order parked.
+      partitions: 1,
+      key: "the parked record's key",
+      valueSchema: schema("DeadLetter"),
+      cleanupPolicy: "delete",
+      // A parked record waits for a person (a fix, then a re-drive): kept until someone deals with it.
+      retentionMs: FOREVER,
+      writers: ["actors", "executor", "webhooks", "cli"],
+      readers: ["cli"],
+      description:
+        "Input records parked after a terminal error (with the error and where they came from), and re-drive notes.",
     },
   ];
 }

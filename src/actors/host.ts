@@ -1,6 +1,8 @@
+import { TOPIC } from "../../topics/catalogue.ts";
 import type { VersionedEvent } from "../domain/decider.ts";
 import { createPlainProducer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
+import { parkedMessage } from "../kafka/dead-letter.ts";
 import { createPartitionedConsumer, type InputBatch } from "../kafka/partitioned-consumer.ts";
 import { readTopic } from "../kafka/topic-reader.ts";
 import {
@@ -28,6 +30,8 @@ export interface EntityHostDeps<State> {
    * past it, the partition's input waits for the commit (memory stays bounded under a burst).
    */
   maxPendingRecords?: number;
+  /** Where input records that fail for good are parked (default: the deadletter topic). */
+  deadLetterTopic?: string;
   now?: () => number;
 }
 
@@ -52,6 +56,8 @@ interface Pending<Event, State> {
   /** Per input topic: the offset after the last record decided, and the first one (to seek back to). */
   offsets: Map<string, { first: bigint; next: bigint }>;
   records: number;
+  /** Input records that failed for good, as dead-letter records: parked in the same transaction. */
+  parked: OutgoingMessage[];
 }
 
 interface Owned<Command, Event, State> {
@@ -93,6 +99,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
   const log = deps.log.child({ entity: entity.name });
   const now = deps.now ?? Date.now;
   const maxPending = deps.maxPendingRecords ?? 5000;
+  const deadLetterTopic = deps.deadLetterTopic ?? TOPIC.deadLetter;
   const inputs = new Map(entity.inputs.map((i) => [i.topic, i]));
   const owned = new Map<number, Owned<Command, Event, State>>();
   let timer: NodeJS.Timeout | null = null;
@@ -217,11 +224,22 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
     if (o.recovering) await o.recovering;
     // Decided synchronously from here on: a recovery cannot start in the middle of it.
     if (batch.isStale() || owned.get(actor.partition) !== o) return false;
-    const step = actor.step(decodeInput(batch));
+    const { commands, records, parked } = decodeInput(batch);
+    const step = actor.step(commands);
     for (const d of step.dropped) log.warn(d, "command refused");
-    const pending: Pending<Event, State> = o.pending ?? { steps: [], offsets: new Map(), records: 0 };
+    for (const { index, error } of step.failed) {
+      const record = records[index];
+      if (record) parked.push(park(batch, record, error, "record could not be decided or encoded"));
+    }
+    const pending: Pending<Event, State> = o.pending ?? {
+      steps: [],
+      offsets: new Map(),
+      records: 0,
+      parked: [],
+    };
     o.pending = pending;
     pending.steps.push(step);
+    pending.parked.push(...parked);
     pending.records += batch.records.length;
     const first = batch.records[0]?.offset ?? batch.nextOffset;
     const seen = pending.offsets.get(batch.topic);
@@ -246,19 +264,17 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       const work = o.pending;
       o.pending = null;
       const events = work.steps.flatMap((s) => s.events);
+      const journal = work.steps.flatMap((s) => s.journal);
       const outbox = work.steps.flatMap((s) => s.outbox);
       try {
         const appended = await o.transactor.run({
           sends: [
             {
               topic: entity.journal.topic,
-              messages: events.map((e) => ({
-                key: entity.eventKey(e),
-                value: entity.journal.encode(e),
-                partition: actor.partition,
-              })),
+              messages: journal.map((r) => ({ ...r, partition: actor.partition })),
             },
             ...outboxSends(outbox, actor.partition),
+            ...(work.parked.length > 0 ? [{ topic: deadLetterTopic, messages: work.parked }] : []),
           ],
           offsets: {
             groupId: entity.group,
@@ -272,8 +288,8 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
         o.sinceSnapshot += events.length;
         maybeSnapshot(o, actor);
       } catch (error) {
-        // Anything else (an event or message its codec refuses) is a bug, not a broker's mood; it is
-        // recovered from the same way rather than left to crash the process as an unhandled rejection.
+        // Anything else is a bug, not a broker's mood (a record that cannot be encoded was parked when
+        // it was decided); it is recovered from the same way rather than left to crash the process.
         if (error instanceof TransactionFailedError) {
           log.warn({ err: error, partition: actor.partition }, "transaction failed; re-reading the journal");
         } else {
@@ -372,23 +388,32 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
     );
   }
 
-  function decodeInput(batch: InputBatch): Command[] {
+  /** The batch's commands, each with its record; a record that cannot be read is parked instead. */
+  function decodeInput(batch: InputBatch) {
     const input = inputs.get(batch.topic);
     const commands: Command[] = [];
-    if (!input) return commands;
+    const records: InputBatch["records"] = [];
+    const parked: OutgoingMessage[] = [];
+    if (!input) return { commands, records, parked };
     for (const r of batch.records) {
       if (!r.value) continue;
       try {
         commands.push(input.toCommand(r.value));
+        records.push(r);
       } catch (err) {
-        // A record we cannot read must not stop the partition; it is logged with its position.
-        log.error(
-          { err, topic: batch.topic, partition: batch.partition, offset: r.offset.toString() },
-          "undecodable record skipped",
-        );
+        parked.push(park(batch, r, err, "record could not be read"));
       }
     }
-    return commands;
+    return { commands, records, parked };
+  }
+
+  /** A record that fails for good is parked on the dead-letter topic, so the partition goes on. */
+  function park(batch: InputBatch, record: InputBatch["records"][number], error: unknown, what: string) {
+    log.error(
+      { err: error, topic: batch.topic, partition: batch.partition, offset: record.offset.toString() },
+      `${what}: parked on ${deadLetterTopic}`,
+    );
+    return parkedMessage(entity.group, batch.topic, record, error, now());
   }
 
   /** Timers: due entities get their timer command through the partition's own input. */

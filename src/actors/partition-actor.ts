@@ -1,15 +1,23 @@
 import { foldEvent } from "../domain/decider.ts";
+import { isRetryable } from "../support/errors.ts";
 import type { EntityDefinition, OutboxRecord } from "./entity.ts";
 
 /** What deciding a run of commands produced, not yet committed. */
 export interface Step<Event, State> {
   events: Event[];
+  /** The events as journal records, encoded at decision time so a record that cannot be is caught there. */
+  journal: Array<{ key: string; value: Buffer }>;
   /** The outbox messages of the decisions, routed to their topics. */
   outbox: OutboxRecord[];
   /** Commands the core refused that nobody waits for (indexer input for an unknown session...). */
   dropped: Array<{ key: string; type: string; code: string }>;
   /** New states of the entities the commands changed; applied only once the transaction commits. */
   changed: Map<string, State>;
+  /**
+   * Commands (by index in the input) whose decision or encoding threw a terminal error: each left
+   * no event, message or state behind, and the host parks its input record.
+   */
+  failed: Array<{ index: number; error: unknown }>;
 }
 
 /**
@@ -49,30 +57,55 @@ export function createPartitionActor<
   const staged = new Map<string, State>();
   const exists = (s: State) => decider.versionOf(s) > 0;
 
+  /** One command, all or nothing: everything that can throw runs before the step or `staged` change. */
+  function decideOne(command: Command, step: Step<Event, State>) {
+    const key = entity.commandKey(command);
+    const before = staged.get(key) ?? states.get(key) ?? decider.initialState();
+    const decision = decider.decide(command, before);
+    let after = before;
+    if (decision.ok) for (const event of decision.events) after = decider.evolve(after, event);
+    const journal = decision.ok
+      ? decision.events.map((e) => ({ key: entity.eventKey(e), value: entity.journal.encode(e) }))
+      : [];
+    const outbox = decision.outbox.map((message) => entity.outbox.route(message, after));
+    if (decision.ok) {
+      step.events.push(...decision.events);
+      step.journal.push(...journal);
+      if (decision.events.length > 0 && exists(after)) {
+        step.changed.set(key, after);
+        staged.set(key, after);
+      }
+    } else if (decision.outbox.length === 0) {
+      const type = (command as { type?: unknown }).type;
+      step.dropped.push({ key, type: String(type ?? "command"), code: decision.rejection.code });
+    }
+    step.outbox.push(...outbox);
+  }
+
   const actor: PartitionActor<Command, Event, State> = {
     partition,
     eventsOffset: initial?.eventsOffset ?? -1n,
     states,
     step(commands) {
-      const step: Step<Event, State> = { events: [], outbox: [], dropped: [], changed: new Map() };
-      for (const command of commands) {
-        const key = entity.commandKey(command);
-        const before = staged.get(key) ?? states.get(key) ?? decider.initialState();
-        const decision = decider.decide(command, before);
-        let after = before;
-        if (decision.ok) {
-          for (const event of decision.events) after = decider.evolve(after, event);
-          step.events.push(...decision.events);
-          if (decision.events.length > 0 && exists(after)) {
-            step.changed.set(key, after);
-            staged.set(key, after);
-          }
-        } else if (decision.outbox.length === 0) {
-          const type = (command as { type?: unknown }).type;
-          step.dropped.push({ key, type: String(type ?? "command"), code: decision.rejection.code });
+      const step: Step<Event, State> = {
+        events: [],
+        journal: [],
+        outbox: [],
+        dropped: [],
+        changed: new Map(),
+        failed: [],
+      };
+      commands.forEach((command, index) => {
+        try {
+          decideOne(command, step);
+        } catch (error) {
+          // The decider and the codecs are pure: the same command fails the same way every time, so
+          // retrying it would stop the partition for good. A retryable error is not theirs: it is
+          // rethrown and the batch is read again.
+          if (isRetryable(error)) throw error;
+          step.failed.push({ index, error });
         }
-        for (const message of decision.outbox) step.outbox.push(entity.outbox.route(message, after));
-      }
+      });
       return step;
     },
     commit(step, eventsOffset) {

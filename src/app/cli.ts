@@ -7,6 +7,7 @@ import { ensureTopics } from "../kafka/topics.ts";
 import { createLogger, type Logger } from "../logging.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
 import { boot } from "./boot.ts";
+import { DEADLETTER_USAGE, deadLetterCommand } from "./deadletter-cli.ts";
 import { type EnsureStack, resolveInfra } from "./infra.ts";
 import { merchantCommand } from "./merchant-cli.ts";
 import { ROLES, type Role, startRoles, stopRoles } from "./roles.ts";
@@ -28,6 +29,7 @@ export const USAGE = `usage: settlement <command>
                                           roll a merchant's key (the old one is revoked); prints the new one
   merchant revoke --id M --key K          revoke one of a merchant's keys
                         (merchant mode: MERCHANT_MODE on here and in the running service)
+  ${DEADLETTER_USAGE}
 `;
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -53,6 +55,7 @@ export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack }
   }
   if (command === "replay") return replayCommand(rest, config, log);
   if (command === "merchant") return merchantCommand(rest, config, log);
+  if (command === "deadletter") return deadLetterCommand(rest, config);
   if (command === "start") return serve(config, ROLES, log, opts.ensureStack);
   if ((ROLES as readonly string[]).includes(command)) return serve(config, [command as Role], log, undefined);
   process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);

@@ -51,14 +51,9 @@ export function createExecutor(opts: ExecutorOptions) {
     log: (level, msg, fields) => opts.log[level](fields ?? {}, msg),
     onCrash: (err) => opts.log.error({ err }, "executor consumer stopped"),
     async handle(record) {
-      let command: ReturnType<Codecs["executorCommand"]["decode"]>;
-      try {
-        command = opts.codecs.executorCommand.decode(record.value ?? Buffer.alloc(0));
-      } catch (err) {
-        // Nothing to answer to without a command id: skipped, loudly.
-        opts.log.error({ err, offset: String(record.offset) }, "undecodable executor command skipped");
-        return;
-      }
+      // A record that cannot be read throws a terminal error: the consumer parks it on the
+      // dead-letter topic (there is no command id to answer to) and the partition goes on.
+      const command = opts.codecs.executorCommand.decode(record.value ?? Buffer.alloc(0));
       opts.log.info({ commandId: command.commandId, type: command.command.type }, "command");
       await handleCommand(command, {
         executors,

@@ -40,6 +40,7 @@ const CONTRACTS = {
   subscriptionEvent: ["SubscriptionEvent", subscriptionEvent],
   linkCommand: ["LinkCommand", linkCommand],
   linkEvent: ["LinkEvent", linkEvent],
+  deadLetter: ["DeadLetter", records.deadLetter],
 } as const satisfies Record<string, readonly [string, AnyField]>;
 
 type Contracts = typeof CONTRACTS;
@@ -112,3 +113,4 @@ export const subscriptionCommandCodec = lazyCodec("subscriptionCommand");
 export const subscriptionEventCodec = lazyCodec("subscriptionEvent");
 export const linkCommandCodec = lazyCodec("linkCommand");
 export const linkEventCodec = lazyCodec("linkEvent");
+export const deadLetterCodec = lazyCodec("deadLetter");

@@ -1,5 +1,9 @@
 import type { Consumer } from "kafkajs";
+import { TOPIC } from "../../topics/catalogue.ts";
+import { isTerminal } from "../support/errors.ts";
+import { createPlainProducer } from "./at-least-once.ts";
 import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
+import { parkedMessage } from "./dead-letter.ts";
 import { createOffsetTracker } from "./offset-tracker.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -8,12 +12,16 @@ export interface KeyedConsumerOptions {
   topic: string;
   /**
    * Works one record. Records of one key run one after another in offset order; different keys run
-   * at the same time. Resolving means done: its offset may be committed. Rejecting (a store that
-   * did not answer, a bug) has the record worked again after a backoff, for as long as the consumer
-   * runs: its key waits behind it and no later record of the key is skipped. On shutdown what is not
-   * done stays uncommitted, so the partition's next owner works it again.
+   * at the same time. Resolving means done: its offset may be committed. Rejecting with a terminal
+   * error (src/support/errors.ts: a record that cannot be read, a command that can never be carried
+   * out) parks the record on the dead-letter topic, and then it is done too. Rejecting otherwise (a
+   * store that did not answer) has the record worked again after a backoff, for as long as the
+   * consumer runs: its key waits behind it and no later record of the key is skipped. On shutdown
+   * what is not done stays uncommitted, so the partition's next owner works it again.
    */
   handle: (record: ReadRecord) => Promise<void>;
+  /** Where records that fail for good are parked (default: the deadletter topic). */
+  deadLetterTopic?: string;
   /** The first retry's delay (doubling up to `retryMaxMs`); 200 ms by default. */
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -53,14 +61,44 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   let stopping = false;
   const retryBaseMs = opts.retryBaseMs ?? 200;
   const retryMaxMs = opts.retryMaxMs ?? 5000;
+  const deadLetterTopic = opts.deadLetterTopic ?? TOPIC.deadLetter;
+  const deadLetters = createPlainProducer(kafka);
 
-  /** The handler until it succeeds; a failure is retried (doubling delay) until the consumer stops. */
+  /**
+   * Parks a record that failed for good. At least once, not in a transaction with the offset (this
+   * consumer commits offsets itself): a crash between the two parks it again, never loses it.
+   */
+  async function park(record: ReadRecord, key: string, err: unknown): Promise<boolean> {
+    try {
+      await deadLetters.send(deadLetterTopic, [parkedMessage(opts.groupId, opts.topic, record, err)]);
+      opts.log("error", `record failed for good: parked on ${deadLetterTopic}`, {
+        key,
+        partition: record.partition,
+        offset: String(record.offset),
+        err: err instanceof Error ? err.message : String(err),
+      });
+      return true;
+    } catch (sendErr) {
+      opts.log("warn", "could not park a record; working it again", {
+        key,
+        offset: String(record.offset),
+        err: sendErr instanceof Error ? sendErr.message : String(sendErr),
+      });
+      return false;
+    }
+  }
+
+  /**
+   * The handler until it succeeds or fails for good (then the record is parked); any other failure
+   * is retried (doubling delay) until the consumer stops.
+   */
   async function handleUntilDone(record: ReadRecord, key: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await opts.handle(record);
       } catch (err) {
         if (stopping) throw err;
+        if (isTerminal(err) && (await park(record, key, err))) return;
         const delayMs = Math.min(retryMaxMs, retryBaseMs * 2 ** attempt);
         opts.log("warn", "record failed; working it again", {
           key,
@@ -104,6 +142,7 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
 
   return {
     async start() {
+      await deadLetters.connect();
       await consumer.connect();
       await consumer.subscribe({ topics: [opts.topic], fromBeginning: true });
       await consumer.run({
@@ -117,7 +156,13 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
               await new Promise<void>((r) => waiting.add(r));
               await heartbeat();
             }
-            dispatch({ partition: batch.partition, offset: BigInt(m.offset), key: m.key, value: m.value });
+            dispatch({
+              partition: batch.partition,
+              offset: BigInt(m.offset),
+              key: m.key,
+              value: m.value,
+              ...(m.headers && { headers: m.headers }),
+            });
             // Moves the fetch position only; commits are ours (autoCommit is off).
             resolveOffset(m.offset);
           }
@@ -130,6 +175,7 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       await consumer.stop();
       await Promise.allSettled([...inFlight]);
       await consumer.disconnect();
+      await deadLetters.disconnect();
     },
     inFlight: () => inFlight.size,
   };

@@ -83,6 +83,7 @@ export function createPartitionedConsumer(
             offset: BigInt(m.offset),
             key: m.key,
             value: m.value,
+            ...(m.headers && { headers: m.headers }),
           }));
           const applied = await opts.onBatch({
             topic: batch.topic,

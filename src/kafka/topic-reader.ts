@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AssignerProtocol, type KafkaMessage, type PartitionAssigner } from "kafkajs";
+import { AssignerProtocol, type IHeaders, type KafkaMessage, type PartitionAssigner } from "kafkajs";
 import { type KafkaClient, kafkajs } from "./client.ts";
 import { stableEndOffsets } from "./topics.ts";
 
@@ -10,6 +10,8 @@ export interface ReadRecord {
   readonly value: Buffer | null;
   /** The record's timestamp (its producer's send time, unix ms), where the reader hands it over. */
   readonly timestamp?: number;
+  /** The record's headers, where the reader hands them over (a parked record keeps them). */
+  readonly headers?: IHeaders | undefined;
 }
 
 export interface ReadTopicOptions {
@@ -154,6 +156,9 @@ class FetchedRecord implements ReadRecord {
   }
   get timestamp(): number {
     return Number(this.message.timestamp);
+  }
+  get headers(): IHeaders | undefined {
+    return this.message.headers;
   }
 }
 

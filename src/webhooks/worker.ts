@@ -93,13 +93,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
     onCrash: (err) => log.error({ err }, "webhooks consumer stopped"),
     async handle(record) {
-      let event: WebhookEvent;
-      try {
-        event = opts.codecs.webhookEvent.decode(record.value ?? Buffer.alloc(0));
-      } catch (err) {
-        log.error({ err, offset: String(record.offset) }, "undecodable webhook event skipped");
-        return;
-      }
+      // A record that cannot be read throws a terminal error: the consumer parks it.
+      const event: WebhookEvent = opts.codecs.webhookEvent.decode(record.value ?? Buffer.alloc(0));
       // With room in the queue the insert claims the first attempt for this process (one
       // lightweight transaction fewer); otherwise the row is due now and a scan offers it.
       const now = Date.now();

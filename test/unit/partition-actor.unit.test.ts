@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createPartitionActor } from "../../src/actors/partition-actor.ts";
+import { BaseError, TerminalError } from "../../src/support/errors.ts";
 import { type TallyCommand, type TallyEvent, tallyEntity } from "../support/tally-entity.ts";
 
 const entity = tallyEntity("tally", { commands: "c", events: "e", notices: "n" });
@@ -73,5 +74,51 @@ describe("a partition actor (group commit's staging)", () => {
     actor.step([open("e")]); // staged, not committed
     expect(actor.due(999)).toEqual([]);
     expect(actor.due(1_000)).toEqual(["d"]);
+  });
+
+  it("sets a command whose events cannot be encoded apart, and the others of the step go on", () => {
+    // The journal's codec refuses one amount, as a real codec refuses a value its schema cannot hold.
+    const poisoned = {
+      ...entity,
+      journal: {
+        ...entity.journal,
+        encode: (e: TallyEvent) => {
+          if (e.type === "Added" && e.data.amount === 13) throw new TerminalError("encode_failed", "no 13s");
+          return entity.journal.encode(e);
+        },
+      },
+    };
+    const actor = createPartitionActor(poisoned, 0);
+    const step = actor.step([open("p"), add("p", 1), add("p", 13), add("p", 2)]);
+    expect(step.failed).toEqual([{ index: 2, error: expect.objectContaining({ code: "encode_failed" }) }]);
+    expect(step.events.map((e) => e.metadata.version)).toEqual([1, 2, 3]);
+    expect(step.journal).toHaveLength(3);
+    actor.commit(step, 2n);
+    // The failed command left no state behind: the total skips it, the versions have no gap.
+    expect(actor.states.get("p")).toMatchObject({ version: 3, total: 3 });
+  });
+
+  it("sets a command whose decision throws apart, and rethrows only what says it is retryable", () => {
+    const throwing = (error: Error) => ({
+      ...entity,
+      decider: {
+        ...entity.decider,
+        decide: (c: TallyCommand, s: Parameters<typeof entity.decider.decide>[1]) => {
+          if (c.type === "Add" && c.data.amount === 13) throw error;
+          return entity.decider.decide(c, s);
+        },
+      },
+    });
+    const actor = createPartitionActor(throwing(new TypeError("a bug")), 0);
+    const step = actor.step([open("q"), add("q", 13), add("q", 1)]);
+    expect(step.failed.map((f) => f.index)).toEqual([1]);
+    expect(step.events.map((e) => e.type)).toEqual(["Opened", "Added"]);
+
+    class Transient extends BaseError {
+      readonly code = "transient";
+      readonly retryable = true;
+    }
+    const flaky = createPartitionActor(throwing(new Transient("try again")), 0);
+    expect(() => flaky.step([open("r"), add("r", 13)])).toThrow(Transient);
   });
 });
