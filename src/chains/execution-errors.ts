@@ -49,6 +49,17 @@ export class NonceTaken extends StepError {
   readonly retryable = true;
 }
 
+/**
+ * Another executor holds the step (docs/EXECUTOR.md, "One owner per step") and has recorded no
+ * transaction for it yet, or took it over before ours was broadcast: nothing of ours was sent, and
+ * the next try resumes the owner's transaction from the ledger.
+ */
+export class StepOwnedElsewhere extends StepError {
+  override name = "StepOwnedElsewhere";
+  readonly code = "step_owned_elsewhere";
+  readonly retryable = true;
+}
+
 /** An RPC or HTTP call failed (unreachable, timeout, 5xx): nothing is known to have changed. */
 export class UpstreamUnavailable extends StepError {
   override name = "UpstreamUnavailable";

@@ -91,6 +91,13 @@ export function executorLedger(client: CassandraClient) {
       return rs.wasApplied();
     },
 
+    /** Claims a step for `owner` (before any nonce), renews its claim, or takes over an expired one. */
+    claimStep: (stepKey: string, owner: string, leaseMs: number): Promise<StepOwner> =>
+      claimStep(client, stepKey, owner, leaseMs),
+    /** true when `owner` still holds the step (its lease renewed): checked again before a broadcast. */
+    holdsStep: async (stepKey: string, owner: string, leaseMs: number): Promise<boolean> =>
+      (await renewStep(client, stepKey, owner, leaseMs)) !== null,
+
     /**
      * Marks the row mined (with the hash that was) or superseded. A lightweight transaction like the
      * other writes: mixing plain writes into rows written through Paxos can lose them to its timestamps.
@@ -110,3 +117,51 @@ export function executorLedger(client: CassandraClient) {
 }
 
 export type ExecutorLedger = ReturnType<typeof executorLedger>;
+
+/** Who holds a step (migrations/0014_executor_step_owners.cql), as the claim found it. */
+export interface StepOwner {
+  owner: string;
+  leaseUntil: Date;
+}
+
+/**
+ * The step claim, before any nonce is claimed for the step: one owner at a time may sign for it.
+ * Answers the holder after the attempt (`owner === me` when the claim, renewal or take-over won).
+ */
+async function claimStep(client: CassandraClient, stepKey: string, me: string, leaseMs: number) {
+  const until = () => new Date(Date.now() + leaseMs);
+  const inserted = await client.execute(
+    "INSERT INTO executor_step_owners (step_key, owner, lease_until) VALUES (?, ?, ?) IF NOT EXISTS",
+    [stepKey, me, until()],
+    Q,
+  );
+  if (inserted.wasApplied()) return { owner: me, leaseUntil: until() };
+  const held = ownerOf(inserted.first());
+  if (held.owner === me) return (await renewStep(client, stepKey, me, leaseMs)) ?? held;
+  if (held.leaseUntil.getTime() > Date.now()) return held;
+  // The lease ran out (its owner crashed, or stalled): taken over by exactly one claimant, the one
+  // whose update still finds the row as it was read.
+  const next = until();
+  const taken = await client.execute(
+    "UPDATE executor_step_owners SET owner = ?, lease_until = ? WHERE step_key = ? IF owner = ? AND lease_until = ?",
+    [me, next, stepKey, held.owner, held.leaseUntil],
+    Q,
+  );
+  return taken.wasApplied() ? { owner: me, leaseUntil: next } : ownerOf(taken.first());
+}
+
+/** Extends the lease if `me` still holds the step: null when another owner took it over. */
+async function renewStep(client: CassandraClient, stepKey: string, me: string, leaseMs: number) {
+  const leaseUntil = new Date(Date.now() + leaseMs);
+  const rs = await client.execute(
+    "UPDATE executor_step_owners SET lease_until = ? WHERE step_key = ? IF owner = ?",
+    [leaseUntil, stepKey, me],
+    Q,
+  );
+  return rs.wasApplied() ? { owner: me, leaseUntil } : null;
+}
+
+const ownerOf = (r: cassandra.types.Row | null): StepOwner => ({
+  owner: String(r?.owner ?? ""),
+  leaseUntil: (r?.lease_until as Date | null) ?? new Date(0),
+});

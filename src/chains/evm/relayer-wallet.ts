@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type Address,
   type Hex,
@@ -11,7 +12,12 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { ExecutorLedger, LedgerRow } from "../../store/executor-ledger.ts";
 import type { StepTry } from "../adapter.ts";
-import { NonceTaken, TransactionStuck, UpstreamUnavailable } from "../execution-errors.ts";
+import {
+  NonceTaken,
+  StepOwnedElsewhere,
+  TransactionStuck,
+  UpstreamUnavailable,
+} from "../execution-errors.ts";
 import { type Fees, replacementFees } from "./fees.ts";
 
 /** A call the relayer pays for; `gas` is estimated by the builder (which also proves the call does not revert). */
@@ -35,6 +41,12 @@ export interface RelayerWalletOptions {
   signal?: AbortSignal;
   /** A claim on a nonce older than this whose transaction no node knows is stale (a chain that rewound). */
   staleClaimMs?: number;
+  /**
+   * How long a step claim holds without renewal before another executor may take the step over
+   * (its owner crashed between claiming the step and recording a transaction). Far longer than the
+   * claim-to-broadcast path, which renews it; 30 s by default.
+   */
+  stepLeaseMs?: number;
 }
 
 export type RelayerWallet = ReturnType<typeof createRelayerWallet>;
@@ -51,6 +63,9 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
   const relayer = account.address.toLowerCase();
   const pollMs = opts.pollMs ?? 250;
   const staleClaimMs = opts.staleClaimMs ?? 10 * 60_000;
+  const stepLeaseMs = opts.stepLeaseMs ?? 30_000;
+  // Who claims steps: this wallet, in this process. Two executors never share it, even in one process.
+  const owner = `${relayer}/${randomUUID()}`;
   // Nonce choice and broadcast run one at a time per process, so the node's pending count includes
   // our previous transaction before the next is numbered; other processes are kept apart by the claim.
   let allocating: Promise<unknown> = Promise.resolve();
@@ -166,6 +181,15 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
           !held ||
           ((await isStale(held)) && (await ledger.replace(held, held.txHash, { ...row, resetHashes: true })));
         if (mine) {
+          // Still the step's owner? A stall past the lease may have let another executor take the step
+          // over meanwhile: then this transaction is never sent and its nonce is released for reuse.
+          if (!(await ledger.holdsStep(key, owner, stepLeaseMs))) {
+            await ledger.settle(row, "superseded", hash);
+            throw new StepOwnedElsewhere(
+              `chain ${chainId}: step ${key} was taken over before broadcast`,
+              null,
+            );
+          }
           await broadcast(raw, hash);
           return { ...row, hashes: [hash], state: "signed", createdAt: new Date() };
         }
@@ -226,6 +250,34 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
     }
   }
 
+  /** Waits for the step's recorded transaction (mined, or pending: re-sent, bumped if asked); null when superseded. */
+  async function resume(row: LedgerRow, step: StepTry): Promise<TransactionReceipt | null> {
+    const found = await reconcile(row);
+    if (found.kind === "mined") return found.receipt;
+    if (found.kind === "superseded") return null;
+    const sent = step.bump ? await replace(row) : row;
+    await broadcast(sent.rawTx, sent.txHash);
+    await step.onSubmitted(sent.txHash);
+    return waitMined(sent);
+  }
+
+  /**
+   * Claims the step before any nonce is (docs/EXECUTOR.md, "One owner per step"). Resolves null once
+   * it is this wallet's; while another executor holds it, waits until that owner's transaction is
+   * in the ledger (and answers its row: the step resumes it, never signs a second one) or its lease
+   * runs out (and the step is taken over).
+   */
+  async function ownStep(key: string): Promise<LedgerRow | null> {
+    for (;;) {
+      const holder = await ledger.claimStep(key, owner, stepLeaseMs);
+      if (holder.owner === owner) return null;
+      const theirs = (await ledger.byStep(key)).filter((r) => r.state !== "superseded").at(-1);
+      if (theirs) return theirs;
+      opts.signal?.throwIfAborted();
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
+
   return {
     address: account.address,
     /**
@@ -246,15 +298,14 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
      */
     async send(step: StepTry, build: () => Promise<TxRequest>): Promise<TransactionReceipt> {
       const live = (await ledger.byStep(step.key)).filter((r) => r.state !== "superseded").at(-1);
-      if (live) {
-        const found = await reconcile(live);
-        if (found.kind === "mined") return found.receipt;
-        if (found.kind === "pending") {
-          const row = step.bump ? await replace(live) : live;
-          await broadcast(row.rawTx, row.txHash);
-          await step.onSubmitted(row.txHash);
-          return waitMined(row);
-        }
+      const resumed = live && (await resume(live, step));
+      if (resumed) return resumed;
+      // No transaction of the step can still mine: a new one is signed, by the step's one owner.
+      const owners = await ownStep(step.key);
+      if (owners) {
+        const theirs = await resume(owners, step);
+        if (theirs) return theirs;
+        throw new StepOwnedElsewhere(`chain ${chainId}: step ${step.key} is another executor's`, null);
       }
       const row = await signNew(step.key, await build());
       await step.onSubmitted(row.txHash);
