@@ -12,7 +12,9 @@ import {
   getSession,
   makeBurner,
   newBurner,
+  refund,
   signIntent,
+  signRefund,
   waitForDetection,
   waitForStatus,
 } from "../../src/client/index.ts";
@@ -138,7 +140,7 @@ async function webhooksOf(sessionId: string, from: Map<number, bigint>): Promise
 
 describe("a stranger's fake Transfer to a merchant session's burner, ahead of the real payment", () => {
   it(
-    "is recorded as unsupported and changes nothing; the real USDC deposit that follows is detected and settles",
+    "is recorded as unsupported and changes nothing; the real USDC deposit that follows settles; the fake is refundable",
     async () => {
       const { id, burner, destination } = await merchantSession();
       const stranger = await strangerToken();
@@ -204,8 +206,35 @@ describe("a stranger's fake Transfer to a merchant session's burner, ahead of th
       });
       expect(swept.unsupported_deposits).toHaveLength(1);
       expect(await tokenBalance(B, destination.address)).toBe(BigInt(swept.settled_amount ?? -1));
-      // The sweep moved the USDC only: the stranger's tokens are still the burner's, to refund if wanted.
+      // The sweep moved the USDC only: the stranger's tokens are still the burner's.
       expect(await tokenBalance(A, burner.address, stranger.token)).toBe(25_000_000n);
+
+      // Never dropped: the burner's holder can send them on (here, back) with a burner-signed refund.
+      const to = makeBurner().address;
+      const body = await signRefund({
+        signer: burner.account,
+        chainId: A.chain.chainId,
+        token: stranger.token,
+        to,
+        amount: 25_000_000n,
+      });
+      await refund(client, { id, refund: body });
+      const refunded = await waitFor(
+        "the refund of the unsupported deposit",
+        async () => {
+          const s = await getSession(client, { id });
+          return s.refunds.some((r) => r.status === "confirmed") ? s : undefined;
+        },
+        60_000,
+      );
+      expect(refunded.refunds).toEqual([
+        expect.objectContaining({
+          kind: "refund",
+          token: expect.stringMatching(new RegExp(`^${stranger.token}$`, "i")),
+          amount: "25000000",
+        }),
+      ]);
+      expect(await tokenBalance(A, to, stranger.token)).toBe(25_000_000n);
     },
     T,
   );
