@@ -74,7 +74,7 @@ const envSchema = z.object({
   // The webhooks role (docs/WEBHOOKS.md). The attempt count (5) is the interface's, not a setting.
   /** A failed attempt n is retried after BASE * 2^(n-1): 1, 2, 4, 8 s by default (the interface's 2^attempts s). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(1000),
-  /** Bound on the TCP (and TLS) connect of one attempt. */
+  /** Bound on the DNS look-up and TCP (and TLS) connect of one attempt. */
   WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** Bound on one whole attempt (connect, request, response status); past it the attempt failed. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),

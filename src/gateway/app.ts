@@ -212,6 +212,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       guards: deps.merchants.guards,
       endpoints: deps.merchants.webhookEndpoints,
       policy: urlPolicyFor(config),
+      lookupTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
     });
   }
   if (deps.subscriptions && config.MERCHANT_MODE !== "off") {

@@ -12,6 +12,8 @@ import { BaseError } from "../support/errors.ts";
  *
  * Ranges: node:net's BlockList, which also matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1)
  * against its IPv4 subnet, so every IPv4 range below covers its mapped form without a second entry.
+ * The IPv6 ranges apply to IPv6 addresses only: BlockList also matches a plain IPv4 address against
+ * ::ffff:0:0/96, which would refuse every IPv4 host.
  */
 const RANGES: ReadonlyArray<readonly [net: string, prefix: number, family: "ipv4" | "ipv6", why: string]> = [
   ["127.0.0.0", 8, "ipv4", "loopback"],
@@ -37,12 +39,17 @@ const RANGES: ReadonlyArray<readonly [net: string, prefix: number, family: "ipv4
   ["64:ff9b:1::", 48, "ipv6", "local-use NAT64 (embeds an IPv4 address)"],
   ["2002::", 16, "ipv6", "6to4 (embeds an IPv4 address)"],
   ["2001::", 32, "ipv6", "Teredo (embeds an IPv4 address)"],
+  // The forms that carry a whole IPv4 address in an IPv6 one: a stack may connect to the IPv4 inside
+  // (mapped), or route it somewhere no IPv4 rule looked (compatible, translated). No merchant needs them.
+  ["::ffff:0:0", 96, "ipv6", "IPv4-mapped (an IPv4 address in IPv6 form)"],
+  ["::", 96, "ipv6", "IPv4-compatible (deprecated, embeds an IPv4 address)"],
+  ["::ffff:0:0:0", 96, "ipv6", "IPv4-translated (embeds an IPv4 address)"],
 ];
 
 const lists = RANGES.map(([net, prefix, family, why]) => {
   const list = new BlockList();
   list.addSubnet(net, prefix, family);
-  return { list, why, loopback: why === "loopback" };
+  return { list, family, why, loopback: why === "loopback" };
 });
 
 /** Why `address` (an IP literal) must not be connected to, or null when it may; `allowLoopback` lets 127/8 and ::1 pass. */
@@ -50,11 +57,12 @@ export function blockedReason(address: string, opts: { allowLoopback?: boolean }
   const family = isIP(address);
   if (family === 0) return "not an IP address";
   const type = family === 4 ? "ipv4" : "ipv6";
-  for (const { list, why, loopback } of lists) {
-    if (loopback && opts.allowLoopback) continue;
-    if (list.check(address, type)) return why;
-  }
-  return null;
+  const matching = lists.filter(
+    (l) => !(l.family === "ipv6" && type === "ipv4") && l.list.check(address, type),
+  );
+  // Allowed loopback wins over the wider ranges that contain it (::1 is in ::/96, ::ffff:127.0.0.1 is mapped).
+  if (opts.allowLoopback && matching.some((l) => l.loopback)) return null;
+  return matching[0]?.why ?? null;
 }
 
 /** Refused before any connection was made: the URL's scheme, or an address in a blocked range. */
@@ -111,11 +119,16 @@ export interface Target {
   family: 4 | 6;
 }
 
-/** The URL rule, then the host's resolution with every answer checked; the first answer is the target. */
+/**
+ * The URL rule, then the host's resolution with every answer checked; the first answer is the target.
+ * `signal` bounds the look-up: a name server that never answers costs the attempt its timeout, no
+ * more (getaddrinfo cannot be cancelled, so the look-up itself ends when the system resolver gives up).
+ */
 export async function resolveTarget(
   raw: string,
   policy: UrlPolicy,
   resolve: Resolver = systemResolver,
+  signal?: AbortSignal,
 ): Promise<Target> {
   const { url, allowLoopback } = checkUrlRule(raw, policy);
   // An IPv6 literal keeps its brackets in `hostname`.
@@ -124,8 +137,9 @@ export async function resolveTarget(
   if (isIP(host) !== 0) answers = [{ address: host, family: isIP(host) }];
   else {
     try {
-      answers = await resolve(host);
+      answers = await (signal ? untilAborted(resolve(host), signal) : resolve(host));
     } catch (err) {
+      if (signal?.aborted) throw new WebhookUrlRefused(`the webhook host ${host} did not resolve in time`);
       throw new WebhookUrlRefused(`the webhook host ${host} does not resolve`, { cause: err });
     }
   }
@@ -136,4 +150,23 @@ export async function resolveTarget(
   }
   const first = answers[0] as { address: string; family: number };
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** `work`'s outcome, or a rejection as soon as `signal` aborts, whichever comes first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }

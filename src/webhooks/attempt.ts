@@ -62,7 +62,13 @@ export async function attemptDelivery(
   let target: Target | null = null;
   let result: PostResult;
   try {
-    target = await resolveTarget(endpoint.url, deps.policy, deps.resolve);
+    // The look-up is part of connecting: it spends the connect bound and the total bound, and what
+    // is left of both is the POST's, so a slow name server cannot stretch an attempt past either.
+    const { connectMs, totalMs } = deps.timeouts;
+    const lookup = AbortSignal.timeout(Math.min(connectMs, totalMs));
+    target = await resolveTarget(endpoint.url, deps.policy, deps.resolve, lookup);
+    const spent = performance.now() - t0;
+    const left = (ms: number) => Math.max(1, Math.round(ms - spent));
     result = await postPinned(
       target,
       delivery.payload,
@@ -71,7 +77,7 @@ export async function attemptDelivery(
         "Idempotency-Key": delivery.idempotencyKey,
         "Content-Type": "application/json",
       },
-      deps.timeouts,
+      { connectMs: left(connectMs), totalMs: left(totalMs) },
     );
   } catch (err) {
     // A refused URL or address: no connection was made.

@@ -53,6 +53,19 @@ const BLOCKED_V6: Array<[string, string]> = [
   ["64:ff9b:1::a00:1", "NAT64"],
   ["2002:7f00:1::", "6to4"],
   ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"],
+  // ::ffff:0:0/96, whole: even a public IPv4 address in mapped form is refused.
+  ["::ffff:8.8.8.8", "IPv4-mapped"],
+  ["::ffff:808:808", "IPv4-mapped"],
+  ["::ffff:5db8:d70e", "IPv4-mapped"],
+  ["::ffff:1.1.1.1", "IPv4-mapped"],
+  // ::/96, IPv4-compatible: public and private IPv4 inside alike.
+  ["::8.8.8.8", "IPv4-compatible"],
+  ["::808:808", "IPv4-compatible"],
+  ["::10.0.0.1", "IPv4-compatible"],
+  ["::127.0.0.1", "IPv4-compatible"],
+  ["::2", "IPv4-compatible"],
+  ["::ffff:ffff", "IPv4-compatible"],
+  ["::ffff:0:8.8.8.8", "IPv4-translated"],
 ];
 
 const ALLOWED = [
@@ -79,7 +92,11 @@ const ALLOWED = [
   "2001:4860:4860::8888",
   "fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
   "fec0::1",
-  "::ffff:8.8.8.8",
+  // Just outside ::/96, ::ffff:0:0/96 and ::ffff:0:0:0/96.
+  "0:0:0:0:0:1::",
+  "::1:0:0:0",
+  "::fffe:ffff:ffff",
+  "::1:0:0",
 ];
 
 describe("blockedReason", () => {
@@ -109,6 +126,8 @@ describe("blockedReason", () => {
     expect(blockedReason("10.0.0.1", { allowLoopback: true })).toContain("private");
     expect(blockedReason("169.254.169.254", { allowLoopback: true })).toContain("link-local");
     expect(blockedReason("0.0.0.0", { allowLoopback: true })).toContain("this network");
+    expect(blockedReason("::ffff:8.8.8.8", { allowLoopback: true })).toContain("IPv4-mapped");
+    expect(blockedReason("::127.0.0.1", { allowLoopback: true })).toContain("IPv4-compatible");
   });
 
   it("refuses what is not an address", () => {
@@ -194,6 +213,9 @@ describe("resolveTarget", () => {
     "https://[::ffff:127.0.0.1]/",
     "https://[::ffff:7f00:1]/",
     "https://[::ffff:169.254.169.254]/",
+    "https://[::ffff:8.8.8.8]/",
+    "https://[::8.8.8.8]/",
+    "https://[::127.0.0.1]/",
     "https://2130706433/",
     "https://0177.0.0.1/",
     "https://0x7f.0.0.1/",

@@ -1,8 +1,12 @@
+import Fastify from "fastify";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { describe, expect, it } from "vitest";
 import type { MerchantAdmin, WebhookEndpointAdmin } from "../../src/entities/merchant-admin.ts";
 import { issueKey } from "../../src/entities/merchant-keys.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
+import { toGatewayError } from "../../src/gateway/errors.ts";
+import { webhookEndpointRoutes } from "../../src/gateway/routes/webhook-endpoints.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";
 
@@ -111,5 +115,36 @@ describe("webhook endpoint routes by setting", () => {
     expect(del.statusCode).toBe(204);
     const none = await app.inject({ method: "GET", url: "/v1/webhook_endpoints", headers });
     expect([none.statusCode, none.body]).toEqual([200, "null"]);
+  });
+});
+
+describe("PUT /v1/webhook_endpoints with a name server that never answers", () => {
+  it("is refused at the look-up bound, and nothing is set", async () => {
+    const endpoints = memoryEndpoints();
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    app.setErrorHandler((err, _request, reply) => {
+      const e = toGatewayError(err);
+      reply.code(e.status).send({ error: e.message });
+    });
+    await app.register(webhookEndpointRoutes, {
+      guards: createGuards({ keys: { keyByHash: async (h) => (h === row.hash ? row : null) }, mode: "test" }),
+      endpoints,
+      policy: { allowInsecureLocalhost: false },
+      resolve: () => new Promise(() => {}),
+      lookupTimeoutMs: 150,
+    });
+    const t0 = performance.now();
+    const res = await app.inject({
+      method: "PUT",
+      url: "/v1/webhook_endpoints",
+      headers: { authorization: `Bearer ${sk.key}` },
+      payload: { url: "https://hooks.example.com/x" },
+    });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/did not resolve in time/);
+    expect(endpoints.sets).toEqual([]);
   });
 });

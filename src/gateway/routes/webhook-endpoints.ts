@@ -18,6 +18,8 @@ export interface WebhookEndpointRouteOptions {
   policy: UrlPolicy;
   /** DNS, replaceable in tests; the system resolver otherwise. */
   resolve?: Resolver;
+  /** Bound on the URL's DNS look-up (the delivery's connect bound): a silent name server holds no request longer. */
+  lookupTimeoutMs: number;
 }
 
 export const webhookEndpointSchema = z.object({
@@ -41,7 +43,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookEndpointRouteOp
   app,
   opts,
 ) => {
-  const { endpoints, policy, resolve } = opts;
+  const { endpoints, policy, resolve, lookupTimeoutMs } = opts;
   const principalOf = requireSecretKey(app, opts.guards);
 
   app.get(
@@ -72,7 +74,8 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookEndpointRouteOp
       const merchantId = principalOf(request).merchantId;
       let url: string;
       try {
-        url = (await resolveTarget(request.body.url, policy, resolve)).url.href;
+        const lookup = AbortSignal.timeout(lookupTimeoutMs);
+        url = (await resolveTarget(request.body.url, policy, resolve, lookup)).url.href;
       } catch (err) {
         if (err instanceof WebhookUrlRefused) throw gatewayError("webhook_url_refused", err.message);
         throw err;
