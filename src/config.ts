@@ -108,6 +108,10 @@ const envSchema = z.object({
   SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
   /** Interval between SSE keep-alive comments. */
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).default(15_000),
+  /** Open event streams one client (an IPv4 address, an IPv6 /64) may hold at once; past it, 429. */
+  SSE_MAX_STREAMS_PER_IP: z.coerce.number().int().min(1).max(10_000).default(32),
+  /** A stream ends after this long (with a `retry:` field) and the client reconnects: 15 min by default. */
+  SSE_MAX_LIFETIME_MS: z.coerce.number().int().min(1000).default(900_000),
   /** The indexer is stale (health 503) when its last processed block is older than this. */
   INDEXER_STALE_SECONDS: z.coerce.number().int().min(1).default(60),
   INDEXER_POLL_MS: z.coerce.number().int().min(50).default(1000),

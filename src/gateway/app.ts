@@ -23,6 +23,7 @@ import type { CheckoutSessions } from "./checkout.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { ChainReadPort, CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
 import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
+import { requestLogSerializers } from "./request-log.ts";
 import { checkoutMerchantRoutes, registerRoutes } from "./routes/checkout.ts";
 import { docsRoutes, openApiOptions } from "./routes/docs.ts";
 import { checkoutStreamAccess, eventRoutes } from "./routes/events.ts";
@@ -88,7 +89,11 @@ export interface GatewayDeps {
  */
 export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const logger: FastifyBaseLogger | undefined = deps.logger;
+  // Request lines name the route and the session, never the URL or a header (request-log.ts).
+  const logger: FastifyBaseLogger | undefined = deps.logger?.child(
+    {},
+    { serializers: requestLogSerializers },
+  );
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -176,6 +181,8 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     sessions: deps.sessions,
     live: deps.live,
     keepAliveMs: config.SSE_KEEPALIVE_MS,
+    maxStreamsPerClient: config.SSE_MAX_STREAMS_PER_IP,
+    maxStreamLifetimeMs: config.SSE_MAX_LIFETIME_MS,
     ...(checkoutAccess ? { streamAccess: checkoutStreamAccess(checkoutAccess) } : {}),
   });
   if (checkout && checkoutAccess && deps.merchants) {

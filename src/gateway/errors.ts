@@ -159,6 +159,11 @@ const GATEWAY_ERRORS = {
   body_too_large: { status: 413, message: "the request body is too large", retryable: false },
   unsupported_media_type: { status: 415, message: "the body must be application/json", retryable: false },
   rate_limited: { status: 429, message: "rate limit exceeded", retryable: true },
+  too_many_streams: {
+    status: 429,
+    message: "too many open event streams from this address; close one or retry later",
+    retryable: true,
+  },
   headers_too_large: { status: 431, message: "the request headers are too large", retryable: false },
   internal: { status: 500, message: "internal error", retryable: true },
   // The interface's 502: an upstream chain RPC or relay failure, and the state is not changed.

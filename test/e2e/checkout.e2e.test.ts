@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/client/api-client.ts";
 import {
@@ -17,6 +15,11 @@ import { type Child, startChild } from "../support/child-process.ts";
 import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { makeTestCa } from "../support/test-ca.ts";
+import {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../support/webhook-receiver.ts";
 
 // A merchant checkout on the real stack: the merchant's server creates the session with its sk_,
 // pins a destination and an app fee; the widget registers a burner and commits with pk_ + cs_; the
@@ -32,9 +35,9 @@ let service: TestService;
 let webhooks: Child;
 let A: Ctx;
 let B: Ctx;
-const received: Array<{ body: string; signature: string; key: string }> = [];
+let receiver: WebhookReceiver;
+let received: ReceivedWebhook[] = [];
 let receiverPort = 0;
-let closeReceiver: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
   service = await startTestService({
@@ -48,25 +51,13 @@ beforeAll(async () => {
   });
   const ctx = await setUpChains();
   [A, B] = [ctx("source"), ctx("destination")];
-  const server = createHttpsServer({ cert: ca.cert, key: ca.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({
-        body: Buffer.concat(chunks).toString("utf8"),
-        signature: String(req.headers["service-signature"]),
-        key: String(req.headers["idempotency-key"]),
-      });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  receiverPort = (server.address() as AddressInfo).port;
-  closeReceiver = () => new Promise((resolve) => server.close(() => resolve()));
+  receiver = await startWebhookReceiver(ca);
+  receiverPort = receiver.port;
+  received = receiver.received;
 }, T);
 afterAll(async () => {
   await webhooks?.stop();
-  await closeReceiver();
+  await receiver?.close();
   await service?.stop();
 }, T);
 
@@ -378,12 +369,7 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
       });
       expect(settled).toMatchObject({ status: "swept", outcome: "overpaid", expected_amount: "10000000" });
       const key = `${s.id}:payment.overpaid`;
-      await waitFor(
-        "payment.overpaid",
-        async () => (received.some((r) => r.key === key) ? true : undefined),
-        60_000,
-      );
-      const got = received.find((r) => r.key === key);
+      const got = await receiver.arrived(key);
       const body = await verifyWebhook({
         payload: got?.body ?? "",
         header: got?.signature ?? "",
@@ -432,12 +418,7 @@ describe("a P2P request from a pk-tagged widget", () => {
 
       await fund(A, burner.address, A.chain.usdc, 1_000_000n);
       const key = `${created.body.id}:payment.detected`;
-      await waitFor(
-        "payment.detected",
-        async () => (received.some((r) => r.key === key) ? true : undefined),
-        60_000,
-      );
-      const got = received.find((r) => r.key === key);
+      const got = await receiver.arrived(key);
       await expect(
         verifyWebhook({ payload: got?.body ?? "", header: got?.signature ?? "", secret: hook.body.secret }),
       ).resolves.toMatchObject({ session_id: created.body.id, amount: "1000000" });

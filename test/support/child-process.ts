@@ -19,7 +19,14 @@ export interface Child {
 export async function startChild(
   name: string,
   args: string[],
-  opts: { env?: Record<string, string>; ready: RegExp; timeoutMs: number; started?: (c: Child) => void },
+  opts: {
+    env?: Record<string, string>;
+    ready: RegExp;
+    timeoutMs: number;
+    started?: (c: Child) => void;
+    /** Sees every line the child writes, stdout and stderr alike (its logs, for a test that reads them). */
+    onLine?: (line: string) => void;
+  },
 ): Promise<Child> {
   const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...args], {
     env: { ...process.env, ...opts.env },
@@ -42,6 +49,7 @@ export async function startChild(
   // Kept to explain a failed start; the pipes are read to the end so a chatty child never blocks.
   const tail: string[] = [];
   const keep = (line: string) => {
+    opts.onLine?.(line);
     tail.push(line);
     if (tail.length > 30) tail.shift();
   };

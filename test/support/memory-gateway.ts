@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
@@ -133,7 +134,7 @@ export function healthReport(healthy: boolean): HealthReport {
   };
 }
 
-export async function testGateway(env: Record<string, string> = {}) {
+export async function testGateway(env: Record<string, string> = {}, opts: { logger?: Logger } = {}) {
   const service = memoryService();
   let clock = START_MS;
   let ids = 0;
@@ -145,6 +146,7 @@ export async function testGateway(env: Record<string, string> = {}) {
     health: service.health,
     newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
     now: () => clock,
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   return {
     app,

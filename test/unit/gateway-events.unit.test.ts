@@ -23,6 +23,7 @@ interface Frame {
   event?: string;
   id?: string;
   data?: string;
+  retry?: string;
 }
 
 async function setup(env: Record<string, string> = {}) {
@@ -80,7 +81,8 @@ async function connect(url: string, headers: Record<string, string> = {}) {
       check();
     });
   }
-  return { res, frames, until, close: () => req.destroy() };
+  const ended = new Promise<void>((resolve) => res.once("end", () => resolve()));
+  return { res, frames, until, ended, close: () => req.destroy() };
 }
 
 function parseFrame(text: string): Frame {
@@ -88,7 +90,7 @@ function parseFrame(text: string): Frame {
   for (const line of text.split("\n")) {
     const colon = line.indexOf(":");
     const [field, value] = [line.slice(0, colon), line.slice(colon + 1)];
-    if (field === "event" || field === "id" || field === "data") frame[field] = value;
+    if (field === "event" || field === "id" || field === "data" || field === "retry") frame[field] = value;
   }
   return frame;
 }
@@ -179,6 +181,60 @@ describe("GET /sessions/:id/events", () => {
     await gw.app.close();
     app = undefined;
     expect(gw.service.listenerCount(gw.id)).toBe(0);
+  });
+});
+
+describe("GET /sessions/:id/events, bounded", () => {
+  it("refuses a client's stream past SSE_MAX_STREAMS_PER_IP with 429 and Retry-After, until one closes", async () => {
+    const { base, id } = await setup({ SSE_MAX_STREAMS_PER_IP: "2" });
+    const first = await connect(`${base}/sessions/${id}/events`);
+    const second = await connect(`${base}/sessions/${id}/events`);
+    await Promise.all([first.until(isStatus), second.until(isStatus)]);
+    const third = await fetch(`${base}/sessions/${id}/events`);
+    expect(third.status).toBe(429);
+    expect(await third.json()).toEqual({ error: expect.stringMatching(/too many open event streams/) });
+    // The oldest stream ends by its lifetime (15 min by default) at the latest.
+    const retryAfter = Number(third.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    first.close();
+    let again = 429;
+    for (let i = 0; i < 50 && again === 429; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      const res = await fetch(`${base}/sessions/${id}/events`, { signal: AbortSignal.timeout(2000) });
+      again = res.status;
+      await res.body?.cancel();
+    }
+    expect(again).toBe(200);
+  });
+
+  it("a refused open (unknown session) takes no slot", async () => {
+    const { base, id } = await setup({ SSE_MAX_STREAMS_PER_IP: "1" });
+    const missing = "6f1c1d9e-8f2a-4b7c-9d1e-2a3b4c5d6e7f";
+    for (let i = 0; i < 3; i++) expect((await fetch(`${base}/sessions/${missing}/events`)).status).toBe(404);
+    const stream = await connect(`${base}/sessions/${id}/events`);
+    expect(stream.res.statusCode).toBe(200);
+  });
+
+  it("ends a stream after SSE_MAX_LIFETIME_MS with a retry: field, and the client reconnects", async () => {
+    const { base, id, service } = await setup({ SSE_MAX_LIFETIME_MS: "1000", SSE_MAX_STREAMS_PER_IP: "1" });
+    const t0 = performance.now();
+    const stream = await connect(`${base}/sessions/${id}/events`);
+    const [opening] = await stream.until((f) => f.retry !== undefined);
+    expect(opening?.retry).toBe("2000");
+    await stream.ended;
+    const lived = performance.now() - t0;
+    expect(lived).toBeGreaterThanOrEqual(950);
+    expect(lived).toBeLessThan(3000);
+    const last = stream.frames.at(-1);
+    expect(last).toMatchObject({ retry: "2000" });
+    expect(stream.frames.filter(isStatus)).toHaveLength(1);
+    // Its slot and listener are free: the reconnect is served from the current state.
+    for (let i = 0; i < 50 && service.listenerCount(id) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(service.listenerCount(id)).toBe(0);
+    const next = await connect(`${base}/sessions/${id}/events`);
+    const [state] = await next.until(isStatus);
+    expect(state?.id).toBe("1");
   });
 });
 

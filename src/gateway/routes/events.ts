@@ -6,7 +6,9 @@ import type { CheckoutResource, Guards } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
+import { clientKey } from "../rate-limit.ts";
 import { errorSchema, sessionParamsSchema, sessionSchema } from "../schemas.ts";
+import { createStreamSlots } from "../stream-slots.ts";
 
 export interface EventRoutesOptions {
   sessions: SessionReadPort;
@@ -15,7 +17,13 @@ export interface EventRoutesOptions {
   keepAliveMs: number;
   /** Who may stream a session; defaults to `anonymousOnly`. */
   streamAccess?: StreamAccess;
+  /** Open streams per client and each stream's lifetime (stream-slots.ts). */
+  maxStreamsPerClient: number;
+  maxStreamLifetimeMs: number;
 }
+
+/** The reconnection delay the stream asks for (its `retry:` field), on connect and when its lifetime ends. */
+export const STREAM_RETRY_MS = 2000;
 
 const streamQuerySchema = z.object({
   client_secret: z.string().max(256).optional(),
@@ -62,8 +70,12 @@ export function checkoutStreamAccess(checkout: {
  * connect, then one event per later state whose status differs from the last one sent.
  */
 export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, opts) => {
-  const { sessions, live, keepAliveMs } = opts;
+  const { sessions, live, keepAliveMs, maxStreamLifetimeMs } = opts;
   const streamAccess = opts.streamAccess ?? anonymousOnly;
+  const slots = createStreamSlots({
+    maxPerClient: opts.maxStreamsPerClient,
+    lifetimeMs: maxStreamLifetimeMs,
+  });
   const open = new Set<() => void>();
 
   // An open stream never ends by itself; end them all so close() does not wait for clients.
@@ -80,7 +92,8 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         description:
           "text/event-stream. Events are named `status`; `data` is the Session object and `id` its version. " +
           "The current state is sent on connect, then one event per status change. Keep-alive: an empty " +
-          "comment line (`:`) at the configured interval.",
+          "comment line (`:`) at the configured interval. A stream ends after its maximum lifetime (a `retry:` " +
+          "field first); a client with too many open streams is answered 429 with `Retry-After`.",
         params: sessionParamsSchema,
         querystring: streamQuerySchema,
         response: {
@@ -94,6 +107,12 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     },
     async (request, reply) => {
       const id = request.params.id;
+      // Taken before any await, so concurrent opens from one client cannot all pass the count.
+      const slot = slots.acquire(clientKey(request.ip));
+      if (!slot.ok) {
+        const retryAfter = String(slot.retryAfterSeconds);
+        throw gatewayError("too_many_streams", undefined, { headers: { "retry-after": retryAfter } });
+      }
       // Subscribe before reading, so no state published in between is lost; hold updates until the
       // stream is open and the current state has gone out.
       const held: SessionStateRecord[] = [];
@@ -111,19 +130,23 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         reply.hijack();
         hijacked = true;
         const end = () => reply.raw.end();
+        let lifetime: NodeJS.Timeout | undefined;
+        const cleanUp = () => {
+          clearTimeout(lifetime);
+          unsubscribe();
+          open.delete(end);
+          slot.release();
+        };
         open.add(end);
-        reply.raw.once("close", () => {
-          unsubscribe();
-          open.delete(end);
-        });
+        reply.raw.once("close", cleanUp);
         if (reply.raw.destroyed) {
-          unsubscribe();
-          open.delete(end);
+          cleanUp();
           return reply;
         }
 
         const sse = await createSession(request.raw, reply.raw, {
           keepAlive: keepAliveMs,
+          retry: STREAM_RETRY_MS,
           // Every connection starts from the current state, so a Last-Event-ID has nothing to resume.
           trustClientEventId: false,
           headers: stringHeaders(reply.getHeaders()),
@@ -134,6 +157,16 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         let lastVersion = current.version;
         let lastStatus = current.session.status;
         send(current);
+        // The lifetime's end: say when to come back, then end; the client reconnects to the current state.
+        if (!reply.raw.destroyed)
+          lifetime = setTimeout(() => {
+            sse
+              .batch((buffer) => {
+                buffer.retry(STREAM_RETRY_MS).dispatch();
+              })
+              .catch(() => {})
+              .finally(end);
+          }, maxStreamLifetimeMs);
 
         deliver = (record) => {
           if (record.version <= lastVersion) return; // replayed or out of order: already covered
@@ -149,7 +182,10 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         for (const record of held.splice(0)) deliver(record);
       } catch (err) {
         unsubscribe();
-        if (!hijacked) throw err;
+        if (!hijacked) {
+          slot.release();
+          throw err;
+        }
         request.log.error({ err, sessionId: id }, "session event stream failed");
         reply.raw.destroy();
       }
