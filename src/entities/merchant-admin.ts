@@ -1,18 +1,20 @@
 import { randomUUID } from "node:crypto";
-import type {
-  AppFee,
-  DestinationPin,
-  KeyKind,
-  MerchantCommand,
-  MerchantRejectionCode,
+import {
+  type AppFee,
+  type DestinationPin,
+  type KeyKind,
+  MERCHANT_REJECTION_MESSAGES,
+  type MerchantCommand,
+  type MerchantRejectionCode,
 } from "../domain/merchant/types.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import type { GatewayReply } from "../kafka/records.ts";
+import type { MerchantEmails } from "../store/merchant-emails.ts";
 import type { KeyRow, MerchantRow, MerchantStore } from "../store/merchants.ts";
 import type { WebhookEndpointRow } from "../store/webhook-endpoints.ts";
 import { TerminalError } from "../support/errors.ts";
 import { newWebhookSecret } from "../webhooks/signing.ts";
-import { issueKey, type KeyMode, merchantIdFor, normalizeEmail } from "./merchant-keys.ts";
+import { issueKey, type KeyMode, legacyMerchantId, newMerchantId, normalizeEmail } from "./merchant-keys.ts";
 
 /**
  * What the CLI and the operator and merchant routes do to a merchant: generate the keys here (the
@@ -24,6 +26,10 @@ export interface MerchantAdminDeps {
   /** Sends a command to the owning merchant actor and waits (bounded) for its reply. */
   send(command: MerchantCommand): Promise<GatewayReply>;
   store: MerchantStore;
+  /** Which merchant holds an e-mail address: what keeps e-mails unique now that ids are random. */
+  emails: MerchantEmails;
+  /** A new merchant's id; random (newMerchantId) unless a test fixes it. */
+  newId?: () => string;
   /** The webhook endpoint projection (src/store/webhook-endpoints.ts): what the webhooks worker reads. */
   endpoints: {
     get(merchantId: string): Promise<WebhookEndpointRow | null>;
@@ -114,12 +120,19 @@ export function createMerchantAdmin(
 
   return {
     async create({ name, email }) {
-      const merchantId = merchantIdFor(email);
+      const address = normalizeEmail(email);
+      // A merchant from before random ids holds its e-mail by its id, which was derived from it.
+      if (await deps.store.merchant(legacyMerchantId(address)))
+        throw new MerchantRefusedError("merchant_exists", MERCHANT_REJECTION_MESSAGES.merchant_exists);
+      // The first creation with this address claims it; every later one goes to the holder's actor,
+      // which refuses it (merchant_exists) once the merchant exists, and creates it if the holder's
+      // own CreateMerchant never arrived, so an interrupted creation can be retried.
+      const merchantId = await deps.emails.claim(address, (deps.newId ?? newMerchantId)(), now());
       const pk = issueKey("publishable", deps.mode);
       const sk = issueKey("secret", deps.mode);
       await send(merchantId, "CreateMerchant", {
         name,
-        email: normalizeEmail(email),
+        email: address,
         keys: [pk.issued, sk.issued],
       });
       await waitFor("the new keys", async () => (await active(pk.issued.hash)) && active(sk.issued.hash));

@@ -70,12 +70,18 @@ export function issueClientSecret(mode: KeyMode): { secret: string; hash: string
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /**
- * The merchant id of an e-mail address. Derived, not random, so that creating a merchant twice with
- * one e-mail reaches the same actor, which refuses the second (the unique e-mail of the interface,
- * with no second store to keep in step). The cost: who knows a merchant id can test a guessed
- * e-mail against it; ids are shown only to the merchant and the operator.
+ * A new merchant's id: 96 random bits, so nothing public (an e-mail address, a name) leads to it,
+ * and a session read that shows a `merchant_id` tells nobody who the merchant is. Uniqueness of the
+ * e-mail is kept by `merchant_emails` (src/store/merchant-emails.ts), not by the id.
  */
-export function merchantIdFor(email: string): string {
+export const newMerchantId = (): string => `mer_${randomBytes(12).toString("hex")}`;
+
+/**
+ * The id merchants created before ids were random were given: an unsalted hash of the e-mail. Only
+ * to find such a merchant by its e-mail (a second creation with its address must still be refused);
+ * no new merchant is given it.
+ */
+export function legacyMerchantId(email: string): string {
   const digest = createHash("sha256")
     .update(`settlement.merchant.v1:${normalizeEmail(email)}`)
     .digest("hex");

@@ -8,6 +8,7 @@ import type { GatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { createSessionReadModel } from "../projections/read-model.ts";
 import { idempotencyKeys } from "../store/idempotency-keys.ts";
+import { merchantEmails } from "../store/merchant-emails.ts";
 import { createMerchantStore } from "../store/merchants.ts";
 import { createSnapshotTable } from "../store/snapshots.ts";
 import { webhookEndpoints } from "../store/webhook-endpoints.ts";
@@ -102,6 +103,7 @@ export function merchantGatewayDeps(
   const admin = createMerchantAdmin({
     send: bus.merchantCommands.send,
     store,
+    emails: merchantEmails(shared.cassandra),
     endpoints: webhookEndpoints(shared.cassandra),
     mode: keyMode,
     timeoutMs: shared.config.REPLY_TIMEOUT_MS,

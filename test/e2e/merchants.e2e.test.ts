@@ -1,7 +1,9 @@
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { legacyMerchantId, newMerchantId } from "../../src/entities/merchant-keys.ts";
+import { merchantEmails } from "../../src/store/merchant-emails.ts";
 import { type Body, json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
@@ -82,6 +84,56 @@ describe("merchants and their keys (MERCHANT_MODE=development)", () => {
     const again = await operator("/v1/operator/merchants", { name: "Other", email: address.toUpperCase() });
     expect(again.status).toBe(409);
     expect(await json(again)).toEqual({ error: "conflict" });
+  });
+
+  it("merchant ids are random: e-mails of one pattern give unrelated ids, none derived from the e-mail", async () => {
+    const stem = randomUUID();
+    const addresses = [`a-${stem}@merchant.test`, `b-${stem}@merchant.test`];
+    const ids = await Promise.all(
+      addresses.map(async (a) => (await createByOperator(a)).merchant.id as string),
+    );
+    expect(new Set(ids).size).toBe(2);
+    for (const [i, id] of ids.entries()) {
+      const address = addresses[i] as string;
+      expect(id).toMatch(/^mer_[0-9a-f]{24}$/);
+      // Not the old derivation, nor any plain SHA-256 of the address.
+      expect(id).not.toBe(legacyMerchantId(address));
+      const digest = createHash("sha256").update(address).digest("hex");
+      expect(digest).not.toContain(id.slice(4));
+    }
+  });
+
+  it("one e-mail created concurrently: one 201, every other 409", async () => {
+    const address = email();
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map((i) => operator("/v1/operator/merchants", { name: `Shop ${i}`, email: address })),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
+  it("a creation interrupted after claiming its e-mail is completed by the next, under the claimed id", async () => {
+    const address = email();
+    // As a creation leaves it when it dies between the claim and its command reaching the actor.
+    const claimed = newMerchantId();
+    expect(await merchantEmails(service.cassandra).claim(address, claimed, Date.now())).toBe(claimed);
+    const created = await createByOperator(address);
+    expect(created.merchant.id).toBe(claimed);
+    expect((await operator("/v1/operator/merchants", { name: "Again", email: address })).status).toBe(409);
+  });
+
+  it("a merchant of before random ids (its id the e-mail's hash) still holds its e-mail: 409", async () => {
+    const address = email();
+    // As the projection holds a merchant created before this change: its id derived from the e-mail.
+    await service.cassandra.execute(
+      "INSERT INTO merchants (merchant_id, name, email, created_at) VALUES (?, ?, ?, ?)",
+      [legacyMerchantId(address), "Old Shop", address, new Date()],
+      { prepare: true },
+    );
+    const again = await operator("/v1/operator/merchants", {
+      name: "New Shop",
+      email: address.toUpperCase(),
+    });
+    expect(again.status).toBe(409);
   });
 
   it("the operator route needs the operator secret (401) and a valid body (400)", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MerchantCommand } from "../../src/domain/merchant/types.ts";
-import { issueKey, merchantIdFor } from "../../src/entities/merchant-keys.ts";
+import { issueKey, newMerchantId } from "../../src/entities/merchant-keys.ts";
 import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
 import { startActorsWithBus } from "../support/actors-bus.ts";
 import type { TestService } from "../support/service.ts";
@@ -32,7 +32,7 @@ async function actors(): Promise<GatewayBus> {
 describe("merchant actors on the generic host", () => {
   it("decide against the restored merchant after the host restarts", async () => {
     const email = `restart-${randomUUID()}@merchant.test`;
-    const id = merchantIdFor(email);
+    const id = newMerchantId();
     const sk = issueKey("secret", "test");
     bus = await actors();
     const created = await bus.merchantCommands.send(

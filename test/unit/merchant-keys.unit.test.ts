@@ -5,7 +5,8 @@ import {
   issueClientSecret,
   issueKey,
   keyPrefix,
-  merchantIdFor,
+  legacyMerchantId,
+  newMerchantId,
   newSecret,
   sameHash,
 } from "../../src/entities/merchant-keys.ts";
@@ -52,9 +53,15 @@ describe("merchant keys", () => {
     expect(hash).toBe(hashSecret(secret));
   });
 
-  it("derives one merchant id per e-mail, whatever its case and surrounding space", () => {
-    expect(merchantIdFor(" Shop@Example.TEST ")).toBe(merchantIdFor("shop@example.test"));
-    expect(merchantIdFor("a@example.test")).not.toBe(merchantIdFor("b@example.test"));
-    expect(merchantIdFor("a@example.test")).toMatch(/^mer_[0-9a-f]{24}$/);
+  it("gives new merchants random ids of the route's shape, never one derived from anything", () => {
+    const ids = Array.from({ length: 1000 }, newMerchantId);
+    for (const id of ids) expect(id).toMatch(/^mer_[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("still finds a merchant of before random ids by its e-mail, whatever its case and space", () => {
+    expect(legacyMerchantId(" Shop@Example.TEST ")).toBe(legacyMerchantId("shop@example.test"));
+    expect(legacyMerchantId("a@example.test")).not.toBe(legacyMerchantId("b@example.test"));
+    expect(legacyMerchantId("a@example.test")).toMatch(/^mer_[0-9a-f]{24}$/);
   });
 });

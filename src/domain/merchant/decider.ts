@@ -17,9 +17,10 @@ const RECENT_COMMANDS = 32;
 type MerchantDecision = Decision<MerchantEvent, MerchantReply, MerchantRejectionCode>;
 
 /**
- * The merchant's pure core. Creation is refused once the merchant exists; since the merchant id is
- * derived from the e-mail (src/entities/merchant-keys.ts), that is the "duplicate e-mail" 409, decided
- * by the one actor that owns the id, so two concurrent creations cannot both win.
+ * The merchant's pure core. Creation is refused once the merchant exists; since every creation with
+ * one e-mail is sent to the id that holds the address (src/store/merchant-emails.ts), that is the
+ * "duplicate e-mail" 409, decided by the one actor that owns the id, so two concurrent creations
+ * cannot both win. The id is random and arrives on the command.
  */
 export function decideMerchant(command: MerchantCommand, state: MerchantState): MerchantDecision {
   const accept = (bodies: MerchantEventBody[]): MerchantDecision => {
