@@ -28,8 +28,6 @@ export interface MerchantAdminDeps {
   store: MerchantStore;
   /** Which merchant holds an e-mail address: what keeps e-mails unique now that ids are random. */
   emails: MerchantEmails;
-  /** A new merchant's id; random (newMerchantId) unless a test fixes it. */
-  newId?: () => string;
   /** The webhook endpoint projection (src/store/webhook-endpoints.ts): what the webhooks worker reads. */
   endpoints: {
     get(merchantId: string): Promise<WebhookEndpointRow | null>;
@@ -127,7 +125,7 @@ export function createMerchantAdmin(
       // The first creation with this address claims it; every later one goes to the holder's actor,
       // which refuses it (merchant_exists) once the merchant exists, and creates it if the holder's
       // own CreateMerchant never arrived, so an interrupted creation can be retried.
-      const merchantId = await deps.emails.claim(address, (deps.newId ?? newMerchantId)(), now());
+      const merchantId = await deps.emails.claim(address, newMerchantId(), now());
       const pk = issueKey("publishable", deps.mode);
       const sk = issueKey("secret", deps.mode);
       await send(merchantId, "CreateMerchant", {
