@@ -284,7 +284,8 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
       );
       const session = detected as unknown as Session;
       expect(session).toMatchObject({ dest_address: dest, dest_chain_id: B.chain.chainId, app_fee_bps: 100 });
-      const signed = await signIntent({ signer: burner.account, session, quote: null });
+      // The widget accepts the merchant's 1% app fee (the payer library signs none by default).
+      const signed = await signIntent({ signer: burner.account, session, quote: null, maxAppFeeBps: 100 });
       const commitBody = (intent: typeof signed.intent) => ({
         burner: burner.address.toLowerCase(),
         eip7702_auth: burner.eip7702Auth,
@@ -297,6 +298,7 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
         signer: burner.account,
         session: { ...session, dest_address: feeSink },
         quote: null,
+        maxAppFeeBps: 100,
       });
       const mismatch = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(elsewhere.intent) });
       expect(mismatch.status).toBe(409);
