@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureStack } from "../../deploy/local/stack.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
 import { makeBurner, newBurner, payCheckout } from "../../src/client/index.ts";
 import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
@@ -29,6 +30,11 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver(ca);
+  // First, as startTestService does: it deploys what the chains lack (a changed delegate) and
+  // writes the stack file the child reads its chains from.
+  await ensureStack({ root: ".local" });
+  const ctx = await setUpChains();
+  [A, B] = [ctx("source"), ctx("destination")];
 
   service = await startChild("service", ["src/cli.ts", "start"], {
     env: {
@@ -47,8 +53,6 @@ beforeAll(async () => {
     onLine: (line) => lines.push(line),
   });
   url = service.ready;
-  const ctx = await setUpChains();
-  [A, B] = [ctx("source"), ctx("destination")];
 }, T);
 afterAll(async () => {
   await service?.stop();
