@@ -1,6 +1,6 @@
 import type { CassandraClient } from "./cassandra.ts";
 
-/** Typed access to `merchant_emails` (migration 0014): one holder per normalized e-mail address. */
+/** Typed access to `merchant_emails` (migration 0015): one holder per normalized e-mail address. */
 export interface MerchantEmails {
   /**
    * Claims `email` for `merchantId` unless a merchant holds it already (a lightweight transaction:
