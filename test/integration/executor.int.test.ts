@@ -1,12 +1,17 @@
 // The executor role on the real stack: ExecutorCommand records in, ExecutorResult records out, real EIP-7702
 // sweeps, the Uniswap pool and the CCTP-shaped bridge on the two anvils, the local attester process of the
-// stack. Every outcome is checked on chain (balances, code), not only in the results.
+// stack. Every outcome is checked on chain (balances, code), not only in the results. A command record
+// that cannot be read is parked on the dead-letter topic and the partition goes on.
 import { type Address, concat, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
 import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { kafkajs } from "../../src/kafka/client.ts";
+import { listParked } from "../../src/kafka/dead-letter.ts";
 import type { ExecutorCommand } from "../../src/kafka/records.ts";
+import { TOPIC } from "../../topics/catalogue.ts";
+import { waitFor } from "../support/actor-host.ts";
 import { type Ctx, fund, intentFor, newBurner, now, tokenBalance, usdc } from "../support/delegate.ts";
 import { type executorBus, executorTestBed, settleCommand } from "../support/executor.ts";
 
@@ -305,6 +310,45 @@ describe("Refund and RefundAll", () => {
       await bus.send(cmd);
       const failed = await bus.waitFor(cmd.commandId, "ExecutionFailed");
       expect(failed).toMatchObject({ retryable: false, errorMessage: "unsupported command Sweep" });
+    },
+    T,
+  );
+
+  it(
+    "parks a command record it cannot read on the dead-letter topic, and the session's next command goes on",
+    async () => {
+      const sessionId = crypto.randomUUID();
+      const producer = kafkajs(bed.service.kafka).producer({ idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      const [sent] = await producer
+        .send({
+          topic: TOPIC.executorCommands,
+          acks: -1,
+          messages: [{ key: sessionId, value: Buffer.from("not an executor command") }],
+        })
+        .finally(() => producer.disconnect());
+      // The same key, so the same partition, behind the record that cannot be read.
+      const cmd: ExecutorCommand = {
+        ...base(sessionId, `${sessionId}:sweep`),
+        command: { type: "Sweep", burner: randomAddress(), token: src.chain.usdc, amount: 1n },
+      };
+      await bus.send(cmd);
+      await bus.waitFor(cmd.commandId, "ExecutionFailed");
+      const parked = await waitFor("the record parked", async () =>
+        (await listParked(bed.service.kafka)).find(
+          (p) =>
+            p.letter.topic === TOPIC.executorCommands &&
+            p.letter.partition === sent?.partition &&
+            p.letter.offset === Number(sent?.baseOffset),
+        ),
+      );
+      expect(parked.letter).toMatchObject({
+        kind: "parked",
+        group: "executor",
+        key: Buffer.from(sessionId).toString("base64"),
+        value: Buffer.from("not an executor command").toString("base64"),
+        errorCode: "record_malformed",
+      });
     },
     T,
   );
