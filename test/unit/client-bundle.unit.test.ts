@@ -41,10 +41,12 @@ function runtimeGraph(entry: string) {
 }
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule and EIP-712 types, viem and the SSE parser", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types and router ABI, viem and the SSE parser", () => {
     const { files, packages } = runtimeGraph(ENTRY);
+    // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/eip712.ts",
+      "src/chains/evm/uniswap-v2.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);

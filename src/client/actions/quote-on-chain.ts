@@ -1,6 +1,5 @@
-import { type Address, type PublicClient, parseAbi, BaseError as ViemBaseError } from "viem";
+import { type Address, type PublicClient, parseAbi, BaseError as ViemBaseError, zeroAddress } from "viem";
 import { uniswapV2RouterAbi } from "../../chains/evm/uniswap-v2.ts";
-import { NATIVE_TOKEN } from "../../domain/types.ts";
 import { ClientError } from "../errors.ts";
 
 // The three immutables of the delegate the burner is delegated to: the sweep swaps through exactly
@@ -14,7 +13,7 @@ const delegateDexAbi = parseAbi([
 export interface QuoteOnChainParameters {
   /** The delegate the burner's EIP-7702 authorization names (`burner.eip7702Auth.address`). */
   delegate: Address;
-  /** The detected token (NATIVE_TOKEN for the coin). */
+  /** The detected token (the zero address for the coin, as the Session object spells it). */
   token: Address;
   /** The detected amount, in the token's base units. */
   amountIn: bigint;
@@ -44,7 +43,7 @@ export async function quoteOnChain(
     const read = (functionName: "ROUTER" | "WETH" | "USDC") =>
       publicClient.readContract({ address: params.delegate, abi: delegateDexAbi, functionName });
     const [router, weth, usdc] = await Promise.all([read("ROUTER"), read("WETH"), read("USDC")]);
-    const tokenIn = params.token.toLowerCase() === NATIVE_TOKEN ? weth : params.token;
+    const tokenIn = params.token.toLowerCase() === zeroAddress ? weth : params.token;
     const amounts = await publicClient.readContract({
       address: router,
       abi: uniswapV2RouterAbi,
