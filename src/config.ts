@@ -134,6 +134,26 @@ const envSchema = z.object({
    * refund (its tx_hash in the read model) before answering 504 `refund_pending`.
    */
   REFUND_WAIT_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * Relayer-paid work only moves value (docs/SETTLEMENT.md, "Refund rules"): a refund or refund-all
+   * must move more than its dust floor. "gas" (default): what REFUND_GAS costs at the chain's gas
+   * price, in the token's value where the chain's DEX prices it (native, USDC, tokens with a USDC
+   * pool), else REFUND_DUST_MIN. A decimal integer: that many base units, for every token.
+   */
+  REFUND_DUST_FLOOR: z.union([z.literal("gas"), z.string().regex(/^[0-9]{1,78}$/)]).default("gas"),
+  /** The gas a refund is priced at for the dust floor: a type-4 refund that delegates uses ~80k. */
+  REFUND_GAS: z.coerce.number().int().min(21_000).max(10_000_000).default(100_000),
+  /** The dust floor, in base units, of a token the chain's DEX does not price. */
+  REFUND_DUST_MIN: z
+    .string()
+    .regex(/^[0-9]{1,78}$/)
+    .default("10000"),
+  /**
+   * Gas units the relayer may spend on one session (sweep, bridge relay, refunds); once reached, no
+   * new transaction starts for it (409 gas_budget_spent). Default 2,000,000: a settlement and a
+   * dozen refunds.
+   */
+  SESSION_GAS_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
 
   // The executor (docs/EXECUTOR.md). The relayer keys are each chain's `relayer` in CHAINS.
   /**

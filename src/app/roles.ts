@@ -23,12 +23,15 @@ export type Role = RoleName;
 const actorsRole: RoleModule = {
   name: "actors",
   async start(shared, log) {
-    const host = createSessionHost({
-      kafka: shared.kafka,
-      snapshots: sessionSnapshots(createSnapshotTable(shared.cassandra)),
-      log,
-      snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
-    });
+    const host = createSessionHost(
+      {
+        kafka: shared.kafka,
+        snapshots: sessionSnapshots(createSnapshotTable(shared.cassandra)),
+        log,
+        snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
+      },
+      { gasBudget: BigInt(shared.config.SESSION_GAS_BUDGET) },
+    );
     await host.start();
     const restored = await host.restored(CATCH_UP_TIMEOUT_MS);
     // Merchant mode: the merchant entity on the same host runtime, in its own group.

@@ -4,6 +4,7 @@ import type {
   ChainAddress,
   DepositTerms,
   Flow,
+  GasSpent,
   Hex,
   Intent,
   PinnedDestination,
@@ -83,10 +84,20 @@ export interface AttachStandingRefund {
   metadata: CommandMetadata;
 }
 
+/**
+ * What the gateway read from the chain for a refund, so the core judges it without I/O: the
+ * burner's balance of the token, and the amount a relayer-paid refund must exceed (the gas it costs
+ * in the token's value, or the configured minimum). null only in commands written before it existed.
+ */
+export interface ChainBalance {
+  balance: bigint;
+  dustFloor: bigint;
+}
+
 /** POST /sessions/:id/refund: a burner-signed Refund (signature checked by the gateway) to submit. */
 export interface RequestRefund {
   type: "RequestRefund";
-  data: { sessionId: string; chainId: number } & SignedRefund;
+  data: { sessionId: string; chainId: number; onChain: ChainBalance | null } & SignedRefund;
   metadata: CommandMetadata;
 }
 
@@ -94,7 +105,7 @@ export interface RequestRefund {
 export interface RequestRefundAll {
   type: "RequestRefundAll";
   /** token: NATIVE_TOKEN for the coin. */
-  data: { sessionId: string; chainId: number; token: Address };
+  data: { sessionId: string; chainId: number; token: Address; onChain: ChainBalance | null };
   metadata: CommandMetadata;
 }
 
@@ -131,7 +142,7 @@ export interface ExpireSession {
 /** What became of an executor command, as the executor reports it on executor.results. */
 export type ExecutionOutcome =
   | { type: "TransactionSubmitted"; txHash: Transfer["txHash"] }
-  | { type: "TransactionConfirmed"; txHash: Transfer["txHash"]; blockNumber: bigint }
+  | { type: "TransactionConfirmed"; txHash: Transfer["txHash"]; blockNumber: bigint; gas: GasSpent | null }
   | { type: "ExecutionFailed"; errorMessage: string; retryable: boolean; txHash: Transfer["txHash"] | null }
   | ({
       type: "SweepConfirmed";
@@ -139,6 +150,7 @@ export type ExecutionOutcome =
       blockNumber: bigint;
       /** false for a USDC deposit, which the delegate does not swap. */
       swapped: boolean;
+      gas: GasSpent | null;
     } & SweepAmounts)
   | {
       type: "BridgeRelayed";
@@ -146,6 +158,7 @@ export type ExecutionOutcome =
       blockNumber: bigint;
       destChainId: number;
       mintedAmount: bigint;
+      gas: GasSpent | null;
     };
 
 /** From the executor: the outcome of a command this session sent it (settlement). */

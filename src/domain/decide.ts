@@ -10,15 +10,23 @@ import {
   standingRefunds,
 } from "./refunds.ts";
 import { reject } from "./rejections.ts";
+import { DEFAULT_SESSION_POLICY, type SessionPolicy, withGasSpent } from "./relayer-work.ts";
 import { decideCommit, decideSettlementResult, settleCommandId } from "./settlement.ts";
 import { type Session, type SessionState, sameId, sameTransfer } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
 
 export type { Decision } from "./decision.ts";
 
-/** The session's decision, with the reply to whoever waits for it in the outbox. */
-export function decide(command: SessionInput, state: SessionState): Decision {
-  const decision = decideCore(command, state);
+/**
+ * The session's decision, with the reply to whoever waits for it in the outbox. `policy`: the
+ * operator's limits on relayer-paid work (src/domain/relayer-work.ts).
+ */
+export function decide(
+  command: SessionInput,
+  state: SessionState,
+  policy: SessionPolicy = DEFAULT_SESSION_POLICY,
+): Decision {
+  const decision = decideCore(command, state, policy);
   const replyTo = command.metadata.replyTo;
   if (replyTo) {
     const rejection = decision.ok ? null : decision.rejection;
@@ -27,7 +35,7 @@ export function decide(command: SessionInput, state: SessionState): Decision {
   return decision;
 }
 
-function decideCore(command: SessionInput, state: SessionState): Decision {
+function decideCore(command: SessionInput, state: SessionState, policy: SessionPolicy): Decision {
   if (state?.recentCommandIds.includes(command.metadata.commandId)) return nothingToDo();
   if (command.type === "CreateSession") {
     if (state !== null) return refuse(reject("session_exists"));
@@ -40,7 +48,7 @@ function decideCore(command: SessionInput, state: SessionState): Decision {
 
   switch (command.type) {
     case "RecordTransfer":
-      return decideTransfer(command, state);
+      return decideTransfer(command, state, policy);
     case "RetractTransfer": {
       const retract = command.data;
       const known =
@@ -62,22 +70,25 @@ function decideCore(command: SessionInput, state: SessionState): Decision {
         .decision();
     }
     case "CommitIntent":
-      return decideCommit(command, state);
+      return decideCommit(command, state, policy);
     case "AttachStandingRefund":
-      return decideAttachStandingRefund(command, state);
+      return decideAttachStandingRefund(command, state, policy);
     case "RequestRefund":
-      return decideRefund(command, state);
+      return decideRefund(command, state, policy);
     case "RequestRefundAll":
-      return decideRefundAll(command, state);
+      return decideRefundAll(command, state, policy);
     case "RegisterBurner":
       return decideRegister(command, state);
     case "RecordExecutionResult": {
       const { executorCommandId, outcome } = command.data;
       if (executorCommandId === settleCommandId(state.id) && state.commitment !== null) {
-        return decideSettlementResult(state, outcome, command.metadata);
+        return withGasSpent(state, command, decideSettlementResult(state, outcome, command.metadata, policy));
       }
       const refund = state.refunds.find((r) => r.id === executorCommandId);
-      if (refund) return decideRefundResult(state, refund, outcome, command.metadata);
+      if (refund) {
+        const decision = decideRefundResult(state, refund, outcome, command.metadata, policy);
+        return withGasSpent(state, command, decision);
+      }
       // A result is never guessed at: the session sent no command with this id.
       return refuse(reject("execution_unknown"));
     }
@@ -116,6 +127,7 @@ function decideRegister(
 function decideTransfer(
   command: Extract<SessionInput, { type: "RecordTransfer" }>,
   state: Session,
+  policy: SessionPolicy,
 ): Decision {
   const { transfer, terms } = command.data;
   // A transfer keeps the class it was first recorded with: re-mined after a reorg, it moves to its
@@ -146,6 +158,6 @@ function decideTransfer(
   // The first deposit of a pending session detects it: its merchant is told.
   if (merchantDetected) b.send(sessionWebhook(after, "payment.detected", command.metadata.issuedAt));
   // Money that reaches a session that ended expired or failed bounces where its standing refund says.
-  if (late) standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token });
+  if (late) standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token }, policy);
   return b.decision();
 }

@@ -3,6 +3,7 @@ import type {
   Authorization,
   ChainAddress,
   Commitment,
+  GasRecord,
   Outcome,
   RefundKind,
   RefundRecord,
@@ -154,6 +155,13 @@ export interface BurnerRegistered {
   metadata: EventMetadata;
 }
 
+/** A transaction the relayer paid for on the session's behalf was mined: what it cost (once per transaction). */
+export interface RelayerGasSpent {
+  type: "RelayerGasSpent";
+  data: GasRecord;
+  metadata: EventMetadata;
+}
+
 export type SessionEvent =
   | SessionCreated
   | DepositObserved
@@ -169,5 +177,6 @@ export type SessionEvent =
   | RefundRequested
   | RefundUpdated
   | BurnerRegistered
-  | UnsupportedDepositObserved;
+  | UnsupportedDepositObserved
+  | RelayerGasSpent;
 export type SessionEventType = SessionEvent["type"];

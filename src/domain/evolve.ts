@@ -49,6 +49,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       retryCount: 0,
       errorMessage: null,
       refunds: [],
+      gasSpent: [],
       recentCommandIds: [meta.commandId],
     };
   }
@@ -59,6 +60,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     deposits: [...state.deposits],
     unsupportedDeposits: [...state.unsupportedDeposits],
     refunds: [...state.refunds],
+    gasSpent: [...state.gasSpent],
     recentCommandIds: [...state.recentCommandIds],
   };
   return applyInPlace(next, event);
@@ -189,6 +191,9 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       }
       return session;
     }
+    case "RelayerGasSpent":
+      session.gasSpent.push(event.data);
+      return session;
     default:
       return assertNever(event);
   }

@@ -9,6 +9,7 @@ export * from "./messages.ts";
 export { outcomeOf, SWAP_TOLERANCE_BPS } from "./outcome.ts";
 export { refundCommandId } from "./refunds.ts";
 export * from "./rejections.ts";
+export * from "./relayer-work.ts";
 export * from "./session-decider.ts";
 export { MAX_FEE_BPS, settleCommandId } from "./settlement.ts";
 export * from "./types.ts";

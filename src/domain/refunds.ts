@@ -9,6 +9,7 @@ import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.
 import type { SessionEvent } from "./events.ts";
 import { evolve } from "./evolve.ts";
 import { reject } from "./rejections.ts";
+import { budgetLeft, isDeposited, refundRefusal, type SessionPolicy } from "./relayer-work.ts";
 import { type Address, type RefundRecord, type Session, type StandingRefund, sameId } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
 
@@ -21,9 +22,10 @@ const inFlight = (r: RefundRecord): boolean => r.status === "requested" || r.sta
 /**
  * POST /sessions/:id/refund, after the gateway checked the burner's signature. Any status but
  * sweeping: the money is the payer's until a sweep takes it, and a refund racing the sweep would
- * make one of them fail on chain for nothing.
+ * make one of them fail on chain for nothing. The relayer pays for it, so it must move value
+ * (relayer-work.ts): a recorded deposit, an amount the chain shows, above the dust floor.
  */
-export function decideRefund(command: RequestRefund, state: Session): Decision {
+export function decideRefund(command: RequestRefund, state: Session, policy: SessionPolicy): Decision {
   const d = command.data;
   if (state.status === "sweeping") {
     return refuse(reject("wrong_status", "a refund cannot run while the session's sweep is in flight"));
@@ -31,6 +33,8 @@ export function decideRefund(command: RequestRefund, state: Session): Decision {
   const id = refundCommandId(state.id, d.chainId, d.salt);
   if (state.refunds.some((r) => r.id === id)) return nothingToDo(); // the same signed refund again
   const { chainId, token, to, amount, deadline, salt, signature } = d;
+  const refused = refundRefusal(state, policy, { chainId, token, to, amount, onChain: d.onChain });
+  if (refused) return refuse(refused);
   return DecisionBuilder.for(state, command.metadata)
     .append({
       type: "RefundRequested",
@@ -61,16 +65,33 @@ export function decideRefund(command: RequestRefund, state: Session): Decision {
 
 /**
  * POST /sessions/:id/refund-all: the stored standing refund for one asset, for sessions that ended
- * expired or failed. Calls while one for the same asset is in flight join it: one transaction.
+ * expired or failed. Calls while one for the same asset is in flight join it: one transaction. A
+ * refund-all the relayer already ran for the asset runs again only for a deposit recorded since.
  */
-export function decideRefundAll(command: RequestRefundAll, state: Session): Decision {
-  const { chainId, token } = command.data;
+export function decideRefundAll(command: RequestRefundAll, state: Session, policy: SessionPolicy): Decision {
+  const { chainId, token, onChain } = command.data;
   if (state.status !== "expired" && state.status !== "failed") {
     return refuse(reject("wrong_status", "refund-all needs an expired or failed session"));
   }
-  if (signatureFor(state.standingRefund, chainId) === null) return refuse(reject("no_standing_refund"));
+  const sr = state.standingRefund;
+  if (sr === null || signatureFor(sr, chainId) === null) return refuse(reject("no_standing_refund"));
+  const same = refundAllsOf(state, chainId, token);
   const b = DecisionBuilder.for(state, command.metadata);
-  requestRefundAll(state, b, chainId, token);
+  if (same.some(inFlight)) return b.decision(); // joins it
+  // Unsupported deposits are never bounced at the relayer's cost: the burner's signed refund returns them.
+  if (depositsOf(state, chainId, token) === 0 && isDeposited(state, { chainId, token })) {
+    return refuse(
+      reject(
+        "asset_not_deposited",
+        "refund-all moves accepted deposits only: an unsupported deposit goes back through a burner-signed refund",
+      ),
+    );
+  }
+  const refused =
+    refundRefusal(state, policy, { chainId, token, to: sr.to, amount: null, onChain }) ??
+    (newDeposits(state, same, chainId, token) ? null : reject("no_new_deposit"));
+  if (refused) return refuse(refused);
+  requestRefundAll(state, b, chainId, token, policy);
   return b.decision();
 }
 
@@ -79,9 +100,14 @@ export function decideRefundAll(command: RequestRefundAll, state: Session): Deci
  * chain; another recipient or deadline replaces the standing refund. A session that already ended
  * expired or failed is refunded at once.
  */
-export function decideAttachStandingRefund(command: AttachStandingRefund, state: Session): Decision {
+export function decideAttachStandingRefund(
+  command: AttachStandingRefund,
+  state: Session,
+  policy: SessionPolicy,
+): Decision {
   if (state.status === "swept" || state.status === "bounced") return refuse(reject("session_closed"));
   const given = command.data.standingRefund;
+  if (state.burner !== null && sameId(given.to, state.burner)) return refuse(reject("refund_to_burner"));
   const old = state.standingRefund;
   const merged: StandingRefund =
     old !== null && sameId(old.to, given.to) && old.deadline === given.deadline
@@ -93,7 +119,7 @@ export function decideAttachStandingRefund(command: AttachStandingRefund, state:
     data: { standingRefund: merged },
   });
   if (state.status === "expired" || state.status === "failed")
-    standingRefunds({ ...state, standingRefund: merged }, b, null);
+    standingRefunds({ ...state, standingRefund: merged }, b, null, policy);
   return b.decision();
 }
 
@@ -101,12 +127,14 @@ export function decideAttachStandingRefund(command: AttachStandingRefund, state:
  * The automatic bounce ("the poller" of the interface): every asset the burner received on a chain
  * the standing refund covers goes back to its recipient, once per asset while one is in flight.
  * Called when a session ends expired or failed, and for money that reaches it afterwards. `only`
- * limits it to one asset (a late deposit).
+ * limits it to one asset (a late deposit). Nothing bounces once the session's gas budget is spent
+ * (the burner's owner can still submit the signed refund and pay for it).
  */
 export function standingRefunds(
   state: Session,
   b: DecisionBuilder,
   only: { chainId: number; token: string } | null,
+  policy: SessionPolicy,
 ): void {
   if (state.status !== "expired" && state.status !== "failed") return;
   const seen = new Set<string>();
@@ -115,18 +143,27 @@ export function standingRefunds(
     const key = `${t.chainId}:${t.token.toLowerCase()}`;
     if (seen.has(key) || signatureFor(state.standingRefund, t.chainId) === null) continue;
     seen.add(key);
-    requestRefundAll(state, b, t.chainId, t.token as Address);
+    requestRefundAll(state, b, t.chainId, t.token as Address, policy);
   }
 }
 
-/** Appends a refund_all for one asset unless one is in flight, and asks the executor for it. */
-function requestRefundAll(state: Session, b: DecisionBuilder, chainId: number, token: Address): void {
+/**
+ * Appends a refund_all for one asset unless one is in flight, the recipient is the burner (the
+ * delegate refuses it) or the budget is spent, and asks the executor for it.
+ */
+function requestRefundAll(
+  state: Session,
+  b: DecisionBuilder,
+  chainId: number,
+  token: Address,
+  policy: SessionPolicy,
+): void {
   const sr = state.standingRefund;
   const signature = signatureFor(sr, chainId);
   if (sr === null || signature === null) return;
-  const same = state.refunds.filter(
-    (r) => r.kind === "refund_all" && r.chainId === chainId && sameId(r.token, token),
-  );
+  if (state.burner !== null && sameId(sr.to, state.burner)) return;
+  if (budgetLeft(state, policy) !== null) return;
+  const same = refundAllsOf(state, chainId, token);
   if (same.some(inFlight)) return;
   const id = `${state.id}:refund-all:${chainId}:${token.toLowerCase()}:${same.length}`;
   b.append({
@@ -167,6 +204,7 @@ export function decideRefundResult(
   refund: RefundRecord,
   outcome: ExecutionOutcome,
   metadata: CommandMetadata,
+  policy: SessionPolicy,
 ): Decision {
   if (refund.status === "confirmed" || refund.status === "failed") return nothingToDo();
   const b = DecisionBuilder.for(state, metadata);
@@ -183,7 +221,7 @@ export function decideRefundResult(
       // so it is still in the burner: bounce the asset again.
       const { chainId, token } = refund;
       if (refund.kind === "refund_all" && depositsOf(state, chainId, token) > (refund.depositsCovered ?? 0)) {
-        standingRefunds(evolve(state, b.events[0] as SessionEvent) as Session, b, { chainId, token });
+        standingRefunds(evolve(state, b.events[0] as SessionEvent) as Session, b, { chainId, token }, policy);
       }
       return b.decision();
     }
@@ -197,6 +235,22 @@ export function decideRefundResult(
     default:
       return outcome satisfies never;
   }
+}
+
+function refundAllsOf(state: Session, chainId: number, token: string): RefundRecord[] {
+  return state.refunds.filter(
+    (r) => r.kind === "refund_all" && r.chainId === chainId && sameId(r.token, token),
+  );
+}
+
+/**
+ * Whether a deposit of the asset was recorded since the newest refund-all that took it (confirmed):
+ * a refund-all that found the burner empty, or one the chain already answered, is not run again
+ * for the same deposits. Failed ones moved nothing and do not count.
+ */
+function newDeposits(state: Session, refundAlls: RefundRecord[], chainId: number, token: string): boolean {
+  const last = refundAlls.findLast((r) => r.status === "confirmed");
+  return last === undefined || depositsOf(state, chainId, token) > (last.depositsCovered ?? 0);
 }
 
 /** Deposits of one asset recorded on the session. */

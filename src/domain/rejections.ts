@@ -22,6 +22,16 @@ export const REJECTION_MESSAGES = {
   already_registered: "a burner is already registered on this session",
   not_checkout: "only a checkout session takes a burner registration",
   no_destination: "the merchant has pinned no destination for the deposit's chain",
+  // Relayer-paid work only moves value (src/domain/relayer-work.ts).
+  refund_to_burner: "the refund's recipient is the burner itself: it would move nothing",
+  asset_not_deposited:
+    "no deposit of this token on this chain is recorded on the session: there is nothing to refund",
+  nothing_to_refund: "the burner holds none of this asset on this chain: there is nothing to refund",
+  refund_exceeds_balance: "the refund asks for more than the burner holds of this asset",
+  refund_below_dust: "the refund would move less than the gas it costs (the dust floor)",
+  no_new_deposit:
+    "no deposit of this asset arrived since its last refund-all: there is nothing new to refund",
+  gas_budget_spent: "the relayer has spent this session's gas budget: it sends no more transactions for it",
 } as const;
 
 export type RejectionCode = keyof typeof REJECTION_MESSAGES;

@@ -5,19 +5,22 @@ import type { SessionEvent } from "./events.ts";
 import { evolve, evolveInPlace } from "./evolve.ts";
 import type { SessionMessage } from "./messages.ts";
 import type { RejectionCode } from "./rejections.ts";
+import { DEFAULT_SESSION_POLICY, type SessionPolicy } from "./relayer-work.ts";
 import { initialState, type SessionState } from "./types.ts";
 
-/** The session entity's pure core as one value: what the actor host, the projector and replay run. */
-export const sessionDecider: Decider<
-  SessionInput,
-  SessionEvent,
-  SessionState,
-  SessionMessage,
-  RejectionCode
-> = {
+type SessionDecider = Decider<SessionInput, SessionEvent, SessionState, SessionMessage, RejectionCode>;
+
+/**
+ * The session entity's pure core under the operator's limits on relayer-paid work: what the actor
+ * host runs. The projector and replay only evolve, which no policy changes.
+ */
+export const sessionDeciderWith = (policy: SessionPolicy): SessionDecider => ({
   initialState,
-  decide,
+  decide: (command, state) => decide(command, state, policy),
   evolve,
   evolveInPlace,
   versionOf: (state) => state?.version ?? 0,
-};
+});
+
+/** The session entity's pure core as one value, with the default policy. */
+export const sessionDecider: SessionDecider = sessionDeciderWith(DEFAULT_SESSION_POLICY);

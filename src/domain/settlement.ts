@@ -4,6 +4,7 @@ import { detectedDeposit } from "./evolve.ts";
 import { outcomeOf } from "./outcome.ts";
 import { standingRefunds } from "./refunds.ts";
 import { reject } from "./rejections.ts";
+import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
 import { type Authorization, type Intent, type Session, sameId } from "./types.ts";
 import { OUTCOME_EVENTS, overpaidBy, sessionWebhook } from "./webhooks.ts";
 
@@ -18,9 +19,10 @@ const CLOSED = new Set<Session["status"]>(["swept", "failed", "expired", "bounce
 /**
  * POST /sessions/:id/commit, after the gateway checked the signature: the Intent must name the
  * detected deposit, the session's destination and app fee, and still be in time. Accepted, the
- * executor is asked to settle it; the status stays detected until the sweep is broadcast.
+ * executor is asked to settle it; the status stays detected until the sweep is broadcast. The
+ * relayer pays for the sweep: a session whose gas budget is spent (by refunds) is not swept.
  */
-export function decideCommit(command: CommitIntent, state: Session): Decision {
+export function decideCommit(command: CommitIntent, state: Session, policy: SessionPolicy): Decision {
   const { intent, signature, sourceChainId, feeBps } = command.data;
   if (CLOSED.has(state.status)) return refuse(reject("session_closed"));
   if (state.commitment !== null) {
@@ -42,6 +44,8 @@ export function decideCommit(command: CommitIntent, state: Session): Decision {
     );
   }
   if (intent.deadline * 1000 <= command.metadata.issuedAt) return refuse(reject("intent_expired"));
+  const spent = budgetLeft(state, policy);
+  if (spent !== null) return refuse(spent);
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > MAX_FEE_BPS) {
     throw new RangeError(`platform fee ${feeBps} bps is outside 0..${MAX_FEE_BPS}`);
   }
@@ -105,6 +109,7 @@ export function decideSettlementResult(
   state: Session,
   outcome: ExecutionOutcome,
   metadata: CommandMetadata,
+  policy: SessionPolicy,
 ): Decision {
   const inFlight = state.status === "detected" || state.status === "sweeping";
   if (!inFlight || state.commitment === null) return nothingToDo();
@@ -168,7 +173,7 @@ export function decideSettlementResult(
       // Nothing left the burner unless the sweep was confirmed: its deposits go back where a
       // standing refund says.
       if (state.feeAmount === null) {
-        standingRefunds({ ...state, status: "failed" }, b, null);
+        standingRefunds({ ...state, status: "failed" }, b, null, policy);
       }
       return b.decision();
     }

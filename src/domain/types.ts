@@ -129,6 +129,21 @@ export interface RefundRecord {
   errorMessage: string | null;
 }
 
+/** What the relayer paid for one mined transaction it sent for a session (from the receipt). */
+export interface GasSpent {
+  gasUsed: bigint;
+  /** gasUsed times the effective gas price, in the chain's smallest unit. */
+  feeWei: bigint;
+}
+
+/** A relayer-paid transaction of the session: recorded once per (chain, transaction). */
+export interface GasRecord extends GasSpent {
+  chainId: number;
+  txHash: TxId;
+  /** The executor command it carried out. */
+  commandId: string;
+}
+
 export interface StealthAnnouncement {
   ephemeralPubkey: Hex;
   viewTag: number;
@@ -271,6 +286,8 @@ export interface Session {
   errorMessage: string | null;
   /** Refunds asked of the executor, oldest first. */
   refunds: RefundRecord[];
+  /** Every mined transaction the relayer paid for this session, oldest first (its gas budget). */
+  gasSpent: GasRecord[];
   /** Recently applied command ids: a retried command is answered, never applied twice. */
   recentCommandIds: string[];
 }

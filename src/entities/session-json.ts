@@ -32,6 +32,7 @@ export function stateToJson(state: Session): string {
       },
     },
     refunds: state.refunds.map((r) => ({ ...r, amount: bigOrNull(r.amount) })),
+    gasSpent: state.gasSpent.map((g) => ({ ...g, gasUsed: big(g.gasUsed), feeWei: big(g.feeWei) })),
   });
 }
 
@@ -50,6 +51,8 @@ export function stateFromJson(json: string): Session {
   state.appFeeAmount ??= null;
   state.settledAmount ??= null;
   state.refunds ??= [];
+  // ... and those written before the relayer's gas was recorded, none.
+  state.gasSpent ??= [];
   // ... and those written before checkout lack its two.
   state.pinnedDestinations ??= [];
   state.clientSecretHash ??= null;

@@ -5,7 +5,8 @@ import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts"
 import type { RecordExecutionResult, SessionCommand, SessionInput } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import type { SessionMessage } from "../domain/messages.ts";
-import { sessionDecider } from "../domain/session-decider.ts";
+import type { SessionPolicy } from "../domain/relayer-work.ts";
+import { sessionDecider, sessionDeciderWith } from "../domain/session-decider.ts";
 import type { Session, SessionState } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
 import {
@@ -116,9 +117,15 @@ export type SessionHost = EntityHost<SessionState>;
 export const sessionSnapshots = (table: SnapshotTable): SnapshotStore<SessionState> =>
   createSnapshotStore(table, sessionEntity);
 
-/** The session actors: the generic host running the session entity. */
-export function createSessionHost(deps: EntityHostDeps<SessionState>): SessionHost {
-  return createEntityHost(sessionEntity, deps);
+/**
+ * The session actors: the generic host running the session entity, under the operator's limits on
+ * relayer-paid work (the default policy when none is given).
+ */
+export function createSessionHost(deps: EntityHostDeps<SessionState>, policy?: SessionPolicy): SessionHost {
+  return createEntityHost(
+    policy ? { ...sessionEntity, decider: sessionDeciderWith(policy) } : sessionEntity,
+    deps,
+  );
 }
 
 /** An indexer record as a command; its id names the observation, so a re-published one is a retry. */

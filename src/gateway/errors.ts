@@ -38,6 +38,13 @@ const REJECTION_STATUSES = {
   already_registered: { status: 409, retryable: false },
   not_checkout: { status: 409, retryable: false },
   no_destination: { status: 400, retryable: false },
+  refund_to_burner: { status: 400, retryable: false },
+  asset_not_deposited: { status: 409, retryable: false },
+  nothing_to_refund: { status: 409, retryable: false },
+  refund_exceeds_balance: { status: 409, retryable: false },
+  refund_below_dust: { status: 409, retryable: false },
+  no_new_deposit: { status: 409, retryable: false },
+  gas_budget_spent: { status: 409, retryable: false },
 } as const satisfies Record<RejectionCode, Omit<ErrorSpec, "message">>;
 
 const GATEWAY_ERRORS = {
@@ -75,11 +82,6 @@ const GATEWAY_ERRORS = {
   delivery_not_failed: {
     status: 409,
     message: "only a delivery that ended failed can be redelivered",
-    retryable: false,
-  },
-  nothing_to_refund: {
-    status: 409,
-    message: "the burner holds none of this asset on this chain: there is nothing to refund",
     retryable: false,
   },
   refund_salt_used: {

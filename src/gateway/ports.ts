@@ -53,6 +53,12 @@ export interface ChainReadPort {
    * is no ERC-20. Only refund-all judges the balance (nothing left: no new transaction).
    */
   probe(chainId: number, address: Address, token?: Address): Promise<bigint | null>;
+  /**
+   * What `gas` costs at the chain's gas price now, in base units of `token`: wei for the native
+   * coin, else through the chain's DEX (WETH to USDC, then USDC to the token); null when the DEX
+   * has no pool to price the token.
+   */
+  gasValue(chainId: number, token: Address, gas: bigint): Promise<bigint | null>;
 }
 
 /** Retryable: the chain's RPC did not answer; nothing was sent, so the same request may succeed later. */

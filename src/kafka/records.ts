@@ -93,6 +93,13 @@ const sweepAmounts = {
 
 const commitment = { intent, signature: f.hex, sourceChainId: f.number, feeBps: f.number };
 
+/** The chain's answer a refund is judged on (src/domain/commands.ts, ChainBalance). */
+const onChain = f.nullable(f.record({ balance: f.amount, dustFloor: f.amount }));
+
+/** What the relayer paid for a mined transaction (src/domain/types.ts, GasSpent). */
+const gasSpentFields = { gasUsed: f.amount, feeWei: f.amount };
+const gas = f.nullable(f.record(gasSpentFields));
+
 const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
 const REFUND_KINDS = ["refund", "refund_all"] as const satisfies readonly RefundKind[];
 const REFUND_STATUSES = [
@@ -140,8 +147,8 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
     ExpireSession: { now: f.number },
     CommitIntent: commitment,
     AttachStandingRefund: { standingRefund },
-    RequestRefund: { chainId: f.number, ...signedRefund },
-    RequestRefundAll: { chainId: f.number, token: f.address },
+    RequestRefund: { chainId: f.number, ...signedRefund, onChain },
+    RequestRefundAll: { chainId: f.number, token: f.address, onChain },
     RegisterBurner: {
       burner: f.chainAddress,
       auth: authorization,
@@ -184,6 +191,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     },
     BurnerRegistered: { burner: f.chainAddress, auth: authorization },
     UnsupportedDepositObserved: { transfer, reason: f.oneOf(UNSUPPORTED_REASONS) },
+    RelayerGasSpent: { chainId: f.number, txHash: f.txId, commandId: f.string, ...gasSpentFields },
   },
 });
 
@@ -340,14 +348,15 @@ export const executorResult = f.record({
   occurredAt: f.number,
   result: union({
     TransactionSubmitted: { txHash: f.hex },
-    TransactionConfirmed: { txHash: f.hex, blockNumber: f.blockNumber },
+    TransactionConfirmed: { txHash: f.hex, blockNumber: f.blockNumber, gas },
     ExecutionFailed: { errorMessage: f.string, retryable: f.boolean, txHash: f.nullable(f.hex) },
-    SweepConfirmed: { txHash: f.hex, blockNumber: f.blockNumber, ...sweepAmounts, swapped: f.boolean },
+    SweepConfirmed: { txHash: f.hex, blockNumber: f.blockNumber, ...sweepAmounts, swapped: f.boolean, gas },
     BridgeRelayed: {
       txHash: f.hex,
       blockNumber: f.blockNumber,
       destChainId: f.number,
       mintedAmount: f.amount,
+      gas,
     },
   }),
 });

@@ -28,6 +28,31 @@ export const projectedEvents = new client.Counter({
   registers: [registry],
 });
 
+/**
+ * The relayer's spending on sessions, from the RelayerGasSpent events the projector folds (each
+ * session's own total is on its events; its budget is SESSION_GAS_BUDGET).
+ */
+export const relayerGasUsed = new client.Counter({
+  name: "settlement_relayer_gas_used_total",
+  help: "Gas units the relayer spent on sessions' transactions (sweeps, bridge relays, refunds), by chain",
+  labelNames: ["chain_id"] as const,
+  registers: [registry],
+});
+
+export const relayerFeeWei = new client.Counter({
+  name: "settlement_relayer_fee_wei_total",
+  help: "Fees the relayer paid for sessions' transactions, in the chain's smallest unit, by chain",
+  labelNames: ["chain_id"] as const,
+  registers: [registry],
+});
+
+export const sessionGasUsed = new client.Histogram({
+  name: "settlement_session_relayer_gas",
+  help: "A session's relayer gas so far, observed at each of its transactions (the budget bounds it)",
+  buckets: [100_000, 250_000, 500_000, 1_000_000, 2_000_000, 4_000_000],
+  registers: [registry],
+});
+
 /** A gauge whose value is read when Prometheus scrapes, from the role that owns the number. */
 export function gaugeFrom(
   name: string,

@@ -1,6 +1,7 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import { isApplied } from "../domain/decider.ts";
 import type { SessionEvent } from "../domain/events.ts";
+import { gasUsedBy } from "../domain/relayer-work.ts";
 import { sessionDecider } from "../domain/session-decider.ts";
 import type { Session } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
@@ -8,7 +9,7 @@ import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once
 import type { KafkaClient } from "../kafka/client.ts";
 import { sessionEventCodec, sessionStateCodec } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
-import { projectedEvents } from "../ops/metrics.ts";
+import { projectedEvents, relayerFeeWei, relayerGasUsed, sessionGasUsed } from "../ops/metrics.ts";
 import { createLru } from "../support/lru.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
@@ -28,6 +29,7 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
      */
     async fold(events: SessionEvent[]): Promise<{ states: Session[]; commit(): void }> {
       const changed = new Map<string, Session>();
+      const spent: Array<{ chainId: number; gasUsed: bigint; feeWei: bigint; sessionTotal: bigint }> = [];
       for (const event of events) {
         const id = event.metadata.sessionId;
         let before: Session | null = changed.get(id) ?? cache.get(id) ?? null;
@@ -47,12 +49,22 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
         }
         const after = sessionDecider.evolve(before, event);
         if (after) changed.set(id, after);
+        if (after && event.type === "RelayerGasSpent") {
+          spent.push({ ...event.data, sessionTotal: gasUsedBy(after) });
+        }
       }
       const states = [...changed.values()];
       return {
         states,
         commit: () => {
           for (const s of states) cache.set(s.id, s);
+          // Counted once the batch is written: a batch folded again after a failed write counts once.
+          for (const g of spent) {
+            const labels = { chain_id: String(g.chainId) };
+            relayerGasUsed.inc(labels, Number(g.gasUsed));
+            relayerFeeWei.inc(labels, Number(g.feeWei));
+            sessionGasUsed.observe(Number(g.sessionTotal));
+          }
         },
       };
     },

@@ -28,6 +28,7 @@ import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { type Ctx, fund, setUpChains, tokenBalance, ZERO } from "../support/delegate.ts";
 import { startTestService, type TestService } from "../support/service.ts";
+import { sessionUntil } from "../support/session-poll.ts";
 
 let service: TestService;
 let client: ApiClient;
@@ -80,15 +81,8 @@ async function open(burner: Burner, refundTo?: Address) {
   return { id, destination };
 }
 
-async function until(id: string, pred: (s: Session) => boolean, timeoutMs = 60_000): Promise<Session> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await getSession(client, { id });
-    if (pred(s)) return s;
-    if (Date.now() > deadline) throw new Error(`session ${id} never matched; last: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = (id: string, pred: (s: Session) => boolean, timeoutMs?: number) =>
+  sessionUntil(client, id, pred, timeoutMs);
 const allConfirmed = (n: number) => (s: Session) =>
   s.refunds.length === n && s.refunds.every((r) => r.status === "confirmed");
 

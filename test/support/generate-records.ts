@@ -94,6 +94,7 @@ export function recordGenerator(seed: number): RecordGen {
         };
     }
   };
+  const gas = () => (g.bool() ? { gasUsed: g.amount(), feeWei: g.amount() } : null);
   const outcome = (): ExecutorResult["result"] => {
     switch (g.int(0, 4)) {
       case 3:
@@ -108,6 +109,7 @@ export function recordGenerator(seed: number): RecordGen {
           deliveredAmount: g.amount(),
           bridged: g.bool(),
           swapped: g.bool(),
+          gas: gas(),
         };
       case 4: {
         const destChainId = chainId();
@@ -117,12 +119,18 @@ export function recordGenerator(seed: number): RecordGen {
           blockNumber: BigInt(g.int(0, 2 ** 40)),
           destChainId,
           mintedAmount: g.amount(),
+          gas: gas(),
         };
       }
       case 0:
         return { type: "TransactionSubmitted", txHash: g.hex(32) };
       case 1:
-        return { type: "TransactionConfirmed", txHash: g.hex(32), blockNumber: BigInt(g.int(0, 2 ** 40)) };
+        return {
+          type: "TransactionConfirmed",
+          txHash: g.hex(32),
+          blockNumber: BigInt(g.int(0, 2 ** 40)),
+          gas: gas(),
+        };
       default:
         return {
           type: "ExecutionFailed",

@@ -62,6 +62,14 @@ export function generator(seed: number): Gen {
   const bool = () => next() < 0.5;
   const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)] as T;
   const maybe = <T>(make: () => T): T | null => (bool() ? make() : null);
+  const chainBalance = () => ({ balance: amount(), dustFloor: amount() });
+  const gasRecord = () => ({
+    chainId: chainId(),
+    txHash: hex(32),
+    commandId: uuid(),
+    gasUsed: amount(),
+    feeWei: amount(),
+  });
   const hexDigits = (n: number) => Array.from({ length: n }, () => "0123456789abcdef"[int(0, 15)]).join("");
   const hex = (bytes: number): Hex => `0x${hexDigits(bytes * 2)}`;
   const address = (): Address => (int(0, 9) === 0 ? "0x0000000000000000000000000000000000000000" : hex(20));
@@ -179,7 +187,7 @@ export function generator(seed: number): Gen {
         const r = { chainId: chainId(), token: address(), to: address(), amount: amount(), deadline: secs() };
         return {
           type: "RequestRefund",
-          data: { sessionId, ...r, salt: hex(32), signature: hex(65) },
+          data: { sessionId, ...r, salt: hex(32), signature: hex(65), onChain: maybe(chainBalance) },
           metadata,
         };
       }
@@ -197,7 +205,7 @@ export function generator(seed: number): Gen {
       case 7:
         return {
           type: "RequestRefundAll",
-          data: { sessionId, chainId: chainId(), token: address() },
+          data: { sessionId, chainId: chainId(), token: address(), onChain: maybe(chainBalance) },
           metadata,
         };
       case 0:
@@ -225,7 +233,9 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 14)) {
+    switch (int(0, 15)) {
+      case 15:
+        return { type: "RelayerGasSpent", data: gasRecord(), metadata };
       case 4:
         return { type: "IntentCommitted", data: commitment(), metadata };
       case 5:
@@ -319,6 +329,7 @@ export function generator(seed: number): Gen {
       appFeeAmount: maybe(amount),
       settledAmount: maybe(amount),
       refunds: Array.from({ length: int(0, 2) }, refundRecord),
+      gasSpent: Array.from({ length: int(0, 2) }, gasRecord),
       recentCommandIds: [uuid()],
     };
   };

@@ -58,6 +58,7 @@ describe("codecs round-trip every record type", () => {
       "IntentCommitted",
       "RefundRequested",
       "RefundUpdated",
+      "RelayerGasSpent",
       "SessionCreated",
       "SessionExpired",
       "SettlementFailed",

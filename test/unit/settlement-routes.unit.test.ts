@@ -30,7 +30,7 @@ afterEach(async () => {
 function scriptedChain() {
   const calls = { probes: [] as Array<[number, string]>, quotes: [] as Array<[number, string, bigint]> };
   let down = false;
-  let balance = 1n;
+  let balance = 100n;
   const reads: ChainReadPort = {
     async quote(chainId, token, amountIn) {
       calls.quotes.push([chainId, token, amountIn]);
@@ -43,6 +43,10 @@ function scriptedChain() {
       calls.probes.push([chainId, address]);
       if (down) throw new ChainUnavailableError("connection refused");
       return balance;
+    },
+    async gasValue(_chainId, _token, gas) {
+      if (down) throw new ChainUnavailableError("connection refused");
+      return gas / 100_000n; // a refund's gas is worth 1 base unit: a refund of 1 is dust
     },
   };
   return { reads, calls, setDown: (v: boolean) => (down = v), setBalance: (v: bigint) => (balance = v) };
@@ -451,18 +455,29 @@ describe("POST /sessions/:id/refund and /refund-all", () => {
     expect(s.service.record(id)?.session.refunds).toHaveLength(1);
   });
 
-  it("refund-all of an asset the burner holds none of, with no refund that took it, is 409 and sends nothing", async () => {
+  it("refund-all of an asset never deposited is 409 asset_not_deposited and starts no refund", async () => {
     const s = await setup();
-    const { id } = await session(s);
+    const { id, burner } = await session(s);
     await s.service.commands.send({
       type: "ExpireSession",
       data: { sessionId: id, now: NOW_S + 7200 },
       metadata: { commandId: `expire:${id}`, issuedAt: START_MS, replyTo: null },
     });
+    const deadline = BigInt(NOW_S + 3600);
+    const sig = await burner.account.signTypedData(
+      standingRefundTypedData(CHAIN_ID, burner.address, { to: REFUND_TO, deadline }),
+    );
+    const attach = { to: REFUND_TO, deadline: Number(deadline), signatures: { [String(CHAIN_ID)]: sig } };
+    expect((await s.call("POST", `/sessions/${id}/standing-refund`, attach)).statusCode).toBe(200);
     s.chain.setBalance(0n);
     const res = await s.call("POST", `/sessions/${id}/refund-all`, { token: USDC, chain_id: CHAIN_ID });
-    expect([res.statusCode, res.json().error]).toEqual([409, expect.stringMatching(/nothing to refund/)]);
-    expect(sentOf(s, "RequestRefundAll")).toHaveLength(0);
+    expect([res.statusCode, res.json().error]).toEqual([
+      409,
+      expect.stringMatching(/no deposit of this token/),
+    ]);
+    // Judged by the owner on the balance the gateway read: refused, no refund recorded.
+    expect(sentOf(s, "RequestRefundAll")[0]?.data.onChain).toEqual({ balance: 0n, dustFloor: 1n });
+    expect(s.service.record(id)?.session.refunds).toEqual([]);
   });
 
   it("refund-all is refused on a pending session, reads `native` as the zero address, and 502s without an RPC", async () => {
@@ -474,6 +489,7 @@ describe("POST /sessions/:id/refund and /refund-all", () => {
       sessionId: id,
       chainId: CHAIN_ID,
       token: zeroAddress,
+      onChain: { balance: 100n, dustFloor: 1n },
     });
     s.chain.setDown(true);
     const down = await s.call("POST", `/sessions/${id}/refund-all`, { token: USDC, chain_id: CHAIN_ID });

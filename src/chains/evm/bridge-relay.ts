@@ -13,7 +13,7 @@ import { EffectMissing, UpstreamUnavailable } from "../execution-errors.ts";
 import { messageTransmitterV2Abi, tokenMessengerV2Abi } from "./abi.ts";
 import { decodeMessage } from "./cctp-message.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
-import { estimate, mustSucceed, withMargin } from "./sweep.ts";
+import { estimate, minedOf, mustSucceed, withMargin } from "./sweep.ts";
 
 export interface DestinationBridge {
   messageTransmitter: Address;
@@ -107,9 +107,5 @@ export function checkMint(
       `receiveMessage ${receipt.transactionHash} mined without a mint to ${recipient}`,
       receipt.transactionHash,
     );
-  return {
-    txHash: receipt.transactionHash,
-    blockNumber: receipt.blockNumber,
-    mintedAmount: mint.args.amount,
-  };
+  return { ...minedOf(receipt), mintedAmount: mint.args.amount };
 }

@@ -89,6 +89,27 @@ export function createEvmChainReads(chains: readonly EvmChainConfig[]): ChainRea
       }
     },
 
+    async gasValue(chainId, token, gas) {
+      const { client } = clientOf(chainId);
+      const wei = gas * (await unavailableOnRpcError(chainId, client.getGasPrice()));
+      if (lower(token) === NATIVE_TOKEN) return wei;
+      const { router, weth, usdc } = await unavailableOnRpcError(chainId, setupOf(chainId));
+      const path = lower(token) === usdc ? [weth, usdc] : [weth, usdc, lower(token)];
+      try {
+        const amounts = await client.readContract({
+          address: router,
+          abi: uniswapV2RouterAbi,
+          functionName: "getAmountsOut",
+          args: [wei, path],
+        });
+        return amounts[amounts.length - 1] ?? null;
+      } catch (err) {
+        // No pool on the path (the library reverts): the token has no price here.
+        if (isRevert(err)) return null;
+        throw unavailable(chainId, err);
+      }
+    },
+
     async probe(chainId, address, token = NATIVE_TOKEN) {
       const { client } = clientOf(chainId);
       if (token === NATIVE_TOKEN) return unavailableOnRpcError(chainId, client.getBalance({ address }));

@@ -13,7 +13,7 @@ import type { Mined, RefundAllCommand, RefundCommand } from "../adapter.ts";
 import { EffectMissing, StepRefused, UpstreamUnavailable } from "../execution-errors.ts";
 import { burnerDelegateAbi } from "./abi.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
-import { estimate, mustSucceed, signedAuthorization, withMargin } from "./sweep.ts";
+import { estimate, minedOf, mustSucceed, signedAuthorization, withMargin } from "./sweep.ts";
 
 /** Whether the burner's code is the delegation designator to our delegate. */
 async function delegates(client: PublicClient, burner: Address, delegate: Address): Promise<boolean> {
@@ -112,5 +112,5 @@ export function checkRefund(
       `transaction ${receipt.transactionHash} mined without the burner's ${kind} log: nothing was refunded`,
       receipt.transactionHash,
     );
-  return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber };
+  return minedOf(receipt);
 }

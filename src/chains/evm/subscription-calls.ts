@@ -12,7 +12,7 @@ import { EffectMissing } from "../execution-errors.ts";
 import { subscriptionManagerAbi } from "./abi.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
 import type { MandateMessage } from "./subscriptions.ts";
-import { estimate, mustSucceed, withMargin } from "./sweep.ts";
+import { estimate, minedOf, mustSucceed, withMargin } from "./sweep.ts";
 
 /** The record's mandate as the contract's struct (bigints where the ABI has uint256). */
 export function mandateArg(m: ChargeSubscriptionCommand["mandate"]): MandateMessage {
@@ -77,5 +77,5 @@ export function checkSubscriptionCall(
       `transaction ${receipt.transactionHash} mined without the manager's ${c.type === "ChargeSubscription" ? "Charged" : "Canceled"} log`,
       receipt.transactionHash,
     );
-  return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber };
+  return minedOf(receipt);
 }

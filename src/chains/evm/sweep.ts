@@ -9,7 +9,7 @@ import {
   type SignedAuthorization,
   type TransactionReceipt,
 } from "viem";
-import type { SettleCommand, SweepDone } from "../adapter.ts";
+import type { Mined, SettleCommand, SweepDone } from "../adapter.ts";
 import { EffectMissing, StepReverted, UpstreamUnavailable } from "../execution-errors.ts";
 import { burnerDelegateAbi } from "./abi.ts";
 import type { IntentMessage } from "./eip712.ts";
@@ -110,6 +110,18 @@ export async function estimate(fn: () => Promise<bigint>): Promise<bigint> {
 }
 
 /** A mined transaction that reverted: terminal. */
+/**
+ * A mined transaction as a result: its hash, block and what the relayer paid for it (recorded on the
+ * session and bounded by its gas budget, docs/SECURITY.md).
+ */
+export function minedOf(receipt: TransactionReceipt): Mined {
+  return {
+    txHash: receipt.transactionHash,
+    blockNumber: receipt.blockNumber,
+    gas: { gasUsed: receipt.gasUsed, feeWei: receipt.gasUsed * receipt.effectiveGasPrice },
+  };
+}
+
 export function mustSucceed(receipt: TransactionReceipt): void {
   if (receipt.status !== "success")
     throw new StepReverted(
@@ -153,8 +165,7 @@ export async function checkSweep(
     );
   const a = swept.args;
   return {
-    txHash: receipt.transactionHash,
-    blockNumber: receipt.blockNumber,
+    ...minedOf(receipt),
     amountIn: a.amountIn,
     swapOutputAmount: a.usdcOut,
     feeAmount: a.platformFee,

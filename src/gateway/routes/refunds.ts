@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { checkRefundSignature } from "../../chains/evm/authorization.ts";
-import type { RequestRefund, RequestRefundAll } from "../../domain/commands.ts";
+import type { ChainBalance, RequestRefund, RequestRefundAll } from "../../domain/commands.ts";
 import { refundCommandId } from "../../domain/refunds.ts";
 import { type Address, NATIVE_TOKEN, sameId } from "../../domain/types.ts";
 import type { SessionStateRecord } from "../../kafka/records.ts";
@@ -27,6 +27,10 @@ type RefundView = SessionStateRecord["session"]["refunds"][number];
  * (up to REFUND_WAIT_MS) until the refund's record in the read model carries its tx_hash, and answers
  * with it. A refund the executor gave up on is a 502; one not yet broadcast by then, a 504 that a
  * retry of the same request resolves (it joins the same refund record).
+ *
+ * The relayer pays for every refund, so the session core judges each on what the chain shows: the
+ * route reads the burner's balance of the token and the refund's dust floor (one RPC answer each,
+ * a 502 when the RPC does not answer) and puts them on the command (src/domain/relayer-work.ts).
  */
 export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = async (app, opts) => {
   const { config, chains, commands, sessions, live, chainReads, newId, now } = opts;
@@ -37,6 +41,17 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
   };
   const awaitTx = (sessionId: string, pick: (s: SessionStateRecord) => RefundView | undefined) =>
     awaitRefundTx({ sessions, live, timeoutMs: config.REFUND_WAIT_MS }, sessionId, pick);
+  const fixedFloor = config.REFUND_DUST_FLOOR === "gas" ? null : BigInt(config.REFUND_DUST_FLOOR);
+  const refundGas = BigInt(config.REFUND_GAS);
+  const unpricedFloor = BigInt(config.REFUND_DUST_MIN);
+  /** The burner's balance of the token (none when it is no token) and the refund's dust floor. */
+  const chainBalance = async (chainId: number, burner: Address, token: Address): Promise<ChainBalance> => {
+    const [balance, dustFloor] = await Promise.all([
+      chainReads.probe(chainId, burner, token),
+      fixedFloor ?? chainReads.gasValue(chainId, token, refundGas).then((v) => v ?? unpricedFloor),
+    ]);
+    return { balance: balance ?? 0n, dustFloor };
+  };
 
   app.post(
     "/sessions/:id/refund",
@@ -59,13 +74,14 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       const message = { token, to, amount, deadline: BigInt(body.deadline), salt };
       const signed = await checkRefundSignature(message, body.chain_id, signature, burner);
       if (!signed.ok) throw gatewayError(signed.code, signed.message);
-      await chainReads.probe(body.chain_id, burner);
+      const onChain = await chainBalance(body.chain_id, burner, token);
 
       const command: RequestRefund = {
         type: "RequestRefund",
         data: {
           sessionId: id,
           chainId: body.chain_id,
+          onChain,
           token,
           to,
           amount,
@@ -109,7 +125,7 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       const token = request.body.token === "native" ? NATIVE_TOKEN : request.body.token;
       const { session } = await sessionOrThrow(sessions, id);
       configured(chainId);
-      const balance = await chainReads.probe(chainId, session.burner_address as Address, token);
+      const onChain = await chainBalance(chainId, session.burner_address as Address, token);
       const answer = (record: RefundView & { tx_hash: string }) => ({
         tx_hash: record.tx_hash,
         refund_address: record.to,
@@ -120,18 +136,14 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       // took it, or is taking it. Its transaction is the answer; a new one would only revert
       // (NothingToMove) and leave a failed record for each retry of a 502.
       const last = newestRefundAll(session.refunds, chainId, token);
-      if (balance === 0n && last !== undefined && last.status !== "failed") {
+      if (onChain.balance === 0n && last !== undefined && last.status !== "failed") {
         return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === last.id)));
       }
-      // Nothing there and nothing that took it: a refund would only revert. Sessions that do not
-      // qualify at all are left to the owner, which answers wrong_status or no_standing_refund.
-      if (balance === 0n && (session.status === "expired" || session.status === "failed")) {
-        throw gatewayError("nothing_to_refund");
-      }
-
+      // Anything else is the owner's to judge: nothing there, dust, no new deposit since the last
+      // refund-all, a session that does not qualify (src/domain/refunds.ts, decideRefundAll).
       const command: RequestRefundAll = {
         type: "RequestRefundAll",
-        data: { sessionId: id, chainId, token },
+        data: { sessionId: id, chainId, token, onChain },
         metadata: { commandId: newId(), issuedAt: now(), replyTo: null },
       };
       // Concurrent calls join the refund in flight for this asset: the newest record is everyone's.
