@@ -46,7 +46,7 @@ function sessionWith(deposits: number, gasRecords: number): Session {
   for (let i = 0; i < deposits; i++) {
     apply({
       type: "RecordTransfer",
-      data: { sessionId: (state as unknown as Session).id, transfer: transfer(1000 + i) },
+      data: { sessionId: (state as unknown as Session).id, transfer: transfer(1000 + i), terms: null },
       metadata: meta(`deposit ${i}`),
     });
   }
