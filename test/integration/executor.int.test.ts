@@ -191,6 +191,12 @@ describe("Refund and RefundAll", () => {
       const confirmed = await bus.waitFor(cmd.commandId, "TransactionConfirmed");
       const submitted = await bus.waitFor(cmd.commandId, "TransactionSubmitted");
       expect(confirmed.txHash).toBe(submitted.txHash);
+      // What the relayer paid, from the receipt: the session records it against its gas budget.
+      const receipt = await src.client.getTransactionReceipt({ hash: confirmed.txHash });
+      expect(confirmed.gas).toEqual({
+        gasUsed: receipt.gasUsed,
+        feeWei: receipt.gasUsed * receipt.effectiveGasPrice,
+      });
       expect(await tokenBalance(src, to)).toBe(usdc(3));
       expect(await tokenBalance(src, b.burner.address)).toBe(usdc(4));
     },
