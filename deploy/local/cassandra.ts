@@ -19,7 +19,10 @@ import {
 
 export interface EnsureCassandraOptions {
   root: string;
+  /** The CQL (native transport) port; 19042 by default. */
   port?: number;
+  /** The inter-node port, bound even by a single node; a second node on the machine needs its own. */
+  storagePort?: number;
   log?: (line: string) => void;
 }
 
@@ -31,7 +34,7 @@ export interface CassandraEndpoint {
 
 // SimpleSnitch always reports this data center.
 const LOCAL_DC = "datacenter1";
-const STORAGE_PORT = 17000;
+const DEFAULT_STORAGE_PORT = 17000;
 // Cassandra needs 30-60 s on two cores, more on the very first start (system keyspaces).
 const READY_TIMEOUT_MS = 180_000;
 
@@ -86,7 +89,7 @@ const JVM_OPTS = [
   "-Dcassandra.skip_wait_for_gossip_to_settle=0",
 ];
 
-function cassandraYaml(home: string, port: number): string {
+function cassandraYaml(home: string, port: number, storagePort: number): string {
   const dir = (name: string) => JSON.stringify(join(home, name));
   return `# Written by deploy/local/cassandra.ts on every start; edit that file instead.
 cluster_name: local-stack
@@ -96,10 +99,10 @@ endpoint_snitch: SimpleSnitch
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
-      - seeds: "127.0.0.1:${STORAGE_PORT}"
+      - seeds: "127.0.0.1:${storagePort}"
 listen_address: 127.0.0.1
 rpc_address: 127.0.0.1
-storage_port: ${STORAGE_PORT}
+storage_port: ${storagePort}
 native_transport_port: ${port}
 start_native_transport: true
 
@@ -186,10 +189,16 @@ export async function ensureCassandra(opts: EnsureCassandraOptions): Promise<Cas
 
   const root = resolve(opts.root);
   const port = opts.port ?? 19042;
-  return withLock(root, "cassandra", () => startOrReuse(root, port, log));
+  const storagePort = opts.storagePort ?? DEFAULT_STORAGE_PORT;
+  return withLock(root, "cassandra", () => startOrReuse(root, port, storagePort, log));
 }
 
-async function startOrReuse(root: string, port: number, log: Log): Promise<CassandraEndpoint> {
+async function startOrReuse(
+  root: string,
+  port: number,
+  storagePort: number,
+  log: Log,
+): Promise<CassandraEndpoint> {
   const contactPoints = [`127.0.0.1:${port}`];
 
   // Reuse a node that answers, or one of ours that is still starting.
@@ -210,7 +219,7 @@ async function startOrReuse(root: string, port: number, log: Log): Promise<Cassa
   }
   const yamlFile = join(conf, "cassandra.yaml");
   const logbackFile = join(conf, "logback.xml");
-  writeFileSync(yamlFile, cassandraYaml(home, port));
+  writeFileSync(yamlFile, cassandraYaml(home, port, storagePort));
   writeFileSync(logbackFile, LOGBACK);
 
   const pid = spawnDetached(

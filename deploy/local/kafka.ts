@@ -227,8 +227,8 @@ async function startOrReuse(root: string, port: number, log: Log): Promise<Kafka
       ...classpath,
       "kafka.tools.StorageTool",
       "format",
-      "-t",
-      newClusterId(),
+      // One "=" form: a base64url id may start with "-", which the tool would take for an option.
+      `--cluster-id=${newClusterId()}`,
       "-c",
       propsFile,
     ]);
