@@ -80,6 +80,7 @@ async function serve(
   log: Logger,
   ensureStack: EnsureStack | undefined,
 ): Promise<number> {
+  exitOnUnhandled(log);
   if (ensureStack) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
   const { abort, ...shared } = await boot(config, log, { ensureStack });
   if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);
@@ -95,6 +96,23 @@ async function serve(
   await stopRoles(running, log);
   await shared.cassandra.shutdown();
   return 0;
+}
+
+/**
+ * The last resort, not the fix: a rejection nothing awaits, or an exception nothing catches, is a
+ * bug (every role handles its own failures and carries on). It is written to stderr on one line
+ * that starts with "FATAL", logged, and the process exits 70 (EX_SOFTWARE) rather than run on in
+ * a state nobody designed: a supervisor restarts it, and a test fails on it.
+ */
+function exitOnUnhandled(log: Logger): void {
+  const die = (kind: string) => (reason: unknown) => {
+    const text = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    process.stderr.write(`FATAL ${kind}: ${text}\n`);
+    log.fatal({ err: reason }, kind);
+    process.exit(70);
+  };
+  process.on("unhandledRejection", die("unhandledRejection"));
+  process.on("uncaughtException", die("uncaughtException"));
 }
 
 async function replayCommand(args: string[], config: Config, log: Logger): Promise<number> {

@@ -102,30 +102,42 @@ export function createGatewayBus(deps: {
     },
   });
 
-  /** Sends one command that carries `replyTo`, and waits (bounded) for the reply matching it. */
-  async function request(
-    topic: string,
-    key: string,
-    value: (replyTo: ReplyTo) => Buffer,
-  ): Promise<GatewayReply> {
+  /**
+   * Sends one command that carries `replyTo`, and waits (bounded) for the reply matching it. One
+   * promise, returned to the caller, settles for every outcome: the reply, the deadline, or the
+   * send's failure. The deadline runs from the call, so a send still retrying against a broker that
+   * went away rejects this promise and nothing else (no second promise is left to reject unawaited),
+   * and the send's own late failure only finds its waiter gone.
+   */
+  function request(topic: string, key: string, value: (replyTo: ReplyTo) => Buffer): Promise<GatewayReply> {
     const correlationId = randomUUID();
-    const reply = new Promise<GatewayReply>((resolve, reject) => {
+    return new Promise<GatewayReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(correlationId);
         reject(new ReplyTimeoutError("the owner of the command did not answer in time"));
       }, deps.replyTimeoutMs);
       pending.set(correlationId, { resolve, timer });
+      let encoded: Buffer;
+      try {
+        encoded = value({ gatewayId, correlationId });
+      } catch (err) {
+        settleFailed(correlationId, err, reject);
+        return;
+      }
+      producer.send(topic, [{ key, value: encoded }]).then(
+        () => {},
+        (err: unknown) => settleFailed(correlationId, err, reject),
+      );
     });
-    try {
-      await producer.send(topic, [{ key, value: value({ gatewayId, correlationId }) }]);
-    } catch (err) {
-      const waiter = pending.get(correlationId);
-      if (waiter) clearTimeout(waiter.timer);
-      pending.delete(correlationId);
-      reply.catch(() => {});
-      throw err;
-    }
-    return reply;
+  }
+
+  /** Fails a request whose send failed, unless its reply or its deadline already settled it. */
+  function settleFailed(correlationId: string, err: unknown, reject: (err: unknown) => void): void {
+    const waiter = pending.get(correlationId);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    pending.delete(correlationId);
+    reject(err);
   }
 
   return {
