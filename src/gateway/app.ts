@@ -245,6 +245,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
 
 function sendError(request: FastifyRequest, reply: FastifyReply, err: GatewayError): void {
   if (err.code === "internal") request.log.error({ err: err.cause ?? err }, "request failed");
+  else if (err.code === "service_unavailable") request.log.warn({ err: err.cause }, err.message);
   else request.log.info({ code: err.code, status: err.status }, err.message);
   reply.code(err.status).headers(err.headers).send({ error: err.message });
 }

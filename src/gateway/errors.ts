@@ -3,7 +3,9 @@ import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains
 import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
+import { isKafkaUnavailable } from "../kafka/client.ts";
 import type { GatewayReply } from "../kafka/records.ts";
+import { isCassandraUnavailable } from "../store/cassandra.ts";
 import { BaseError } from "../support/errors.ts";
 import { ChainUnavailableError, ReplyTimeoutError } from "./ports.ts";
 
@@ -181,6 +183,13 @@ const GATEWAY_ERRORS = {
     message: "the session service did not answer in time; the request is safe to retry",
     retryable: true,
   },
+  // Kafka or Cassandra cannot be reached (src/kafka/client.ts, src/store/cassandra.ts): an outage,
+  // never a 500. Every write is idempotent (session id, Idempotency-Key), so repeating it is safe.
+  service_unavailable: {
+    status: 503,
+    message: "a server the service depends on is unavailable; the request is safe to retry",
+    retryable: true,
+  },
   health_check_failed: { status: 503, message: "the health check could not run", retryable: true },
   shutting_down: { status: 503, message: "the gateway is shutting down; retry", retryable: true },
   refund_pending: {
@@ -265,11 +274,20 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "invalid_json",
 };
 
+/** A broker or node restarting takes seconds: asking sooner only adds load to the recovery. */
+const OUTAGE_RETRY_AFTER_S = 5;
+
 /** Turns whatever a request raised into a registered error. Unknown errors become `internal`. */
 export function toGatewayError(err: unknown, context: { bodyLimitBytes?: number } = {}): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof ReplyTimeoutError) {
     return gatewayError("reply_timeout", undefined, { headers: { "retry-after": "1" }, cause: err });
+  }
+  if (isKafkaUnavailable(err) || isCassandraUnavailable(err)) {
+    return gatewayError("service_unavailable", undefined, {
+      headers: { "retry-after": String(OUTAGE_RETRY_AFTER_S) },
+      cause: err,
+    });
   }
   if (err instanceof ChainUnavailableError) {
     return gatewayError("chain_unavailable", undefined, { cause: err });

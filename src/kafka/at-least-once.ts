@@ -1,5 +1,5 @@
 import type { Consumer, Producer } from "kafkajs";
-import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
+import { type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -11,7 +11,7 @@ export interface BatchConsumerOptions {
   /** Handles one batch of one partition; offsets are committed after it resolves. Must be idempotent. */
   onBatch: (topic: string, partition: number, records: ReadRecord[]) => Promise<void>;
   concurrency?: number;
-  /** The consumer stopped for good: kafkajs does not restart it after this error. */
+  /** The consumer crashed on an error kafkajs does not restart from; it is started again after a backoff. */
   onCrash?: (error: Error) => void;
   /** Called after the member's first fetch: from then on it sees every new record. */
   onReady?: () => void;
@@ -37,38 +37,41 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     sessionTimeout: 30_000,
     heartbeatInterval: 3000,
   });
-  onPermanentCrash(consumer, opts.onCrash);
+  let stopped = false;
   let ready = false;
   consumer.on(consumer.events.FETCH, () => {
     if (ready) return;
     ready = true;
     opts.onReady?.();
   });
+  const run = async () => {
+    await consumer.connect();
+    await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning });
+    await consumer.run({
+      autoCommit: opts.commit ?? true,
+      autoCommitInterval: 1000,
+      eachBatchAutoResolve: true,
+      partitionsConsumedConcurrently: opts.concurrency ?? 4,
+      eachBatch: async ({ batch, isStale, isRunning }) => {
+        if (!isRunning() || isStale() || batch.messages.length === 0) return;
+        await opts.onBatch(
+          batch.topic,
+          batch.partition,
+          batch.messages.map((m) => ({
+            partition: batch.partition,
+            offset: BigInt(m.offset),
+            key: m.key,
+            value: m.value,
+          })),
+        );
+      },
+    });
+  };
+  superviseConsumer(consumer, { onCrash: opts.onCrash, start: run, stopped: () => stopped });
   return {
-    async start() {
-      await consumer.connect();
-      await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning });
-      await consumer.run({
-        autoCommit: opts.commit ?? true,
-        autoCommitInterval: 1000,
-        eachBatchAutoResolve: true,
-        partitionsConsumedConcurrently: opts.concurrency ?? 4,
-        eachBatch: async ({ batch, isStale, isRunning }) => {
-          if (!isRunning() || isStale() || batch.messages.length === 0) return;
-          await opts.onBatch(
-            batch.topic,
-            batch.partition,
-            batch.messages.map((m) => ({
-              partition: batch.partition,
-              offset: BigInt(m.offset),
-              key: m.key,
-              value: m.value,
-            })),
-          );
-        },
-      });
-    },
+    start: run,
     async stop() {
+      stopped = true;
       await consumer.disconnect();
     },
   };

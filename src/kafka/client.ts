@@ -85,12 +85,74 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
 }
 
 /**
- * Hands `onCrash` a crash the consumer stays down after. A crash kafkajs restarts from (a retriable
- * error, e.g. the coordinator still loading on a fresh broker) is logged by kafkajs as a warning
- * (kafkaLogLevel) and not reported.
+ * Keeps a consumer running across crashes. kafkajs restarts a consumer by itself only after a
+ * retriable error; after any other (the group coordinator not found while the broker restarts, a
+ * handler that threw once its retries ran out) it disconnects and stays down, and the role would
+ * stop consuming for good. Those crashes are handed to `onCrash` (logged) and the consumer is
+ * started again (`start`: connect, subscribe, run) after a backoff, doubling to 30 s, until it runs
+ * or the owner stops it (`stopped`). A crash kafkajs restarts from itself is logged by kafkajs as a
+ * warning (kafkaLogLevel) and left to it.
  */
-export function onPermanentCrash(consumer: Consumer, onCrash: ((error: Error) => void) | undefined): void {
+export function superviseConsumer(
+  consumer: Consumer,
+  opts: {
+    onCrash?: ((error: Error) => void) | undefined;
+    start: () => Promise<void>;
+    stopped: () => boolean;
+  },
+): void {
+  let restarting = false;
   consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) onCrash?.(payload.error);
+    if (payload.restart) return;
+    opts.onCrash?.(payload.error);
+    if (restarting || opts.stopped()) return;
+    restarting = true;
+    void restartUntilRunning(opts).finally(() => {
+      restarting = false;
+    });
   });
+}
+
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+
+async function restartUntilRunning(opts: { start: () => Promise<void>; stopped: () => boolean }) {
+  for (let delay = RESTART_FIRST_MS; ; delay = Math.min(RESTART_MAX_MS, delay * 2)) {
+    await new Promise((r) => setTimeout(r, delay));
+    if (opts.stopped()) return;
+    try {
+      await opts.start();
+      return;
+    } catch {
+      // The broker is still away: connect() failed. Try again after a longer wait.
+    }
+  }
+}
+
+/** kafkajs errors that mean the brokers are away or not serving yet, not that the request is wrong. */
+const UNAVAILABLE = new Set([
+  "KafkaJSConnectionError",
+  "KafkaJSConnectionClosedError",
+  "KafkaJSRequestTimeoutError",
+  "KafkaJSNumberOfRetriesExceeded",
+  "KafkaJSBrokerNotFound",
+  "KafkaJSNoBrokerAvailableError",
+  "KafkaJSMetadataNotLoaded",
+  "KafkaJSTopicMetadataNotLoaded",
+  "KafkaJSGroupCoordinatorNotFound",
+  "KafkaJSTimeout",
+  "KafkaJSLockTimeout",
+]);
+
+/**
+ * true when `error` (or an error it wraps) says Kafka is unavailable: a connection refused or lost,
+ * a timeout, retries run out, or a response kafkajs counts as retriable (a leader or coordinator
+ * not elected yet after a restart). The gateway answers those 503 with Retry-After.
+ */
+export function isKafkaUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (UNAVAILABLE.has(e.name)) return true;
+    if (e.name.startsWith("KafkaJS") && (e as { retriable?: unknown }).retriable === true) return true;
+  }
+  return false;
 }

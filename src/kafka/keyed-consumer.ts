@@ -2,7 +2,7 @@ import type { Consumer } from "kafkajs";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { isTerminal } from "../support/errors.ts";
 import { createPlainProducer } from "./at-least-once.ts";
-import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
+import { type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { parkedMessage } from "./dead-letter.ts";
 import { createOffsetTracker } from "./offset-tracker.ts";
 import type { ReadRecord } from "./topic-reader.ts";
@@ -52,7 +52,6 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
     heartbeatInterval: 3000,
     maxWaitTimeInMs: 50,
   });
-  onPermanentCrash(consumer, opts.onCrash);
   const tails = new Map<string, Promise<void>>();
   const offsets = createOffsetTracker();
   const inFlight = new Set<Promise<void>>();
@@ -140,35 +139,40 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
     });
   }
 
+  const run = async () => {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [opts.topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 16,
+      eachBatch: async ({ batch, isRunning, isStale, resolveOffset, heartbeat }) => {
+        for (const m of batch.messages) {
+          if (!isRunning() || isStale()) return;
+          while (inFlight.size >= opts.maxInFlight) {
+            await new Promise<void>((r) => waiting.add(r));
+            await heartbeat();
+          }
+          dispatch({
+            partition: batch.partition,
+            offset: BigInt(m.offset),
+            key: m.key,
+            value: m.value,
+            ...(m.headers && { headers: m.headers }),
+          });
+          // Moves the fetch position only; commits are ours (autoCommit is off).
+          resolveOffset(m.offset);
+        }
+        await heartbeat();
+      },
+    });
+  };
+  superviseConsumer(consumer, { onCrash: opts.onCrash, start: run, stopped: () => stopping });
+
   return {
     async start() {
       await deadLetters.connect();
-      await consumer.connect();
-      await consumer.subscribe({ topics: [opts.topic], fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 16,
-        eachBatch: async ({ batch, isRunning, isStale, resolveOffset, heartbeat }) => {
-          for (const m of batch.messages) {
-            if (!isRunning() || isStale()) return;
-            while (inFlight.size >= opts.maxInFlight) {
-              await new Promise<void>((r) => waiting.add(r));
-              await heartbeat();
-            }
-            dispatch({
-              partition: batch.partition,
-              offset: BigInt(m.offset),
-              key: m.key,
-              value: m.value,
-              ...(m.headers && { headers: m.headers }),
-            });
-            // Moves the fetch position only; commits are ours (autoCommit is off).
-            resolveOffset(m.offset);
-          }
-          await heartbeat();
-        },
-      });
+      await run();
     },
     async stop() {
       stopping = true;

@@ -1,5 +1,5 @@
 import type { Consumer } from "kafkajs";
-import { type KafkaClient, kafkajs, onPermanentCrash } from "./client.ts";
+import { type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { coPartitionedAssigner } from "./co-partition-assigner.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -66,39 +66,42 @@ export function createPartitionedConsumer(
       for (const p of partitions) owned.add(p);
     opts.onAssigned([...owned].sort((a, b) => a - b));
   });
-  onPermanentCrash(consumer, opts.onCrash);
+  let stopped = false;
+  const run = async () => {
+    await consumer.connect();
+    await consumer.subscribe({ topics: opts.topics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: opts.concurrency,
+      eachBatch: async ({ batch, isRunning, isStale, heartbeat, resolveOffset }) => {
+        if (!isRunning() || isStale() || batch.messages.length === 0) return;
+        const records: ReadRecord[] = batch.messages.map((m) => ({
+          partition: batch.partition,
+          offset: BigInt(m.offset),
+          key: m.key,
+          value: m.value,
+          ...(m.headers && { headers: m.headers }),
+        }));
+        const applied = await opts.onBatch({
+          topic: batch.topic,
+          partition: batch.partition,
+          records,
+          nextOffset: BigInt(batch.lastOffset()) + 1n,
+          isStale,
+        });
+        // Resolving moves kafkajs's fetch position on; it commits nothing (autoCommit is off).
+        if (applied) resolveOffset(batch.lastOffset());
+        await heartbeat();
+      },
+    });
+  };
+  superviseConsumer(consumer, { onCrash: opts.onCrash, start: run, stopped: () => stopped });
 
   return {
-    async start() {
-      await consumer.connect();
-      await consumer.subscribe({ topics: opts.topics, fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: opts.concurrency,
-        eachBatch: async ({ batch, isRunning, isStale, heartbeat, resolveOffset }) => {
-          if (!isRunning() || isStale() || batch.messages.length === 0) return;
-          const records: ReadRecord[] = batch.messages.map((m) => ({
-            partition: batch.partition,
-            offset: BigInt(m.offset),
-            key: m.key,
-            value: m.value,
-            ...(m.headers && { headers: m.headers }),
-          }));
-          const applied = await opts.onBatch({
-            topic: batch.topic,
-            partition: batch.partition,
-            records,
-            nextOffset: BigInt(batch.lastOffset()) + 1n,
-            isStale,
-          });
-          // Resolving moves kafkajs's fetch position on; it commits nothing (autoCommit is off).
-          if (applied) resolveOffset(batch.lastOffset());
-          await heartbeat();
-        },
-      });
-    },
+    start: run,
     async stop() {
+      stopped = true;
       await consumer.disconnect();
     },
     seek(topic, partition, offset) {

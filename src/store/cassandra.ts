@@ -32,6 +32,35 @@ export async function connectCassandra(
   return client;
 }
 
+/** Server answers that mean the node cannot serve now (not that the statement is wrong). */
+const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
+  cassandra.types.responseErrorCodes.unavailableException,
+  cassandra.types.responseErrorCodes.overloaded,
+  cassandra.types.responseErrorCodes.isBootstrapping,
+  cassandra.types.responseErrorCodes.readTimeout,
+  cassandra.types.responseErrorCodes.writeTimeout,
+]);
+
+/**
+ * true when `error` says Cassandra is unavailable: no node could be reached, a connection broke under
+ * a request, a request timed out or found every connection busy, or the node answered that it cannot
+ * serve now. The gateway answers
+ * those 503 with Retry-After.
+ */
+export function isCassandraUnavailable(error: unknown): boolean {
+  const { errors } = cassandra;
+  if (
+    error instanceof errors.NoHostAvailableError ||
+    error instanceof errors.OperationTimedOutError ||
+    error instanceof errors.BusyConnectionError
+  )
+    return true;
+  // A connection reset or closed under a request in flight (the node went away mid-request).
+  if (error instanceof errors.DriverError && (error as { isSocketError?: unknown }).isSocketError === true)
+    return true;
+  return error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code);
+}
+
 /** The cheapest query that proves the node answers (/health). */
 export async function ping(client: CassandraClient): Promise<void> {
   await client.execute("SELECT release_version FROM system.local");

@@ -1,4 +1,11 @@
 import { readFileSync } from "node:fs";
+import cassandra from "cassandra-driver";
+import {
+  KafkaJSConnectionError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+  KafkaJSRequestTimeoutError,
+} from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { AUTHORIZATION_PROBLEMS } from "../../src/chains/evm/authorization.ts";
 import { REJECTION_MESSAGES } from "../../src/domain/rejections.ts";
@@ -52,6 +59,52 @@ describe("error registry", () => {
       true,
       "1",
     ]);
+  });
+
+  // The errors the clients raise when their server is away (test/e2e/outage.e2e.test.ts meets them live).
+  const { NoHostAvailableError, OperationTimedOutError, ResponseError, DriverError } = cassandra.errors;
+  // Typed abstract, yet the driver raises it itself for a socket closed under a request.
+  const Driver = DriverError as unknown as new (message: string) => Error;
+  const socketClosed = Object.assign(new Driver("Socket was closed"), { isSocketError: true });
+  // kafkajs builds protocol errors from its table of response codes; its typings omit that shape.
+  const protocolError = (type: string, retriable: boolean) =>
+    new KafkaJSProtocolError({ type, code: 0, retriable, message: type } as unknown as Error);
+  const outages: Array<[string, Error]> = [
+    ["kafka connection refused", new KafkaJSConnectionError("Connection error: connect ECONNREFUSED")],
+    [
+      "kafka request timeout",
+      new KafkaJSRequestTimeoutError("Request Produce(key: 0, version: 7) timed out"),
+    ],
+    [
+      "kafka retries run out",
+      new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError("refused"), {
+        retryCount: 8,
+        retryTime: 900,
+      }),
+    ],
+    ["kafka leader not elected yet", protocolError("LEADER_NOT_AVAILABLE", true)],
+    ["cassandra no host", new NoHostAvailableError({})],
+    ["cassandra client timeout", new OperationTimedOutError("timed out", "127.0.0.1:9042")],
+    ["cassandra socket closed", socketClosed],
+    [
+      "cassandra write timeout",
+      new ResponseError(cassandra.types.responseErrorCodes.writeTimeout, "timeout"),
+    ],
+  ];
+  it.each(outages)("answers an outage (%s) as a retryable 503 with Retry-After", (_what, cause) => {
+    const err = toGatewayError(cause);
+    expect([err.code, err.status, err.retryable, err.headers["retry-after"]]).toEqual([
+      "service_unavailable",
+      503,
+      true,
+      "5",
+    ]);
+  });
+
+  it("answers a Kafka or Cassandra error that is no outage as internal", () => {
+    const tooLarge = protocolError("MESSAGE_TOO_LARGE", false);
+    const syntax = new ResponseError(cassandra.types.responseErrorCodes.syntaxError, "bad CQL");
+    expect([toGatewayError(tooLarge).code, toGatewayError(syntax).code]).toEqual(["internal", "internal"]);
   });
 
   it("answers a refused reply from its code, whatever status the reply carries", () => {
