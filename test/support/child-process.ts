@@ -7,6 +7,8 @@ export interface Child {
   pid: number;
   /** What the ready line captured: the listen URL of a server, the summary of a role. */
   ready: string;
+  /** null while it runs; then its exit code, or the signal that ended it. */
+  exited(): number | string | null;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startChild(
     name,
     pid: proc.pid ?? -1,
     ready: "",
+    exited: () => proc.exitCode ?? proc.signalCode,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill("SIGTERM");

@@ -61,7 +61,7 @@ describe("error registry", () => {
     ]);
   });
 
-  // The errors the clients raise when their server is away (test/e2e/outage.e2e.test.ts meets them live).
+  // The errors the clients raise when their server is away (test/e2e/*-outage.e2e.test.ts meet them live).
   const { NoHostAvailableError, OperationTimedOutError, ResponseError, DriverError } = cassandra.errors;
   // Typed abstract, yet the driver raises it itself for a socket closed under a request.
   const Driver = DriverError as unknown as new (message: string) => Error;
