@@ -101,33 +101,35 @@ export function superviseConsumer(
     stopped: () => boolean;
   },
 ): void {
+  let crashes = 0;
   let restarting = false;
+  const restartUntilRunning = async () => {
+    for (let delay = RESTART_FIRST_MS; ; delay = Math.min(RESTART_MAX_MS, delay * 2)) {
+      await new Promise((r) => setTimeout(r, delay));
+      if (opts.stopped()) break;
+      const before = crashes;
+      try {
+        await opts.start();
+      } catch {
+        continue; // The broker is still away: connect() failed.
+      }
+      // run() resolves even when joining the group failed: kafkajs reports that as another crash.
+      if (crashes === before) break;
+    }
+    restarting = false;
+  };
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (payload.restart) return;
+    crashes++;
     opts.onCrash?.(payload.error);
     if (restarting || opts.stopped()) return;
     restarting = true;
-    void restartUntilRunning(opts).finally(() => {
-      restarting = false;
-    });
+    void restartUntilRunning();
   });
 }
 
 const RESTART_FIRST_MS = 1000;
 const RESTART_MAX_MS = 30_000;
-
-async function restartUntilRunning(opts: { start: () => Promise<void>; stopped: () => boolean }) {
-  for (let delay = RESTART_FIRST_MS; ; delay = Math.min(RESTART_MAX_MS, delay * 2)) {
-    await new Promise((r) => setTimeout(r, delay));
-    if (opts.stopped()) return;
-    try {
-      await opts.start();
-      return;
-    } catch {
-      // The broker is still away: connect() failed. Try again after a longer wait.
-    }
-  }
-}
 
 /** kafkajs errors that mean the brokers are away or not serving yet, not that the request is wrong. */
 const UNAVAILABLE = new Set([
