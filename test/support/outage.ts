@@ -49,7 +49,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     timeoutMs: 150_000,
     onLine: (line) => {
       if (line.startsWith("FATAL")) fatal.push(line);
-      if (line.includes('"level":50')) errorLines.push(line.slice(0, 2000));
+      if (line.includes('"level":50')) errorLines.push(line);
     },
   });
   return { child, url: child.ready, fatal, errorLines };
@@ -106,7 +106,7 @@ export async function expectOutageSurvived(
   expect(service.fatal).toEqual([]);
   expect(service.child.exited()).toBeNull();
   const wrong = answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.retryAfter !== null));
-  if (wrong.length > 0) console.log(service.errorLines.join("\n"));
+  if (wrong.length > 0) console.log(service.errorLines.map((l) => l.slice(0, 2000)).join("\n"));
   expect(wrong.map((a) => `${a.status} ${a.detail ?? ""}`)).toEqual([]);
   // The outage was felt, not slept through.
   expect(
