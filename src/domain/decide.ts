@@ -63,11 +63,13 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
         .decision();
     }
     case "ExpireSession": {
-      if (state.status !== "pending") return nothingToDo(); // detected in time: the timer has nothing to do
+      if (!expires(state)) return nothingToDo(); // committed in time: the timer has nothing to do
       if (command.data.now < state.expiresAt) return refuse(reject("expiry_not_due"));
-      return DecisionBuilder.for(state, command.metadata)
-        .append({ type: "SessionExpired", data: {} })
-        .decision();
+      const b = DecisionBuilder.for(state, command.metadata).append({ type: "SessionExpired", data: {} });
+      // Money already in the burner (a deposit nobody committed) bounces where the standing refund says.
+      if (state.deposits.length > 0)
+        standingRefunds(evolve(state, b.events[0] as never) as Session, b, null, policy);
+      return b.decision();
     }
     case "CommitIntent":
       return decideCommit(command, state, policy);
@@ -96,6 +98,14 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       return assertNever(command);
   }
 }
+
+/**
+ * A session expires at expires_at unless an Intent was committed by then: a pending one (no money),
+ * and a detected one whose payer never signed (a closed payment page holds the only burner key, so
+ * the session could never settle; expiring it lets the standing refund return the money).
+ */
+export const expires = (s: Session): boolean =>
+  s.status === "pending" || (s.status === "detected" && s.commitment === null);
 
 /**
  * A checkout session's burner: filled once, while pending. The slot is the session's, so two

@@ -3,6 +3,7 @@ import type { EntityDefinition } from "../actors/entity.ts";
 import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
 import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
 import type { RecordExecutionResult, SessionCommand, SessionInput } from "../domain/commands.ts";
+import { expires } from "../domain/decide.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import type { SessionMessage } from "../domain/messages.ts";
 import type { SessionPolicy } from "../domain/relayer-work.ts";
@@ -89,8 +90,8 @@ export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, Session
   },
   timers: {
     topic: TOPIC.sessionCommands,
-    // A pending session expires at expires_at (unix seconds); any other status needs no timer.
-    dueAt: (s) => (s && s.status === "pending" ? s.expiresAt * 1000 : null),
+    // A session not committed by expires_at (unix seconds) expires then; any other needs no timer.
+    dueAt: (s) => (s && expires(s) ? s.expiresAt * 1000 : null),
     command: (s, now): SessionCommand => {
       const id = (s as Session).id;
       return {

@@ -419,17 +419,19 @@ describe("detected", () => {
       .thenState({ status: "detected", deposits: [remined] });
   });
 
-  it("expiry of a detected session does nothing", () => {
+  // Nobody signed an Intent for the deposit (the payer's page was closed): the session expires, so
+  // a standing refund can return the money (test/unit/settlement-decider.unit.test.ts).
+  it("expiry of a detected session that was never committed expires it", () => {
     given(...detected)
       .when(expire)
-      .thenNothing()
-      .thenState({ status: "detected", version: 2 });
+      .then(sessionExpired(expire, 3))
+      .thenState({ status: "expired", deposits: [usdc] });
   });
 
-  it("expiry of a detected session does nothing, even before expires_at", () => {
+  it("expiry of a detected session before expires_at is rejected as expiry_not_due", () => {
     given(...detected)
       .when(expireSession(EXPIRES_AT - 60))
-      .thenNothing();
+      .thenRejects("expiry_not_due");
   });
 
   it("expiry after the only deposit was retracted expires the session", () => {
@@ -699,7 +701,8 @@ function model() {
           return "DepositRetracted";
         }
         case "ExpireSession":
-          if (status !== "pending") return "nothing";
+          // The model never commits: a detected session expires like a pending one.
+          if (status !== "pending" && status !== "detected") return "nothing";
           if (c.data.now < EXPIRES_AT) return "expiry_not_due";
           status = "expired";
           return "SessionExpired";

@@ -504,6 +504,22 @@ describe("refunds", () => {
     expect(late.state.status).toBe("expired");
   });
 
+  it("a deposit nobody committed by expires_at bounces through the standing refund; a committed one never expires", () => {
+    // The payer's page closed after paying: nothing will sign the Intent, the session expires.
+    const r = run(createCommand({ standingRefund }), deposit(transfer(USDC, 10_000_000n)));
+    r.send(expire());
+    expect(r.events()).toEqual(["SessionExpired", "RefundRequested"]);
+    expect(r.state.status).toBe("expired");
+    expect(r.outbox().find((m) => m.type === "Executor")).toMatchObject({
+      data: { work: { type: "RefundAll", token: USDC, to: REFUND_TO, signature: hex(0x55, 65) } },
+    });
+    // Committed in time (the sweep not yet submitted, still `detected`): the expiry is too late.
+    const c = committed({ standingRefund });
+    c.send(expire());
+    expect(c.events()).toEqual([]);
+    expect(c.state.status).toBe("detected");
+  });
+
   it("money recorded while a bounce of its asset is in flight is bounced again once that one is confirmed", () => {
     const r = run(createCommand({ standingRefund }), expire(), deposit(transfer(USDC, 4n, 1)));
     const first = r.state.refunds[0]?.id as string;
