@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeBurner } from "../../src/client/index.ts";
 import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
@@ -14,6 +15,9 @@ import { startTestService, type TestService } from "../support/service.ts";
 const T = 240_000;
 const OPERATOR_SECRET = `operator-${"d".repeat(40)}`;
 const CHROMIUM = "/usr/bin/chromium";
+// A session not committed by then expires (60 s is SESSION_TTL_SECONDS' minimum): the closed-tab test
+// waits for it, the others commit well within it.
+const TTL_S = 60;
 
 let service: TestService;
 let browser: Browser;
@@ -23,7 +27,13 @@ let B: Ctx;
 beforeAll(async () => {
   service = await startTestService({
     roles: ["actors", "projector", "indexer", "gateway", "executor"],
-    env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000", INDEXER_POLL_MS: "250" },
+    env: {
+      MERCHANT_MODE: "development",
+      OPERATOR_SECRET,
+      RATE_LIMIT_BURST: "1000",
+      INDEXER_POLL_MS: "250",
+      SESSION_TTL_SECONDS: String(TTL_S),
+    },
   });
   const ctx = await setUpChains();
   [A, B] = [ctx("source"), ctx("destination")];
@@ -99,9 +109,66 @@ function watch(page: Page): string[] {
   return log;
 }
 
+/** A payer's wallet address, checksummed as a wallet shows it, holding nothing yet. */
+const payerWallet = () => getAddress(makeBurner().address);
+
+/** A browser profile of its own: its localStorage is the payer's, kept across reloads of its pages. */
+const newProfile = () => browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+
+/** The steps the page has shown, in order. */
+const steps = (page: Page) =>
+  page.$$eval("#steps li", (lis) => lis.map((li) => li.getAttribute("data-step")));
+
+/** What the page keeps in the browser's storage for a link (src/gateway/link-page/saved-payment.ts). */
+const saved = (page: Page, slug: string) =>
+  // Evaluated in the page (a string: the test's own types have no DOM).
+  page.evaluate<string | null>(`localStorage.getItem(${JSON.stringify(`deposit-link:${slug}`)})`);
+
+/**
+ * Opens the link, gives `refundTo`, presses Pay (and picks `chain` when asked) and waits for the
+ * deposit address: the page shows it only once the standing refund to `refundTo` is signed and
+ * registered with the burner.
+ */
+async function startPayment(page: Page, url: string, refundTo: string, chain?: Ctx) {
+  const log = watch(page);
+  const opened = await page.goto(url);
+  expect(opened?.status()).toBe(200);
+  await page.fill("#refund", refundTo);
+  await page.click("#pay");
+  if (chain) {
+    await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
+    await page.click(`#chains button[data-chain="${chain.chain.chainId}"]`);
+  }
+  await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err: unknown) => {
+    throw new Error(`the page showed no deposit address:\n${log.join("\n")}`, { cause: err });
+  });
+  const address = (await page.textContent("#address"))?.trim() as `0x${string}`;
+  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  const sessionId = (await page.getAttribute("body", "data-session")) as string;
+  return { address, sessionId, log };
+}
+
+async function waitForPaid(page: Page, log: string[]) {
+  await page.waitForSelector('#status[data-status="paid"]', { timeout: 120_000 }).catch((err: unknown) => {
+    throw new Error(`the page did not turn paid:\n${log.join("\n")}`, { cause: err });
+  });
+  expect(await page.textContent("#status")).toMatch(/paid/i);
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `ms`. */
+async function eventually<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`${what} did not happen within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
 describe("a payment link's hosted page", () => {
   it(
-    "creates a session, asks for the chain, shows the deposit address and its QR code, commits by itself once paid, and turns paid",
+    "asks for a checked refund address before any address to pay, shows merchant, chain, copy button, time left and each step, and turns paid",
     async () => {
       const m = await newMerchant();
       const dest = await pinDestination(m.sk);
@@ -116,21 +183,41 @@ describe("a payment link's hosted page", () => {
       expect(link.url).toBe(`${service.url}/links/${slugOf(link.url)}`);
       expect(slugOf(link.url)).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
-      const page = await browser.newPage();
+      const profile = await newProfile();
+      const page = await profile.newPage();
       const log = watch(page);
       const opened = await page.goto(link.url);
       expect(opened?.status()).toBe(200);
       expect(opened?.headers()["content-security-policy"]).toContain("script-src 'self'");
+      expect(await page.textContent("#merchant")).toBe("Link Shop");
       expect(await page.textContent("#amount")).toContain("10.00");
       // The description is text, never markup.
       expect(await page.textContent(".description")).toBe("A <b>T-shirt</b>");
       expect(await page.$(".description b")).toBeNull();
 
+      // No refund address, or one whose EIP-55 checksum is broken (one letter's case changed):
+      // refused before anything is made or signed, and no address to pay is shown.
+      const refundTo = payerWallet();
+      const typo = refundTo.replace(/[a-f]/, (c) => c.toUpperCase());
+      expect(typo).not.toBe(refundTo);
+      for (const given of ["", "0x1234", typo]) {
+        await page.fill("#refund", given);
+        await page.click("#pay");
+        await page.waitForSelector('#status[data-status="error"]');
+        expect(await page.textContent("#status"), given).toMatch(/address/);
+        expect(await page.isHidden("#deposit")).toBe(true);
+        expect(await page.textContent("#address")).toBe("");
+        expect(await page.getAttribute("body", "data-session")).toBeNull();
+        expect(await saved(page, slugOf(link.url))).toBeNull();
+      }
+
+      await page.fill("#refund", refundTo);
       await page.click("#pay");
       await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
       expect(
         await page.$$eval("#chains button", (bs) => bs.map((b) => b.getAttribute("data-chain"))),
       ).toEqual([String(A.chain.chainId), String(B.chain.chainId)]);
+      expect(await page.isHidden("#deposit")).toBe(true);
       await page.click(`#chains button[data-chain="${A.chain.chainId}"]`);
       await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err: unknown) => {
         throw new Error(`the page showed no deposit address:\n${log.join("\n")}`, { cause: err });
@@ -138,18 +225,34 @@ describe("a payment link's hosted page", () => {
       const address = (await page.textContent("#address"))?.trim() as `0x${string}`;
       expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
       expect(await page.getAttribute("#qr", "src")).toMatch(/^data:image\/png;base64,/);
+      expect(await page.textContent("#chain")).toBe(`source (chain ${A.chain.chainId})`);
+      expect(await page.textContent("#refund-to")).toBe(refundTo);
+      expect(await page.textContent("#time-left")).toMatch(/^\d+:\d\d$/);
+      await page.click("#copy");
+      await page.waitForSelector("#copy:text('Copied')");
+      expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(address);
+      expect((await steps(page)).slice(0, 2)).toEqual(["refund_signed", "waiting"]);
+
+      // The burner is kept in this browser's storage, for this link's one session, until it is final.
       const sessionId = await page.getAttribute("body", "data-session");
+      const kept = JSON.parse((await saved(page, slugOf(link.url))) ?? "null");
+      expect(kept).toMatchObject({ sessionId, standingRefund: { to: refundTo } });
+      expect(makeBurner({ key: kept.burnerKey }).address).toBe(address);
       const registered = await api(`/sessions/${sessionId}`);
       expect(registered.body).toMatchObject({ status: "pending", burner_address: address.toLowerCase() });
 
       // The payer's wallet sends the amount to the address the page shows.
       await fund(A, address, A.chain.usdc, 10_000_000n);
-      await page
-        .waitForSelector('#status[data-status="paid"]', { timeout: 180_000 })
-        .catch((err: unknown) => {
-          throw new Error(`the page did not turn paid:\n${log.join("\n")}`, { cause: err });
-        });
-      expect(await page.textContent("#status")).toMatch(/paid/i);
+      await waitForPaid(page, log);
+      expect(await steps(page)).toEqual([
+        "refund_signed",
+        "waiting",
+        "detected",
+        "signing",
+        "processing",
+        "paid",
+      ]);
+      expect(await saved(page, slugOf(link.url))).toBeNull();
 
       const swept = await api(`/sessions/${sessionId}`);
       expect(swept.body).toMatchObject({
@@ -159,7 +262,89 @@ describe("a payment link's hosted page", () => {
         dest_address: dest,
       });
       expect(await tokenBalance(B, dest)).toBe(BigInt(swept.body.settled_amount));
+      await profile.close();
+    },
+    T,
+  );
+
+  it(
+    "a tab closed right after paying strands nothing: the session expires uncommitted and the money goes back to the refund address",
+    async () => {
+      const m = await newMerchant();
+      await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "10000000" });
+      const refundTo = payerWallet();
+      const profile = await newProfile();
+      const page = await profile.newPage();
+      const { address, sessionId } = await startPayment(page, link.url, refundTo);
+
+      await fund(A, address, A.chain.usdc, 10_000_000n);
+      // Closed before the deposit has its confirmations: the page never saw it, nothing signed an Intent.
       await page.close();
+
+      const refunded = await eventually("the refund to the payer", TTL_S * 1000 + 60_000, async () => {
+        const s = (await api(`/sessions/${sessionId}`)).body;
+        return s.refunds?.some((r: { status: string }) => r.status === "confirmed") ? s : undefined;
+      });
+      expect(refunded).toMatchObject({
+        status: "expired",
+        detected_amount: "10000000",
+        fee_bps: null, // never committed
+        refunds: [{ kind: "refund_all", status: "confirmed" }],
+      });
+      expect(getAddress(refunded.refunds[0].to)).toBe(refundTo);
+      expect(await tokenBalance(A, refundTo)).toBe(10_000_000n);
+      expect(await tokenBalance(A, address)).toBe(0n);
+
+      // The link opened again in this browser tells the payer, then forgets the burner.
+      const again = await profile.newPage();
+      await again.goto(link.url);
+      await again.waitForSelector('#status[data-status="refunded"]', { timeout: 30_000 });
+      expect(await again.textContent("#status")).toContain(refundTo);
+      expect(await steps(again)).toEqual(["refund_signed", "waiting", "detected", "returning", "refunded"]);
+      expect(await saved(again, slugOf(link.url))).toBeNull();
+      await profile.close();
+    },
+    T,
+  );
+
+  it(
+    "a reload after paying resumes the payment from the browser's storage and settles it",
+    async () => {
+      const m = await newMerchant();
+      const dest = await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "10000000" });
+      const profile = await newProfile();
+      const page = await profile.newPage();
+      const { address, sessionId, log } = await startPayment(page, link.url, payerWallet());
+
+      // Reloaded before paying: the same session and burner, from storage; no refund address asked
+      // again, the same address to pay shown. From here only a resumed page holds the key.
+      await page.reload();
+      await page.waitForSelector('body[data-resumed="true"] #deposit:not([hidden])', { timeout: 30_000 });
+      expect(await page.getAttribute("body", "data-session")).toBe(sessionId);
+      expect(await page.textContent("#address")).toBe(address);
+      expect(await page.isHidden("#start")).toBe(true);
+
+      // Paid, and reloaded again at once: the page resumes, signs and commits the deposit itself.
+      await fund(A, address, A.chain.usdc, 10_000_000n);
+      await page.reload();
+      await page.waitForSelector('body[data-resumed="true"]');
+      await waitForPaid(page, log);
+      expect(await saved(page, slugOf(link.url))).toBeNull();
+
+      const swept = await api(`/sessions/${sessionId}`);
+      expect(swept.body).toMatchObject({
+        status: "swept",
+        burner_address: address.toLowerCase(),
+        dest_address: dest,
+      });
+      expect(await tokenBalance(B, dest)).toBe(BigInt(swept.body.settled_amount));
+      // Once final, the link opened again starts a new payment.
+      await page.reload();
+      expect(await page.isVisible("#refund")).toBe(true);
+      expect(await page.getAttribute("body", "data-resumed")).toBeNull();
+      await profile.close();
     },
     T,
   );
@@ -217,6 +402,7 @@ describe("payment link routes", () => {
         currency: "usdc",
         description: "Coffee",
         expires_at: null,
+        merchant_name: "Link Shop",
       });
       const html = await api(`/links/${slug}`, { accept: "text/html,application/xhtml+xml,*/*;q=0.8" });
       expect(html.headers.get("content-type")).toMatch(/^text\/html/);

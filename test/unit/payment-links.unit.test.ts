@@ -172,6 +172,7 @@ describe("payment link routes", () => {
       object: "payment_link",
       amount: "25000000",
       description: "Tea & <cake>",
+      merchant_name: expect.any(String),
     });
     const page = await app.inject({ method: "GET", url: "/links/slug_active", headers: HTML });
     expect(page.headers["content-type"]).toMatch(/^text\/html/);
@@ -179,6 +180,12 @@ describe("payment link routes", () => {
     expect(page.body).toContain("Tea &#38; &#60;cake&#62;");
     expect(page.body).not.toContain("<cake>");
     expect(page.body).toContain('src="/links/assets/page.js"');
+    // The merchant's name is shown; the link row's own fields (its merchant id) are not embedded.
+    expect(page.body).toContain(`<strong id="merchant">${json.json().merchant_name}</strong>`);
+    expect(page.body).not.toContain("mer_a");
+    // No deposit address before the payer gave a refund address: the script fills it in then.
+    expect(page.body).toContain('<div id="deposit" hidden>');
+    expect(page.body).toContain('<code id="address"></code>');
   });
 
   it("410 for a deactivated or expired link (JSON and page), 404 for an unknown slug", async () => {
@@ -232,7 +239,12 @@ describe("the hosted page", () => {
 
   it("embeds the link as JSON that no description can break out of", () => {
     const html = linkPage(
-      { slug: "s", amount: "1", description: "</script><script>alert(1)</script>" },
+      {
+        slug: "s",
+        amount: "1",
+        description: "</script><script>alert(1)</script>",
+        merchantName: "</script><b>",
+      },
       "/p.js",
     );
     expect(html.match(/<script/g)).toHaveLength(2);

@@ -10,6 +10,8 @@ export interface PageLink {
   /** USDC base units. */
   amount: string;
   description: string | null;
+  /** Who the payer pays, shown above the amount. */
+  merchantName: string | null;
 }
 
 /** 6-decimal base units as a decimal USDC string ("25000000" -> "25.00", "1500001" -> "1.500001"). */
@@ -28,24 +30,44 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u0
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** The page for a payable link. */
+/**
+ * The page for a payable link. The deposit address stays hidden until the payer gave a refund
+ * address and the burner signed the standing refund to it (page.ts): no address to pay before the
+ * money has a way back.
+ */
 export function linkPage(link: PageLink, scriptPath: string): string {
   const amount = formatUsdc(link.amount);
   const title = link.description ? `${link.description}: ${amount} USDC` : `Pay ${amount} USDC`;
+  // Only what the script needs: the link row also carries the merchant's id and its history.
+  const data: PageLink = {
+    slug: link.slug,
+    amount: link.amount,
+    description: link.description,
+    merchantName: link.merchantName,
+  };
   return page(
     title,
-    `<p class="amount" id="amount">${escapeHtml(amount)} <span>USDC</span></p>
+    `${link.merchantName ? `<p class="merchant">Pay <strong id="merchant">${escapeHtml(link.merchantName)}</strong></p>` : ""}
+<p class="amount" id="amount">${escapeHtml(amount)} <span>USDC</span></p>
 ${link.description ? `<p class="description">${escapeHtml(link.description)}</p>` : ""}
-<button id="pay" type="button">Pay with USDC</button>
+<div id="start">
+  <label for="refund">Your wallet address, for a refund</label>
+  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="0x…">
+  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.</p>
+  <button id="pay" type="button">Pay with USDC</button>
+</div>
 <div id="chains" hidden></div>
 <div id="deposit" hidden>
-  <p>Send exactly <strong>${escapeHtml(amount)} USDC</strong> on <span id="chain"></span> to</p>
+  <p>Send exactly <strong>${escapeHtml(amount)} USDC</strong> on <strong id="chain"></strong> to</p>
   <img id="qr" alt="QR code of the deposit address" width="220" height="220">
-  <p><code id="address"></code></p>
-  <p class="hint">Keep this page open until it says paid: it signs the settlement for you.</p>
+  <p><code id="address"></code> <button id="copy" type="button">Copy</button></p>
+  <p id="time">Time left to pay: <strong id="time-left"></strong></p>
+  <p class="hint">Keep this page open until it says paid. If it closes, open this link again in this
+  browser to finish; otherwise, once the time is up, the money goes back to <code id="refund-to"></code>.</p>
 </div>
+<ol id="steps"></ol>
 <p id="status" role="status" aria-live="polite"></p>
-<script type="application/json" id="link-data">${scriptJson(link)}</script>
+<script type="application/json" id="link-data">${scriptJson(data)}</script>
 <script type="module" src="${escapeHtml(scriptPath)}"></script>`,
   );
 }
@@ -66,7 +88,12 @@ function page(title: string, body: string): string {
 <style>
   body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1f; }
   .amount { font-size: 2.5rem; font-weight: 600; margin: 0; }
-  .amount span, .hint { color: #666; font-size: 1rem; }
+  .amount span, .hint, .merchant { color: #666; font-size: 1rem; }
+  .merchant strong { color: #1b1b1f; }
+  label { display: block; margin: 1rem 0 0.3rem; }
+  input { width: 100%; box-sizing: border-box; font: 0.95rem monospace; padding: 0.5rem; }
+  #copy { font-size: 0.9rem; padding: 0.2rem 0.6rem; }
+  #steps li[data-state="done"] { color: #1a7f37; }
   button { font-size: 1.1rem; padding: 0.7rem 1.4rem; border-radius: 0.5rem; border: 0; background: #2b59c3; color: #fff; cursor: pointer; }
   button[disabled] { opacity: 0.5; cursor: default; }
   #chains button { display: block; margin: 0.5rem 0; }

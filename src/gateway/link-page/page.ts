@@ -1,18 +1,43 @@
 /**
  * The hosted payment page's script, bundled for the browser (./bundle.ts). Everything happens in
- * the payer's browser with the client library, no wallet extension needed: a fresh burner key is
- * made here and never leaves the page; the burner is registered on a new checkout session of the
- * link; the page shows the deposit address and its QR code, follows the session over SSE, signs and
- * commits the Intent itself once the deposit is seen (detect-then-sign with the key it holds), and
- * says "paid" once the session is swept.
+ * the payer's browser with the client library, no wallet extension needed. The page never shows an
+ * address to pay before the money has a way back: it asks for the payer's refund address (checked,
+ * checksum included), makes a burner key, has it sign a standing refund to that address, saves the
+ * payment in localStorage (./saved-payment.ts) and registers the burner with the standing refund;
+ * only then does it show the deposit address. It follows the session over SSE and signs and commits
+ * the Intent itself once the deposit is seen (detect-then-sign with the key it holds). A reload, or
+ * the link opened again in this browser, resumes the saved payment. A page closed for good leaves
+ * the session uncommitted: it expires, and the service returns the money with the standing refund.
  */
-import QRCode from "qrcode";
+import { type Address, isAddress, zeroAddress } from "viem";
+import { getSession } from "../../client/actions/get-session.ts";
+import { makeBurner } from "../../client/actions/make-burner.ts";
 import { payCheckout } from "../../client/actions/pay-checkout.ts";
-import { createApiClient } from "../../client/api-client.ts";
-import { newBurner } from "../../client/burner.ts";
+import { signStandingRefund } from "../../client/actions/sign-standing-refund.ts";
+import { waitForStatus } from "../../client/actions/wait-for-status.ts";
+import { type ApiClient, createApiClient } from "../../client/api-client.ts";
+import { type Burner, newBurner } from "../../client/burner.ts";
 import { ApiError, SessionEndedError } from "../../client/errors.ts";
-import type { SessionStatus } from "../../client/types.ts";
-import type { PageLink } from "./html.ts";
+import type { Session } from "../../client/types.ts";
+import { assertNever } from "../../domain/evolve.ts";
+import {
+  body,
+  byId,
+  chooseChain,
+  hideDeposit,
+  link,
+  reach,
+  type Step,
+  show,
+  showDeposit,
+} from "./page-view.ts";
+import {
+  clearPayment,
+  type LinkChain,
+  loadPayment,
+  type SavedPayment,
+  savePayment,
+} from "./saved-payment.ts";
 
 /** The answer of POST /links/:slug/sessions (src/gateway/routes/links.ts). */
 interface LinkSession {
@@ -21,125 +46,202 @@ interface LinkSession {
   publishable_key: string;
   amount: string;
   expires_at: number;
-  chains: Array<{ chain_id: number; name: string; delegate: `0x${string}`; usdc: `0x${string}` }>;
+  chains: LinkChain[];
 }
 
-// The few DOM pieces the page uses, typed here: the project compiles without the DOM library (its
-// types clash with Node's streams), and this file runs only in the browser.
-interface PageElement {
-  textContent: string | null;
-  hidden: boolean;
-  disabled: boolean;
-  src: string;
-  type: string;
-  dataset: Record<string, string | undefined>;
-  addEventListener(type: "click", listener: () => void): void;
-  append(...nodes: PageElement[]): void;
-}
-const { document, location } = globalThis as unknown as {
-  document: {
-    getElementById(id: string): PageElement;
-    createElement(tag: "button"): PageElement;
-    body: PageElement;
-  };
-  location: { origin: string };
-};
-const byId = (id: string) => document.getElementById(id);
-const link = JSON.parse(byId("link-data").textContent ?? "{}") as PageLink;
+const origin = (globalThis as unknown as { location: { origin: string } }).location.origin;
+/** How often, and how long, the page looks for the refund's transaction once the session ended. */
+const REFUND_POLL_MS = 2_000;
+const REFUND_WATCH_MS = 30 * 60_000;
+
 const button = byId("pay");
-
-const LABELS: Partial<Record<SessionStatus, string>> = {
-  pending: "Waiting for your payment…",
-  detected: "Payment received. Settling…",
-  sweeping: "Payment received. Settling…",
-};
-
-function show(text: string, state: "progress" | "paid" | "error" = "progress") {
-  const status = byId("status");
-  status.textContent = text;
-  status.dataset.status = state;
+const saved = loadPayment(link.slug);
+if (saved) {
+  byId("start").hidden = true;
+  run(() => resume(saved));
+} else {
+  button.addEventListener("click", () => run(start));
 }
 
-button.addEventListener("click", () => {
-  button.disabled = true;
-  pay().catch((err: unknown) => {
+function run(flow: () => Promise<void>) {
+  flow().catch((err: unknown) => {
     show(explain(err), "error");
     console.error(err);
   });
-});
+}
 
-async function pay() {
+/** The payer's refund address, or null after saying what is wrong with it. */
+function refundAddress(): Address | null {
+  const given = byId("refund").value.trim();
+  // A mixed-case address carries an EIP-55 checksum, and a typo breaks it: strict checks it.
+  if (!isAddress(given, { strict: true })) {
+    show("Enter the address of your own wallet (0x…, 40 hex digits): it is where a refund goes.", "error");
+    return null;
+  }
+  if (given.toLowerCase() === zeroAddress) {
+    show("The zero address cannot receive a refund: enter your wallet's address.", "error");
+    return null;
+  }
+  return given;
+}
+
+async function start() {
+  const refundTo = refundAddress();
+  if (!refundTo) return;
+  button.disabled = true;
+  byId("refund").disabled = true;
   show("Creating your payment…");
-  const api = createApiClient({ baseUrl: location.origin });
-  const created = await api.request<LinkSession>({
+  const created = await createApiClient({ baseUrl: origin }).request<LinkSession>({
     method: "POST",
     path: `/links/${encodeURIComponent(link.slug)}/sessions`,
     // A retry would make a second, unused session: harmless, but one try is enough here.
     attempts: 1,
   });
-  document.body.dataset.session = created.id;
+  body.dataset.session = created.id;
   const chain = await chooseChain(created.chains);
   // The burner's authorization is signed for the one chain the payer pays on.
   const burner = await newBurner({ chainId: chain.chain_id, delegate: chain.delegate });
+  const standingRefund = await signStandingRefund({
+    signer: burner.account,
+    to: refundTo,
+    chainIds: [chain.chain_id],
+  });
+  const payment: SavedPayment = {
+    v: 1,
+    sessionId: created.id,
+    clientSecret: created.client_secret,
+    publishableKey: created.publishable_key,
+    amount: created.amount,
+    expiresAt: created.expires_at,
+    chain,
+    burnerKey: burner.key,
+    eip7702Auth: burner.eip7702Auth,
+    standingRefund,
+  };
+  // Saved before the address is shown: a reload from here on resumes this payment.
+  if (!savePayment(link.slug, payment))
+    console.warn("this browser keeps no storage: a reload cannot resume the payment");
+  await follow(payment, burner);
+}
+
+/** The saved payment, after a reload or with the link opened again in this browser. */
+async function resume(payment: SavedPayment) {
+  body.dataset.session = payment.sessionId;
+  body.dataset.resumed = "true";
+  show("Resuming your payment…");
+  await follow(payment, { ...makeBurner({ key: payment.burnerKey }), eip7702Auth: payment.eip7702Auth });
+}
+
+/** From a saved payment to its end: settle it (registering and committing as needed), or see its money returned. */
+async function follow(payment: SavedPayment, burner: Burner) {
+  const { sessionId: id, chain } = payment;
+  const refundTo = payment.standingRefund.to;
   const client = createApiClient({
-    baseUrl: location.origin,
-    checkout: { publishableKey: created.publishable_key, clientSecret: created.client_secret },
+    baseUrl: origin,
+    checkout: { publishableKey: payment.publishableKey, clientSecret: payment.clientSecret },
   });
-  const untilExpiry = created.expires_at * 1000 - Date.now();
-  await payCheckout(client, {
-    id: created.id,
-    burner,
-    usdc: { [chain.chain_id]: chain.usdc },
-    detectionTimeout: Math.max(untilExpiry, 60_000),
-    onRegistered: () => showDeposit(burner.address, chain, created.amount),
-    onSession: (session) => {
-      const label = LABELS[session.status];
-      if (label) show(label);
-    },
-  });
-  byId("deposit").hidden = true;
+  const step = (...steps: Step[]) => reach(steps, refundTo);
+  const onSession = (s: Session) => progress(s, step);
+  step("refund_signed");
+  let now = await getSession(client, { id });
+  if (!isCommitted(now) && !hasEnded(now)) {
+    try {
+      await payCheckout(client, {
+        id,
+        burner,
+        standingRefund: payment.standingRefund,
+        usdc: { [chain.chain_id]: chain.usdc },
+        detectionTimeout: Math.max(payment.expiresAt * 1000 - Date.now(), 60_000),
+        onRegistered: () => showDeposit(burner.address, chain, payment.amount, payment.expiresAt, refundTo),
+        onSession,
+      });
+      return paid(step);
+    } catch (err) {
+      // A commit the page before a reload had sent, or a session that ended: read where it is.
+      now = await getSession(client, { id });
+      if (!isCommitted(now) && !hasEnded(now)) throw err;
+    }
+  }
+  hideDeposit();
+  if (hasEnded(now) && now.status !== "swept") return returned(client, now, refundTo, step);
+  await waitForStatus(client, { id, status: "swept", onSession });
+  paid(step);
+}
+
+function paid(step: (...steps: Step[]) => void) {
+  hideDeposit();
+  step("waiting", "detected", "signing", "processing", "paid");
+  clearPayment(link.slug);
   show("Paid. Thank you!", "paid");
 }
 
-/** The chain to pay on: the only one, or the payer's pick when the merchant takes several. */
-async function chooseChain(chains: LinkSession["chains"]): Promise<LinkSession["chains"][number]> {
-  const [only] = chains;
-  if (!only) throw new Error("this link cannot be paid on any chain yet");
-  if (chains.length === 1) return only;
-  const picker = byId("chains");
-  show("Which network will you pay on?");
-  picker.hidden = false;
-  return new Promise((resolve) => {
-    for (const chain of chains) {
-      const choice = document.createElement("button");
-      choice.type = "button";
-      choice.textContent = `${chain.name} (chain ${chain.chain_id})`;
-      choice.dataset.chain = String(chain.chain_id);
-      choice.addEventListener("click", () => {
-        picker.hidden = true;
-        resolve(chain);
-      });
-      picker.append(choice);
-    }
-  });
+/** The steps and status line for a state the event stream sent. */
+function progress(s: Session, step: (...steps: Step[]) => void) {
+  switch (s.status) {
+    case "pending":
+      return step("waiting");
+    case "detected":
+      show("Payment received. Settling…");
+      return step("waiting", "detected", "signing");
+    case "sweeping":
+    case "swept":
+      hideDeposit();
+      show("Payment received. Settling…");
+      return step("waiting", "detected", "signing", "processing");
+    case "expired":
+    case "failed":
+    case "bounced":
+      return;
+    default:
+      return assertNever(s.status);
+  }
 }
 
-async function showDeposit(address: string, chain: LinkSession["chains"][number], amount: string) {
-  byId("address").textContent = address;
-  byId("chain").textContent = `${chain.name} (chain ${chain.chain_id})`;
-  // EIP-681: a wallet that scans it proposes the USDC transfer of the amount to the burner.
-  const uri = `ethereum:${chain.usdc}@${chain.chain_id}/transfer?address=${address}&uint256=${amount}`;
-  byId("qr").src = await QRCode.toDataURL(uri, { margin: 1, width: 220 });
-  button.hidden = true;
-  byId("deposit").hidden = false;
-  show(LABELS.pending ?? "");
+/**
+ * The session ended without settling: with no money in the burner there is nothing to return; else
+ * the service bounces it with the standing refund, and the page waits to see that refund mined.
+ */
+async function returned(
+  client: ApiClient,
+  ended: Session,
+  refundTo: Address,
+  step: (...steps: Step[]) => void,
+) {
+  hideDeposit();
+  if (ended.deposits.length === 0) {
+    clearPayment(link.slug);
+    show("This payment expired before any money arrived. Reload the page to start again.", "error");
+    return;
+  }
+  step("waiting", "detected", "returning");
+  show("The payment could not be settled: your money is on its way back.");
+  const until = Date.now() + REFUND_WATCH_MS;
+  for (let s = ended; Date.now() < until; s = await getSession(client, { id: s.id })) {
+    const bounced = s.refunds.filter((r) => r.kind === "refund_all");
+    if (bounced.some((r) => r.status === "confirmed")) {
+      step("refunded");
+      clearPayment(link.slug);
+      show(`Refunded to ${refundTo}.`, "refunded");
+      return;
+    }
+    if (bounced.some((r) => r.status === "failed"))
+      throw new Error("The refund failed: keep this page and contact the merchant.");
+    await new Promise((resolve) => setTimeout(resolve, REFUND_POLL_MS));
+  }
+  show("Your refund is still on its way: open this link again later to see it.");
 }
+
+/** An Intent was accepted: only the sweep is left, which needs nothing more from the page. */
+const isCommitted = (s: Session) =>
+  s.status === "sweeping" || s.status === "swept" || (s.status === "detected" && s.fee_bps !== null);
+const hasEnded = (s: Session) =>
+  s.status === "swept" || s.status === "expired" || s.status === "failed" || s.status === "bounced";
 
 function explain(err: unknown): string {
   if (err instanceof SessionEndedError)
     return err.session.status === "expired"
       ? "This payment expired before any money arrived. Reload the page to start again."
-      : "The payment could not be settled. Your money stays refundable; contact the merchant.";
+      : "The payment could not be settled. Your money goes back to your refund address.";
   if (err instanceof ApiError && err.serverMessage) return err.serverMessage;
   return err instanceof Error ? err.message : String(err);
 }

@@ -31,6 +31,8 @@ export interface PublicLinkRouteOptions {
       expires_at: number;
     }>;
   };
+  /** The merchant's name, shown to the payer (null for a merchant the gateway cannot read yet). */
+  merchantName(merchantId: string): Promise<string | null>;
   /** The merchant's active publishable key, or null (none active: the link cannot be paid now). */
   publishableKey(merchantId: string): Promise<string | null>;
   /** The configured chains with a USDC the merchant pinned a destination for, as source chains. */
@@ -49,6 +51,7 @@ const linkJsonSchema = z.object({
   currency: z.literal("usdc"),
   description: z.string().nullable(),
   expires_at: z.number().int().nullable().describe("Unix seconds, or null for never"),
+  merchant_name: z.string().nullable().describe("who the payer pays: the merchant's name"),
 });
 const linkSessionSchema = z.object({
   id: z.string(),
@@ -99,6 +102,7 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
     },
     async (request, reply) => {
       const link = await payable(request.params.slug);
+      const merchantName = "slug" in link ? await opts.merchantName(link.merchantId) : null;
       if (!wantsHtml(request.headers.accept)) {
         if (!("slug" in link)) throw link;
         const expires = link.expiresAt === null ? null : Math.floor(link.expiresAt / 1000);
@@ -109,13 +113,15 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
           currency: "usdc" as const,
           description: link.description,
           expires_at: expires,
+          merchant_name: merchantName,
         };
       }
       // Start bundling now, so the script is ready when the browser asks for it.
       opts
         .script()
         .catch((err: unknown) => request.log.error({ err }, "the payment page script did not build"));
-      const html = "slug" in link ? linkPage(link, SCRIPT_PATH) : closedPage(link.message);
+      const html =
+        "slug" in link ? linkPage({ ...link, merchantName }, SCRIPT_PATH) : closedPage(link.message);
       return (
         reply
           .code("slug" in link ? 200 : link.status)
@@ -191,6 +197,7 @@ export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDe
   await app.register(publicLinkRoutes, {
     links: deps.links.store,
     checkout: deps.checkout,
+    merchantName: async (merchantId) => (await deps.merchants.view(merchantId))?.name ?? null,
     async publishableKey(merchantId) {
       const keys = (await deps.merchants.view(merchantId))?.keys ?? [];
       return keys.find((k) => k.type === "publishable" && k.revoked_at === null)?.key ?? null;

@@ -1,0 +1,164 @@
+/**
+ * What the hosted payment page shows (page.ts decides when): the status line, the steps as they
+ * happen, the deposit address with its QR code, copy button and time left, and the chain picker.
+ */
+import QRCode from "qrcode";
+import { assertNever } from "../../domain/evolve.ts";
+import type { PageLink } from "./html.ts";
+import type { LinkChain } from "./saved-payment.ts";
+
+// The few DOM pieces the page uses, typed here: the project compiles without the DOM library (its
+// types clash with Node's streams), and this file runs only in the browser.
+export interface PageElement {
+  textContent: string | null;
+  hidden: boolean;
+  disabled: boolean;
+  src: string;
+  type: string;
+  value: string;
+  dataset: Record<string, string | undefined>;
+  addEventListener(type: "click", listener: () => void): void;
+  append(...nodes: PageElement[]): void;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+}
+const { document, navigator } = globalThis as unknown as {
+  document: {
+    getElementById(id: string): PageElement;
+    createElement(tag: "button" | "li"): PageElement;
+    body: PageElement;
+  };
+  navigator: { clipboard?: { writeText(text: string): Promise<void> } };
+};
+export const byId = (id: string) => document.getElementById(id);
+export const body = document.body;
+
+export const link = JSON.parse(byId("link-data").textContent ?? "{}") as PageLink;
+
+export type StatusState = "progress" | "paid" | "refunded" | "error";
+
+export function show(text: string, state: StatusState = "progress") {
+  const status = byId("status");
+  status.textContent = text;
+  status.dataset.status = state;
+}
+
+/** The steps of a payment, in the order they can happen; `refund_*` replace the last two when it cannot settle. */
+export type Step =
+  | "refund_signed"
+  | "waiting"
+  | "detected"
+  | "signing"
+  | "processing"
+  | "paid"
+  | "returning"
+  | "refunded";
+
+function stepText(step: Step, refundTo: string): string {
+  switch (step) {
+    case "refund_signed":
+      return `Refund address set: ${refundTo}`;
+    case "waiting":
+      return "Waiting for your payment";
+    case "detected":
+      return "Payment detected";
+    case "signing":
+      return "Signing the settlement";
+    case "processing":
+      return "Processing";
+    case "paid":
+      return "Paid";
+    case "returning":
+      return `Not settled in time: returning the money to ${refundTo}`;
+    case "refunded":
+      return `Refunded to ${refundTo}`;
+    default:
+      return assertNever(step);
+  }
+}
+
+/**
+ * Shows each of `steps` not shown yet, in order (the event stream sends the state now, so a step
+ * passed between two events is filled in); the last one is current, the others done.
+ */
+export function reach(steps: readonly Step[], refundTo: string) {
+  const list = byId("steps");
+  for (const step of steps) {
+    if (list.querySelector(`li[data-step="${step}"]`)) continue;
+    for (const li of list.querySelectorAll("li")) li.dataset.state = "done";
+    const li = document.createElement("li");
+    li.dataset.step = step;
+    li.dataset.state = step === "paid" || step === "refunded" ? "done" : "current";
+    li.textContent = stepText(step, refundTo);
+    list.append(li);
+  }
+}
+
+let clock: ReturnType<typeof setInterval> | undefined;
+
+/** The deposit address, its QR code and copy button, and the time left to pay (until `expiresAt`, Unix s). */
+export async function showDeposit(
+  address: string,
+  chain: LinkChain,
+  amount: string,
+  expiresAt: number,
+  refundTo: string,
+) {
+  byId("address").textContent = address;
+  byId("chain").textContent = `${chain.name} (chain ${chain.chain_id})`;
+  byId("refund-to").textContent = refundTo;
+  // EIP-681: a wallet that scans it proposes the USDC transfer of the amount to the burner.
+  const uri = `ethereum:${chain.usdc}@${chain.chain_id}/transfer?address=${address}&uint256=${amount}`;
+  byId("qr").src = await QRCode.toDataURL(uri, { margin: 1, width: 220 });
+  const copy = byId("copy");
+  copy.addEventListener("click", () => {
+    const done = (text: string) => {
+      copy.textContent = text;
+    };
+    // The clipboard needs a secure context and the page's focus; without it the payer selects the text.
+    if (!navigator.clipboard) return done("Select the address to copy it");
+    navigator.clipboard.writeText(address).then(
+      () => done("Copied"),
+      () => done("Select the address to copy it"),
+    );
+  });
+  const tick = () => {
+    const left = Math.max(0, Math.floor(expiresAt - Date.now() / 1000));
+    byId("time-left").textContent =
+      left === 0 ? "time is up" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  };
+  tick();
+  clearInterval(clock);
+  clock = setInterval(tick, 1000);
+  byId("start").hidden = true;
+  byId("deposit").hidden = false;
+}
+
+/** Hides the deposit once the payment is being settled, returned or is over: nothing more to send. */
+export function hideDeposit() {
+  clearInterval(clock);
+  byId("deposit").hidden = true;
+}
+
+/** The chain to pay on: the only one, or the payer's pick when the merchant takes several. */
+export async function chooseChain(chains: readonly LinkChain[]): Promise<LinkChain> {
+  const [only] = chains;
+  if (!only) throw new Error("this link cannot be paid on any chain yet");
+  if (chains.length === 1) return only;
+  const picker = byId("chains");
+  show("Which network will you pay on?");
+  picker.hidden = false;
+  return new Promise((resolve) => {
+    for (const chain of chains) {
+      const choice = document.createElement("button");
+      choice.type = "button";
+      choice.textContent = `${chain.name} (chain ${chain.chain_id})`;
+      choice.dataset.chain = String(chain.chain_id);
+      choice.addEventListener("click", () => {
+        picker.hidden = true;
+        resolve(chain);
+      });
+      picker.append(choice);
+    }
+  });
+}

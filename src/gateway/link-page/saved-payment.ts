@@ -1,0 +1,76 @@
+/**
+ * The payment the hosted page is driving, kept in the browser's localStorage so that a reload, or
+ * the link opened again in the same browser, resumes it: the burner key signs the Intent once the
+ * deposit is seen, and without it the session cannot settle. One entry per link, holding the one
+ * session it is for; removed once that session is final (paid, or the money returned). Anyone with
+ * this browser profile can read it until then (docs/LINKS.md, "A shared computer").
+ */
+import type { Address, Hex } from "viem";
+import type { Authorization } from "../../domain/types.ts";
+
+/** A chain the link's session can be paid on, as POST /links/:slug/sessions answers it. */
+export interface LinkChain {
+  chain_id: number;
+  name: string;
+  delegate: Address;
+  usdc: Address;
+}
+
+export interface SavedPayment {
+  v: 1;
+  sessionId: string;
+  clientSecret: string;
+  publishableKey: string;
+  /** USDC base units. */
+  amount: string;
+  /** Unix seconds. */
+  expiresAt: number;
+  chain: LinkChain;
+  burnerKey: Hex;
+  eip7702Auth: Authorization;
+  /** The standing refund the burner signed before its address was shown: resent on a resumed register. */
+  standingRefund: { to: Address; deadline: number; signatures: Record<string, Hex> };
+}
+
+interface Storage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+const storage = (globalThis as unknown as { localStorage?: Storage }).localStorage;
+
+const keyOf = (slug: string) => `deposit-link:${slug}`;
+
+/** The payment saved for this link, or null (none, or an entry this page cannot read). */
+export function loadPayment(slug: string): SavedPayment | null {
+  try {
+    const saved = JSON.parse(storage?.getItem(keyOf(slug)) ?? "null") as SavedPayment | null;
+    return saved?.v === 1 && typeof saved.sessionId === "string" && typeof saved.burnerKey === "string"
+      ? saved
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Saves the payment before its address is shown. False when the browser refuses (storage off or
+ * full): the page then cannot resume after a reload, and the standing refund is the way back.
+ */
+export function savePayment(slug: string, payment: SavedPayment): boolean {
+  try {
+    storage?.setItem(keyOf(slug), JSON.stringify(payment));
+    return storage !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Forgets the payment (and its burner key) once its session is final. */
+export function clearPayment(slug: string): void {
+  try {
+    storage?.removeItem(keyOf(slug));
+  } catch {
+    // Storage that cannot be written holds nothing of ours.
+  }
+}
