@@ -1,9 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeBurner } from "../../src/client/index.ts";
 import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
+import {
+  depositAddress,
+  eventually,
+  launchChromium,
+  newProfile,
+  saved,
+  slugOf,
+  startPayment,
+  steps,
+  waitForPaid,
+  watch,
+} from "../support/link-page.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 // A payment link on the real stack, paid through its hosted page in a real browser: Debian's
@@ -14,7 +26,6 @@ import { startTestService, type TestService } from "../support/service.ts";
 
 const T = 240_000;
 const OPERATOR_SECRET = `operator-${"d".repeat(40)}`;
-const CHROMIUM = "/usr/bin/chromium";
 // A session not committed by then expires (60 s is SESSION_TTL_SECONDS' minimum): the closed-tab test
 // waits for it, the others commit well within it.
 const TTL_S = 60;
@@ -37,16 +48,7 @@ beforeAll(async () => {
   });
   const ctx = await setUpChains();
   [A, B] = [ctx("source"), ctx("destination")];
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-    ],
-  });
+  browser = await launchChromium();
 }, T);
 afterAll(async () => {
   await browser?.close();
@@ -98,73 +100,8 @@ async function newLink(sk: string, body: object) {
   return r.body as { id: string; url: string; active: boolean; amount: string };
 }
 
-const slugOf = (url: string) => new URL(url).pathname.split("/").pop() ?? "";
-
-/** Everything the page logs, for the failure message when it does not turn paid. */
-function watch(page: Page): string[] {
-  const log: string[] = [];
-  page.on("console", (m) => log.push(`console.${m.type()}: ${m.text()}`));
-  page.on("pageerror", (e) => log.push(`pageerror: ${e.message}`));
-  page.on("requestfailed", (r) => log.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
-  return log;
-}
-
 /** A payer's wallet address, checksummed as a wallet shows it, holding nothing yet. */
 const payerWallet = () => getAddress(makeBurner().address);
-
-/** A browser profile of its own: its localStorage is the payer's, kept across reloads of its pages. */
-const newProfile = () => browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
-
-/** The steps the page has shown, in order. */
-const steps = (page: Page) =>
-  page.$$eval("#steps li", (lis) => lis.map((li) => li.getAttribute("data-step")));
-
-/** What the page keeps in the browser's storage for a link (src/gateway/link-page/saved-payment.ts). */
-const saved = (page: Page, slug: string) =>
-  // Evaluated in the page (a string: the test's own types have no DOM).
-  page.evaluate<string | null>(`localStorage.getItem(${JSON.stringify(`deposit-link:${slug}`)})`);
-
-/**
- * Opens the link, gives `refundTo`, presses Pay (and picks `chain` when asked) and waits for the
- * deposit address: the page shows it only once the standing refund to `refundTo` is signed and
- * registered with the burner.
- */
-async function startPayment(page: Page, url: string, refundTo: string, chain?: Ctx) {
-  const log = watch(page);
-  const opened = await page.goto(url);
-  expect(opened?.status()).toBe(200);
-  await page.fill("#refund", refundTo);
-  await page.click("#pay");
-  if (chain) {
-    await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
-    await page.click(`#chains button[data-chain="${chain.chain.chainId}"]`);
-  }
-  await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err: unknown) => {
-    throw new Error(`the page showed no deposit address:\n${log.join("\n")}`, { cause: err });
-  });
-  const address = (await page.textContent("#address"))?.trim() as `0x${string}`;
-  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
-  const sessionId = (await page.getAttribute("body", "data-session")) as string;
-  return { address, sessionId, log };
-}
-
-async function waitForPaid(page: Page, log: string[]) {
-  await page.waitForSelector('#status[data-status="paid"]', { timeout: 120_000 }).catch((err: unknown) => {
-    throw new Error(`the page did not turn paid:\n${log.join("\n")}`, { cause: err });
-  });
-  expect(await page.textContent("#status")).toMatch(/paid/i);
-}
-
-/** Polls until `check` returns a value (not undefined), or fails after `ms`. */
-async function eventually<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`${what} did not happen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-}
 
 describe("a payment link's hosted page", () => {
   it(
@@ -183,7 +120,7 @@ describe("a payment link's hosted page", () => {
       expect(link.url).toBe(`${service.url}/links/${slugOf(link.url)}`);
       expect(slugOf(link.url)).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
-      const profile = await newProfile();
+      const profile = await newProfile(browser);
       const page = await profile.newPage();
       const log = watch(page);
       const opened = await page.goto(link.url);
@@ -219,11 +156,7 @@ describe("a payment link's hosted page", () => {
       ).toEqual([String(A.chain.chainId), String(B.chain.chainId)]);
       expect(await page.isHidden("#deposit")).toBe(true);
       await page.click(`#chains button[data-chain="${A.chain.chainId}"]`);
-      await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err: unknown) => {
-        throw new Error(`the page showed no deposit address:\n${log.join("\n")}`, { cause: err });
-      });
-      const address = (await page.textContent("#address"))?.trim() as `0x${string}`;
-      expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      const address = await depositAddress(page, log);
       expect(await page.getAttribute("#qr", "src")).toMatch(/^data:image\/png;base64,/);
       expect(await page.textContent("#chain")).toBe(`source (chain ${A.chain.chainId})`);
       expect(await page.textContent("#refund-to")).toBe(refundTo);
@@ -274,7 +207,7 @@ describe("a payment link's hosted page", () => {
       await pinDestination(m.sk);
       const link = await newLink(m.sk, { amount: "10000000" });
       const refundTo = payerWallet();
-      const profile = await newProfile();
+      const profile = await newProfile(browser);
       const page = await profile.newPage();
       const { address, sessionId } = await startPayment(page, link.url, refundTo);
 
@@ -314,7 +247,7 @@ describe("a payment link's hosted page", () => {
       const m = await newMerchant();
       const dest = await pinDestination(m.sk);
       const link = await newLink(m.sk, { amount: "10000000" });
-      const profile = await newProfile();
+      const profile = await newProfile(browser);
       const page = await profile.newPage();
       const { address, sessionId, log } = await startPayment(page, link.url, payerWallet());
 
