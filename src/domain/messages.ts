@@ -1,5 +1,5 @@
 import type { Rejection } from "./rejections.ts";
-import type { Address, Authorization, Hex, Intent, SignedRefund } from "./types.ts";
+import type { Address, Authorization, ChainAddress, Flow, Hex, Intent, SignedRefund } from "./types.ts";
 
 /**
  * The outbox of a session decision: what the decision sends, written by the host in the same Kafka
@@ -44,6 +44,13 @@ export interface WebhookMessage {
       amount: string | null;
       settled_amount: string | null;
       overpaid_amount: string | null;
+      /** How the session was made: a merchant checkout, or a P2P request from a pk-tagged widget. */
+      flow: Flow;
+      /** Where the money goes (null: a checkout deposit on a chain the merchant pinned nothing for). */
+      dest_address: ChainAddress | null;
+      dest_chain_id: number | null;
+      /** The destination is one the merchant had pinned when the session was created. */
+      dest_pinned: boolean;
     };
   };
 }

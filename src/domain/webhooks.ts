@@ -1,6 +1,6 @@
 import { detectedDeposit } from "./evolve.ts";
 import type { SessionWebhookType, WebhookMessage } from "./messages.ts";
-import type { Outcome, Session } from "./types.ts";
+import { type Outcome, type Session, sameId } from "./types.ts";
 
 /** The webhook event a swept session's outcome fires (docs/API.md, "Webhooks"). */
 export const OUTCOME_EVENTS: Record<Outcome, SessionWebhookType> = {
@@ -44,9 +44,29 @@ export function sessionWebhook(
         amount: detected ? detected.amount.toString() : null,
         settled_amount: amounts.settled?.toString() ?? null,
         overpaid_amount: amounts.overpaid?.toString() ?? null,
+        // What a merchant checks before fulfilling (docs/WEBHOOKS.md): anyone holding the pk_ can
+        // make a P2P session of the merchant's that pays somewhere else.
+        flow: session.flow,
+        dest_address: session.destAddress,
+        dest_chain_id: session.destChainId,
+        dest_pinned: hasPinnedDestination(session),
       },
     },
   };
+}
+
+/**
+ * The session pays one of the destinations its merchant had pinned when it was created (checkout:
+ * always, once a pin gave it one; a pk-tagged P2P session: when its creator named one of them).
+ */
+export function hasPinnedDestination(
+  session: Pick<Session, "destAddress" | "destChainId" | "pinnedDestinations">,
+): boolean {
+  const { destAddress, destChainId } = session;
+  if (destAddress === null) return false;
+  return session.pinnedDestinations.some(
+    (p) => p.destChainId === destChainId && sameId(p.destAddress, destAddress),
+  );
 }
 
 /** The amount over the expected one, for an overpaid outcome. */

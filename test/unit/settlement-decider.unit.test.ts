@@ -357,6 +357,10 @@ describe("webhooks", () => {
       amount: "10000000",
       settled_amount: "9920000",
       overpaid_amount: null,
+      flow: "p2p_request",
+      dest_address: DEST_ADDR,
+      dest_chain_id: DEST,
+      dest_pinned: false,
     });
   });
 

@@ -6,13 +6,23 @@ export const SIGNATURE_HEADER = "Service-Signature";
 /** The interface's replay window: a signature older (or newer) than this is refused. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** A webhook delivery body: `event_type` always; a session event adds `session_id`, `amount`, `settled_amount`, `overpaid_amount`. */
+/**
+ * A webhook delivery body: `event_type` always; a session event (`payment.*`) adds `session_id`,
+ * the amounts, and where the money goes: check `flow` and `dest_pinned` before fulfilling an order
+ * (docs/WEBHOOKS.md), since anyone holding the `pk_` can make a P2P session of yours that pays them.
+ */
 export interface WebhookBody {
   event_type: string;
   session_id?: string;
   amount?: string | null;
   settled_amount?: string | null;
   overpaid_amount?: string | null;
+  /** `checkout`, or a P2P flow (`p2p_request`, `p2p_send`, `stealth_request`) from a pk-tagged widget. */
+  flow?: string;
+  dest_address?: string | null;
+  dest_chain_id?: number | null;
+  /** The destination is one you had pinned (PUT /v1/destinations) when the session was created. */
+  dest_pinned?: boolean;
   [field: string]: unknown;
 }
 
