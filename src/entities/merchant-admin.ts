@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import {
   type AppFee,
+  DEFAULT_MERCHANT_SETTINGS,
   type DestinationPin,
   type KeyKind,
   MERCHANT_REJECTION_MESSAGES,
   type MerchantCommand,
   type MerchantRejectionCode,
+  type MerchantSettings,
 } from "../domain/merchant/types.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import type { GatewayReply } from "../kafka/records.ts";
@@ -74,8 +76,8 @@ export interface WebhookEndpointAdmin {
 }
 
 /**
- * What checkout sessions take from their merchant (PUT /v1/destinations, PUT /v1/app_fee), on the
- * same actor. Each answers once the projection shows the change (or a later one of the same chain).
+ * What a merchant's sessions take from it (PUT /v1/destinations, /v1/app_fee, /v1/settings), on the
+ * same actor. Each answers once the projection shows the change (or a later one of the same kind).
  */
 export interface MerchantSettingsAdmin {
   pinDestination(merchantId: string, pin: DestinationPin): Promise<DestinationPin[]>;
@@ -83,6 +85,10 @@ export interface MerchantSettingsAdmin {
   setAppFee(merchantId: string, fee: AppFee): Promise<AppFee>;
   /** The merchant's app fee; none set: 0 bps to the zero address. */
   appFee(merchantId: string): Promise<AppFee>;
+  /** Sets the merchant's settings (PUT /v1/settings), as a whole. */
+  setSettings(merchantId: string, settings: MerchantSettings): Promise<MerchantSettings>;
+  /** The merchant's settings; never set: DEFAULT_MERCHANT_SETTINGS. */
+  settings(merchantId: string): Promise<MerchantSettings>;
 }
 
 export const NO_APP_FEE: AppFee = { bps: 0, recipient: "0x0000000000000000000000000000000000000000" };
@@ -202,6 +208,23 @@ export function createMerchantAdmin(
     async appFee(merchantId) {
       const row = await deps.store.appFeeOf(merchantId);
       return row ? { bps: row.bps, recipient: row.recipient } : NO_APP_FEE;
+    },
+    async setSettings(merchantId, settings) {
+      const sentAt = now();
+      await send(merchantId, "SetSettings", settings);
+      // Answered once the gateway's check reads it: the next POST /sessions is held to it.
+      await waitFor("the settings", async () => {
+        const row = await deps.store.settingsOf(merchantId);
+        return (
+          !!row &&
+          (row.p2pPinnedDestinationsOnly === settings.p2pPinnedDestinationsOnly || row.updatedAt > sentAt)
+        );
+      });
+      return settings;
+    },
+    async settings(merchantId) {
+      const row = await deps.store.settingsOf(merchantId);
+      return row ? { p2pPinnedDestinationsOnly: row.p2pPinnedDestinationsOnly } : DEFAULT_MERCHANT_SETTINGS;
     },
     async removeWebhookEndpoint(merchantId) {
       const before = await deps.endpoints.get(merchantId);

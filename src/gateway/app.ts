@@ -30,6 +30,7 @@ import { checkoutStreamAccess, eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { type LinkRouteDeps, registerLinkRoutes } from "./routes/links.ts";
 import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts";
+import { merchantSettingsRoutes } from "./routes/merchant-settings.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
@@ -158,11 +159,12 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     now: deps.now ?? Date.now,
   };
   const widgetGuards = config.MERCHANT_MODE !== "off" ? deps.merchants?.guards : undefined;
+  const checkout = config.MERCHANT_MODE !== "off" ? deps.merchants?.checkout : undefined;
   await app.register(sessionRoutes, {
     ...session,
     widgetOwner: widgetGuards && ((request) => widgetGuards.publishableKey(request)),
+    widgetSettings: checkout?.settings,
   });
-  const checkout = config.MERCHANT_MODE !== "off" ? deps.merchants?.checkout : undefined;
   const checkoutAccess = checkout &&
     deps.merchants && {
       guards: deps.merchants.guards,
@@ -193,6 +195,10 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       sessions: deps.sessions,
       mode: checkout.mode,
       chainIds: (config.chains ?? []).map((c) => c.chainId),
+    });
+    await app.register(merchantSettingsRoutes, {
+      guards: deps.merchants.guards,
+      settings: checkout.settings,
     });
     await app.register(registerRoutes, {
       ...session,

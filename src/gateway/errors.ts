@@ -126,6 +126,12 @@ const GATEWAY_ERRORS = {
     message: "the intent's destination is not the one the merchant pinned for this chain",
     retryable: false,
   },
+  // A pk-tagged P2P session whose merchant set p2p_pinned_destinations_only (src/gateway/widget-policy.ts).
+  destination_not_pinned: {
+    status: 403,
+    message: "this merchant accepts P2P sessions only to the destination it pinned for the burner's chain",
+    retryable: false,
+  },
   // Subscriptions (docs/SUBSCRIPTIONS.md): the actor's refusals and the gateway's checks of the mandate.
   subscription_not_found: {
     status: 404,

@@ -394,6 +394,7 @@ const issuedKey = f.record(issuedKeyFields);
 
 const destinationPin = { sourceChainId: f.number, destAddress: f.string, destChainId: f.number };
 const appFee = { bps: f.number, recipient: f.address };
+const merchantSettings = { p2pPinnedDestinationsOnly: f.boolean };
 
 /** merchant.commands: a command to one merchant's actor, keyed by merchant id. */
 export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
@@ -409,6 +410,7 @@ export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
     RevokeKey: { keyId: f.string },
     PinDestination: destinationPin,
     SetAppFee: appFee,
+    SetSettings: merchantSettings,
   },
 });
 
@@ -425,6 +427,7 @@ export const merchantEvent: f.Field<MerchantEvent, Avro> = message({
     KeyRevoked: { keyId: f.string, hash: f.string },
     DestinationPinned: destinationPin,
     AppFeeSet: appFee,
+    SettingsSet: merchantSettings,
   },
 });
 

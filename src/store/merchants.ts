@@ -1,4 +1,10 @@
-import type { AppFee, DestinationPin, KeyKind, MerchantEvent } from "../domain/merchant/types.ts";
+import type {
+  AppFee,
+  DestinationPin,
+  KeyKind,
+  MerchantEvent,
+  MerchantSettings,
+} from "../domain/merchant/types.ts";
 import type { CassandraClient } from "./cassandra.ts";
 import { webhookEndpoints } from "./webhook-endpoints.ts";
 
@@ -34,7 +40,7 @@ export interface DestinationRow extends DestinationPin {
   updatedAt: number;
 }
 
-/** Typed access to the merchant projection (migrations 0007 and 0011). */
+/** Typed access to the merchant projection (migrations 0007, 0011 and 0015). */
 export interface MerchantStore {
   /** Writes one event; idempotent, and an older event never overwrites a newer one. */
   apply(event: MerchantEvent): Promise<void>;
@@ -45,6 +51,8 @@ export interface MerchantStore {
   destinationsOf(merchantId: string): Promise<DestinationRow[]>;
   /** The merchant's app fee, or null when none was set. */
   appFeeOf(merchantId: string): Promise<(AppFee & { updatedAt: number }) | null>;
+  /** The merchant's settings, or null when it never set them. */
+  settingsOf(merchantId: string): Promise<(MerchantSettings & { updatedAt: number }) | null>;
 }
 
 const ms = (d: Date | null): number | null => (d ? d.getTime() : null);
@@ -111,11 +119,21 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
             [merchantId, event.data.bps, event.data.recipient, when],
           );
           break;
+        case "SettingsSet":
+          await exec(
+            `INSERT INTO merchant_settings (merchant_id, p2p_pinned_destinations_only, updated_at) VALUES (?, ?, ?) USING TIMESTAMP ${at}`,
+            [merchantId, event.data.p2pPinnedDestinationsOnly, when],
+          );
+          break;
         case "WebhookEndpointSet":
         case "WebhookEndpointRemoved":
           // The webhooks worker reads its own table (src/store/webhook-endpoints.ts).
           await endpoints.project(event);
           break;
+        default: {
+          const unknown: never = event;
+          throw new Error(`unknown merchant event ${(unknown as { type: string }).type}`);
+        }
       }
       await exec(`UPDATE merchants USING TIMESTAMP ${at} SET version = ? WHERE merchant_id = ?`, [
         BigInt(version),
@@ -163,6 +181,16 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
         ? {
             bps: r.get("app_fee_bps") as number,
             recipient: r.get("app_fee_recipient") as AppFee["recipient"],
+            updatedAt: ms(r.get("updated_at") as Date) ?? 0,
+          }
+        : null;
+    },
+    async settingsOf(merchantId) {
+      const rs = await exec("SELECT * FROM merchant_settings WHERE merchant_id = ?", [merchantId]);
+      const r = rs.first();
+      return r
+        ? {
+            p2pPinnedDestinationsOnly: r.get("p2p_pinned_destinations_only") === true,
             updatedAt: ms(r.get("updated_at") as Date) ?? 0,
           }
         : null;

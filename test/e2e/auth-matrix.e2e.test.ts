@@ -143,6 +143,8 @@ describe("the authentication table, route by route (MERCHANT_MODE=development)",
           ok: 200,
         },
         { method: "GET", path: "/v1/app_fee", ok: 200 },
+        { method: "PUT", path: "/v1/settings", body: { p2p_pinned_destinations_only: false }, ok: 200 },
+        { method: "GET", path: "/v1/settings", ok: 200 },
         // The key is checked before the body: an empty body reaches validation only with a valid key.
         { method: "POST", path: "/v1/subscriptions", body: {}, ok: 400 },
         { method: "GET", path: `/v1/subscriptions/${subscription}`, ok: 200, owned: true },

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApiClient, makeBurner, newBurner, payCheckout } from "../../src/client/index.ts";
 import {
   ApiError,
@@ -33,9 +33,8 @@ import {
   verifyWebhook,
 } from "../../src/client/merchant/index.ts";
 import { waitFor } from "../support/actor-host.ts";
-import { type Ctx, fund, setUpChains } from "../support/delegate.ts";
-import { type LocalServer, serve } from "../support/local-http.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { fund } from "../support/delegate.ts";
+import { merchantStack } from "../support/merchant-stack.ts";
 import { mandateBody, mandateOf, newSubscriptionPayer } from "../support/subscription-payer.ts";
 
 // The merchant client library against the real stack: a merchant made through the operator route,
@@ -44,36 +43,10 @@ import { mandateBody, mandateOf, newSubscriptionPayer } from "../support/subscri
 
 const T = 180_000;
 const OPERATOR_SECRET = `operator-${"m".repeat(40)}`;
-let service: TestService;
-let receiver: LocalServer;
-let A: Ctx;
-let B: Ctx;
-
-beforeAll(async () => {
-  service = await startTestService({
-    roles: ["actors", "projector", "indexer", "gateway", "executor", "webhooks"],
-    env: {
-      MERCHANT_MODE: "development",
-      OPERATOR_SECRET,
-      RATE_LIMIT_BURST: "1000",
-      // The merchant's receiver is plain http://localhost, which development mode allows with this.
-      WEBHOOK_ALLOW_INSECURE: "true",
-      WEBHOOK_POLL_MS: "100",
-      INDEXER_POLL_MS: "250",
-      SSE_KEEPALIVE_MS: "500",
-    },
-  });
-  receiver = await serve((_req, res) => res.writeHead(200).end());
-  const ctx = await setUpChains();
-  [A, B] = [ctx("source"), ctx("destination")];
-}, T);
-afterAll(async () => {
-  await receiver?.close();
-  await service?.stop();
-}, T);
+const stack = merchantStack(OPERATOR_SECRET, T);
 
 async function createMerchant(): Promise<{ id: string; secretKey: string; publishableKey: string }> {
-  const res = await fetch(`${service.url}/v1/operator/merchants`, {
+  const res = await fetch(`${stack.service.url}/v1/operator/merchants`, {
     method: "POST",
     headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
     body: JSON.stringify({ name: "Library Shop", email: `lib-${randomUUID()}@merchant.test` }),
@@ -90,7 +63,7 @@ async function createMerchant(): Promise<{ id: string; secretKey: string; publis
 describe("the merchant client library on the real stack (MERCHANT_MODE=development)", () => {
   it("reads the merchant with its sk_, rolls it, and the rolled-away key is a 401 http error", async () => {
     const { id, secretKey } = await createMerchant();
-    const client = createMerchantClient({ baseUrl: service.url, secretKey });
+    const client = createMerchantClient({ baseUrl: stack.service.url, secretKey });
 
     const merchant = await getMerchant(client);
     expect(merchant).toMatchObject({ id, name: "Library Shop", livemode: false });
@@ -104,7 +77,7 @@ describe("the merchant client library on the real stack (MERCHANT_MODE=developme
     expect(err).toBeInstanceOf(ApiError);
     expect([(err as ApiError).kind, (err as ApiError).status]).toEqual(["http", 401]);
 
-    const next = createMerchantClient({ baseUrl: service.url, secretKey: rolled.key });
+    const next = createMerchantClient({ baseUrl: stack.service.url, secretKey: rolled.key });
     const after = await getMerchant(next);
     expect(after.keys.filter((k) => k.type === "secret" && k.revoked_at === null)).toEqual([
       expect.objectContaining({ id: rolled.id, last4: rolled.key.slice(-4) }),
@@ -113,7 +86,7 @@ describe("the merchant client library on the real stack (MERCHANT_MODE=developme
 
   it("lists no webhook deliveries for a new merchant; an unknown delivery is a 404 to read or redeliver", async () => {
     const { secretKey } = await createMerchant();
-    const client = createMerchantClient({ baseUrl: service.url, secretKey });
+    const client = createMerchantClient({ baseUrl: stack.service.url, secretKey });
     expect(await listWebhookDeliveries(client)).toEqual([]);
     for (const call of [getWebhookDelivery, redeliverWebhook]) {
       const err = await call(client, { id: `no-such-${randomUUID()}` }).catch((e: unknown) => e);
@@ -123,7 +96,7 @@ describe("the merchant client library on the real stack (MERCHANT_MODE=developme
 
   it("revokes the publishable key: the record shows it revoked; an unknown key is a 404", async () => {
     const { secretKey } = await createMerchant();
-    const client = createMerchantClient({ baseUrl: service.url, secretKey });
+    const client = createMerchantClient({ baseUrl: stack.service.url, secretKey });
     const pk = (await getMerchant(client)).keys.find((k) => k.type === "publishable");
     expect(pk?.revoked_at).toBeNull();
     expect(await revokeKey(client, { keyId: pk?.id ?? "" })).toBeUndefined();
@@ -146,16 +119,20 @@ describe("a checkout run through the merchant library on the real stack", () => 
     "pins a destination, sets the app fee and the endpoint, creates sessions with and without an Idempotency-Key, reads back the paid one and lists its events",
     async () => {
       const m = await createMerchant();
-      const client = createMerchantClient({ baseUrl: service.url, secretKey: m.secretKey });
+      const client = createMerchantClient({ baseUrl: stack.service.url, secretKey: m.secretKey });
       const dest = makeBurner().address.toLowerCase();
       const feeSink = makeBurner().address.toLowerCase();
 
-      const pin = { source_chain_id: A.chain.chainId, dest_address: dest, dest_chain_id: B.chain.chainId };
+      const pin = {
+        source_chain_id: stack.A.chain.chainId,
+        dest_address: dest,
+        dest_chain_id: stack.B.chain.chainId,
+      };
       expect(
         await pinDestination(client, {
-          sourceChainId: A.chain.chainId,
+          sourceChainId: stack.A.chain.chainId,
           destAddress: dest,
-          destChainId: B.chain.chainId,
+          destChainId: stack.B.chain.chainId,
         }),
       ).toEqual([pin]);
       expect(await listDestinations(client)).toEqual([pin]);
@@ -163,7 +140,7 @@ describe("a checkout run through the merchant library on the real stack", () => 
       expect(await setAppFee(client, { appFeeBps: 100, appFeeRecipient: feeSink })).toEqual(fee);
       expect(await getAppFee(client)).toEqual(fee);
 
-      const hookUrl = `http://localhost:${new URL(receiver.url).port}/hook`;
+      const hookUrl = `http://localhost:${new URL(stack.receiver.url).port}/hook`;
       const endpoint = await setWebhookEndpoint(client, { url: hookUrl });
       expect(endpoint).toMatchObject({ url: hookUrl, secret: expect.stringMatching(/^whsec_/) });
       const shown = await getWebhookEndpoint(client);
@@ -199,15 +176,15 @@ describe("a checkout run through the merchant library on the real stack", () => 
 
       // The widget's part, through the payer's library: register, pay on chain A, commit, swept on B.
       const payer = createApiClient({
-        baseUrl: service.url,
+        baseUrl: stack.service.url,
         checkout: { publishableKey: m.publishableKey, clientSecret: keyed.client_secret },
       });
-      const burner = await newBurner(A.chain);
+      const burner = await newBurner(stack.A.chain);
       const { settled } = await payCheckout(payer, {
         id: keyed.id,
         burner,
-        usdc: { [A.chain.chainId]: A.chain.usdc },
-        onRegistered: () => fund(A, burner.address, A.chain.usdc, 10_000_000n),
+        usdc: { [stack.A.chain.chainId]: stack.A.chain.usdc },
+        onRegistered: () => fund(stack.A, burner.address, stack.A.chain.usdc, 10_000_000n),
         detectionTimeout: 60_000,
         settlementTimeout: 120_000,
       });
@@ -247,7 +224,7 @@ describe("a checkout run through the merchant library on the real stack", () => 
             : undefined,
         60_000,
       );
-      const posts = (receiver.requests ?? []).filter((r) => r.body.includes(keyed.id));
+      const posts = (stack.receiver.requests ?? []).filter((r) => r.body.includes(keyed.id));
       expect(posts).toHaveLength(3);
       for (const post of posts) {
         const body = await verifyWebhook({
@@ -267,7 +244,7 @@ describe("a checkout run through the merchant library on the real stack", () => 
 
   it("creates, reads and deactivates a payment link; another merchant's link is a 404", async () => {
     const client = createMerchantClient({
-      baseUrl: service.url,
+      baseUrl: stack.service.url,
       secretKey: (await createMerchant()).secretKey,
     });
     const link = await createPaymentLink(client, { amount: 5_000_000n, description: "T-shirt" });
@@ -280,17 +257,17 @@ describe("a checkout run through the merchant library on the real stack", () => 
     expect(await getPaymentLink(client, { id: link.id })).toEqual(link);
     expect(await deactivatePaymentLink(client, { id: link.id })).toEqual({ ...link, active: false });
     const other = createMerchantClient({
-      baseUrl: service.url,
+      baseUrl: stack.service.url,
       secretKey: (await createMerchant()).secretKey,
     });
     expect(await statusOf(getPaymentLink(other, { id: link.id }))).toEqual(["http", 404]);
   });
 
   it("registers a payer-signed mandate, reads it, cancels it; a second registration is a 409", async () => {
-    const chain = service.stack.chains.find((c) => c.name === "source");
+    const chain = stack.service.stack.chains.find((c) => c.name === "source");
     if (!chain) throw new Error("the stack has no source chain");
     const client = createMerchantClient({
-      baseUrl: service.url,
+      baseUrl: stack.service.url,
       secretKey: (await createMerchant()).secretKey,
     });
     const payer = await newSubscriptionPayer(chain, 0n, 0n);
@@ -311,7 +288,7 @@ describe("a checkout run through the merchant library on the real stack", () => 
     expect(canceled).toMatchObject({ id: sub.id, status: "canceled", canceled_by: "merchant" });
     expect(await cancelSubscription(client, { id: sub.id })).toEqual(canceled);
     const other = createMerchantClient({
-      baseUrl: service.url,
+      baseUrl: stack.service.url,
       secretKey: (await createMerchant()).secretKey,
     });
     expect(await statusOf(getSubscription(other, { id: sub.id }))).toEqual(["http", 404]);

@@ -204,6 +204,7 @@ export function recordGenerator(seed: number): RecordGen {
         { type: "RevokeKey", data: { ...data, keyId: g.uuid() }, metadata },
         { type: "PinDestination", data: { ...data, ...pin() }, metadata },
         { type: "SetAppFee", data: { ...data, ...appFee() }, metadata },
+        { type: "SetSettings", data: { ...data, p2pPinnedDestinationsOnly: g.bool() }, metadata },
       ];
       return g.pick(bodies);
     },
@@ -222,6 +223,7 @@ export function recordGenerator(seed: number): RecordGen {
         { type: "KeyRevoked", data: { keyId: g.uuid(), hash: g.hex(32).slice(2) }, metadata },
         { type: "DestinationPinned", data: pin(), metadata },
         { type: "AppFeeSet", data: appFee(), metadata },
+        { type: "SettingsSet", data: { p2pPinnedDestinationsOnly: g.bool() }, metadata },
       ];
       return g.pick(events);
     },

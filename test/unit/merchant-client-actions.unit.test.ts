@@ -14,12 +14,14 @@ import {
   getEvent,
   getPaymentLink,
   getPaymentSession,
+  getSettings,
   getSubscription,
   getWebhookEndpoint,
   listDestinations,
   listEvents,
   pinDestination,
   setAppFee,
+  setSettings,
   setWebhookEndpoint,
 } from "../../src/client/merchant/index.ts";
 import { sendJson } from "../support/local-http.ts";
@@ -177,6 +179,17 @@ describe("the checkout reads, destinations and app fee", () => {
     expect(requests()).toEqual([
       ["PUT", "/v1/app_fee", JSON.stringify(fee)],
       ["GET", "/v1/app_fee", ""],
+    ]);
+  });
+
+  it("setSettings and getSettings: PUT and GET /v1/settings, the API's spelling", async () => {
+    const settings = { object: "settings", p2p_pinned_destinations_only: true };
+    const client = await clientFor(ok(settings));
+    expect(await setSettings(client, { p2pPinnedDestinationsOnly: true })).toEqual(settings);
+    expect(await getSettings(client)).toEqual(settings);
+    expect(requests()).toEqual([
+      ["PUT", "/v1/settings", JSON.stringify({ p2p_pinned_destinations_only: true })],
+      ["GET", "/v1/settings", ""],
     ]);
   });
 });

@@ -157,4 +157,23 @@ describe("checkout settings", () => {
     const state = run(run(null, create()).state, fee).state;
     expect(state?.appFee).toEqual({ bps: 150, recipient: dest });
   });
+
+  it("settings are journaled whole, on and off again; before the merchant exists nothing is", () => {
+    const set = (on: boolean) => command({ type: "SetSettings", data: { p2pPinnedDestinationsOnly: on } });
+    expect(run(null, set(true)).decision).toMatchObject({
+      ok: false,
+      rejection: { code: "merchant_not_found" },
+    });
+    const on = run(run(null, create()).state, set(true));
+    expect(on.events).toMatchObject([
+      {
+        type: "SettingsSet",
+        data: { p2pPinnedDestinationsOnly: true },
+        metadata: { merchantId: ID, version: 4 },
+      },
+    ]);
+    expect(on.decision.outbox).toEqual([{ type: "Reply", data: { replyTo, rejection: null } }]);
+    expect(on.state?.settings).toEqual({ p2pPinnedDestinationsOnly: true });
+    expect(run(on.state, set(false)).state?.settings).toEqual({ p2pPinnedDestinationsOnly: false });
+  });
 });

@@ -2,7 +2,7 @@
  * The merchant's client library (`deposit-settlement/merchant`): the payer's API client with the
  * merchant's secret key (`createMerchantClient`), one action per merchant `/v1` route (the merchant
  * record and keys, the webhook endpoint, its delivery log and redelivery, checkout sessions,
- * destinations and the app fee, the event list and `allEvents` to walk it, payment links,
+ * destinations, the app fee and the settings, the event list and `allEvents` to walk it, payment links,
  * subscriptions), and `verifyWebhook`, which is asynchronous: ALWAYS await it, or a forged webhook
  * passes. Like the payer's library it loads no Node built-ins and no server code. docs/MERCHANT-CLIENT.md is its manual.
  */
@@ -89,6 +89,12 @@ export {
   getPaymentSession,
 } from "./actions/get-payment-session.ts";
 export {
+  type GetSettingsErrorType,
+  type GetSettingsParameters,
+  type GetSettingsReturnType,
+  getSettings,
+} from "./actions/get-settings.ts";
+export {
   type GetSubscriptionErrorType,
   type GetSubscriptionParameters,
   type GetSubscriptionReturnType,
@@ -155,6 +161,12 @@ export {
   setAppFee,
 } from "./actions/set-app-fee.ts";
 export {
+  type SetSettingsErrorType,
+  type SetSettingsParameters,
+  type SetSettingsReturnType,
+  setSettings,
+} from "./actions/set-settings.ts";
+export {
   type SetWebhookEndpointErrorType,
   type SetWebhookEndpointParameters,
   type SetWebhookEndpointReturnType,
@@ -170,6 +182,7 @@ export type {
   Merchant,
   MerchantEvent,
   MerchantKey,
+  MerchantSettings,
   PaymentLink,
   PaymentSession,
   PaymentSessionCreated,

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { PaymentSessionCreated as Created, PaymentSessionObject } from "../../gateway/checkout.ts";
 import type { eventListSchema, eventSchema } from "../../gateway/routes/merchant-events.ts";
+import type { settingsSchema } from "../../gateway/routes/merchant-settings.ts";
 import type { merchantSchema, rolledSchema } from "../../gateway/routes/merchants.ts";
 import type { paymentLinkSchema } from "../../gateway/routes/payment-links.ts";
 import type { subscriptionSchema } from "../../gateway/routes/subscriptions.ts";
@@ -53,6 +54,12 @@ export interface AppFee {
   /** The zero address when the fee is 0 and none was set. */
   app_fee_recipient: string;
 }
+
+/**
+ * The merchant's settings `{ object: "settings", p2p_pinned_destinations_only }` (`GET /v1/settings`):
+ * with `p2p_pinned_destinations_only`, a P2P session made with your `pk_` must pay your pinned destination.
+ */
+export type MerchantSettings = z.output<typeof settingsSchema>;
 
 /** An event of the list: `data` is the webhook body as delivered (`GET /v1/events`). */
 export type MerchantEvent = z.output<typeof eventSchema>;

@@ -81,7 +81,17 @@ export function decideMerchant(command: MerchantCommand, state: MerchantState): 
     }
     case "SetAppFee":
       return accept([{ type: "AppFeeSet", data: { bps: c.data.bps, recipient: c.data.recipient } }]);
+    case "SetSettings":
+      return accept([
+        { type: "SettingsSet", data: { p2pPinnedDestinationsOnly: c.data.p2pPinnedDestinationsOnly } },
+      ]);
+    default:
+      return unreachable(c);
   }
+}
+
+function unreachable(command: never): never {
+  throw new Error(`unknown merchant command ${(command as { type: string }).type}`);
 }
 
 const issued = (key: IssuedKey): MerchantEventBody => ({ type: "KeyIssued", data: key });
@@ -136,6 +146,12 @@ export function evolveMerchant(state: MerchantState, event: MerchantEvent): Merc
     }
     case "AppFeeSet":
       return { ...next, appFee: event.data };
+    case "SettingsSet":
+      return { ...next, settings: event.data };
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown merchant event ${(unknown as { type: string }).type}`);
+    }
   }
 }
 

@@ -51,6 +51,18 @@ export interface AppFee {
   recipient: Address;
 }
 
+/**
+ * The merchant's settings (PUT /v1/settings), set as a whole. A P2P session made with the merchant's
+ * `pk_` is the merchant's, yet its creator names the destination: with `p2pPinnedDestinationsOnly`
+ * the gateway creates one only to the destination pinned for the burner's chain.
+ */
+export interface MerchantSettings {
+  p2pPinnedDestinationsOnly: boolean;
+}
+
+/** A merchant that never set its settings has these. */
+export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = { p2pPinnedDestinationsOnly: false };
+
 export interface ReplyTo {
   gatewayId: string;
   correlationId: string;
@@ -85,7 +97,8 @@ export type MerchantCommand =
   | Command<"RotateKey", { key: IssuedKey; replaces: string | null }>
   | Command<"RevokeKey", { keyId: string }>
   | Command<"PinDestination", DestinationPin>
-  | Command<"SetAppFee", AppFee>;
+  | Command<"SetAppFee", AppFee>
+  | Command<"SetSettings", MerchantSettings>;
 
 export interface MerchantEventMetadata {
   merchantId: string;
@@ -106,7 +119,8 @@ export type MerchantEvent =
   /** `hash` names the key for the projection, which looks keys up by hash. */
   | Event<"KeyRevoked", { keyId: string; hash: string }>
   | Event<"DestinationPinned", DestinationPin>
-  | Event<"AppFeeSet", AppFee>;
+  | Event<"AppFeeSet", AppFee>
+  | Event<"SettingsSet", MerchantSettings>;
 
 /** An event before the decider numbers it. */
 export type MerchantEventBody = MerchantEvent extends infer E
@@ -135,6 +149,8 @@ export interface Merchant {
   destinations: DestinationPin[];
   /** null: the merchant's checkout sessions carry no app fee. */
   appFee: AppFee | null;
+  /** Absent in states snapshotted before settings existed: DEFAULT_MERCHANT_SETTINGS. */
+  settings?: MerchantSettings;
   /** The last command ids applied, newest last: a retried command is recognised and not applied twice. */
   recent: string[];
 }

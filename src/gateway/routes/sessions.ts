@@ -10,6 +10,7 @@ import {
 import { recoverSigner } from "../../chains/evm/recover.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
+import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
 import type { GatewayReply } from "../../kafka/records.ts";
 import type { Principal } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
@@ -23,6 +24,7 @@ import {
   sessionParamsSchema,
   sessionSchema,
 } from "../schemas.ts";
+import { type WidgetPolicy, widgetPolicy } from "../widget-policy.ts";
 
 export interface SessionRoutesOptions {
   config: Config;
@@ -38,11 +40,16 @@ export interface SessionRoutesOptions {
    * the session is the merchant's (its webhooks fire). Absent: every session is anonymous.
    */
   widgetOwner?: ((request: FastifyRequest) => Promise<Principal>) | undefined;
+  /**
+   * What a pk-tagged session takes from its merchant: its pinned destinations (copied into the
+   * session, so its webhooks can say whether it pays one of them) and its settings (pinned only).
+   */
+  widgetSettings?: Pick<MerchantSettingsAdmin, "destinations" | "settings"> | undefined;
 }
 
 /** POST /sessions and GET /sessions/:id: the anonymous session surface. */
 export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async (app, opts) => {
-  const { config, chains, commands, sessions, newId, now, widgetOwner } = opts;
+  const { config, chains, commands, sessions, newId, now, widgetOwner, widgetSettings } = opts;
   /** The merchant of a pk-tagged request, checked before the body is read; null without the header. */
   const owners = new WeakMap<FastifyRequest, string>();
   if (recoverSigner.loadError !== null) {
@@ -85,6 +92,16 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
           "invalid_request",
           "flow: a checkout session is created by the merchant's server (POST /v1/payment_sessions)",
         );
+      // Before the signatures: a destination the merchant does not allow costs no CPU.
+      const owner =
+        merchantId === null
+          ? null
+          : {
+              merchantId,
+              ...(widgetSettings
+                ? await widgetPolicy(widgetSettings, merchantId, body)
+                : { pinnedDestinations: [] }),
+            };
       const issuedAt = now();
       await verifySignatures(body, chains, Math.floor(issuedAt / 1000));
 
@@ -100,7 +117,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
               sessionId: uuidFrom("sessions.create/session", scoped),
               commandId: uuidFrom("sessions.create/command", `${scoped}\n${canonicalJson(body)}`),
             };
-      const command = createSessionCommand(body, ids, issuedAt, config.SESSION_TTL_SECONDS, merchantId);
+      const command = createSessionCommand(body, ids, issuedAt, config.SESSION_TTL_SECONDS, owner);
       const reply = await commands.send(command);
       return createdOrThrow(reply);
     },
@@ -157,14 +174,17 @@ async function verifySignatures(
   }
 }
 
-/** The command for an anonymous session: no merchant, no app fee (the fee sink is the zero address). */
+/**
+ * The command for a session of POST /sessions: no app fee (the fee sink is the zero address); no
+ * merchant unless a pk-tagged widget made it.
+ */
 export function createSessionCommand(
   body: CreateSessionBody,
   ids: { sessionId: string; commandId: string },
   issuedAt: number,
   ttlSeconds: number,
-  /** The merchant of a pk-tagged widget's request; null: anonymous. */
-  merchantId: string | null = null,
+  /** The merchant of a pk-tagged widget's request and its pins as they are now; null: anonymous. */
+  owner: ({ merchantId: string } & WidgetPolicy) | null = null,
 ): CreateSession {
   const refund = body.standing_refund;
   return {
@@ -172,12 +192,12 @@ export function createSessionCommand(
     data: {
       sessionId: ids.sessionId,
       flow: body.flow,
-      merchantId,
+      merchantId: owner?.merchantId ?? null,
       burner: body.burner_address,
       auth: { ...body.eip7702_auth },
       destAddress: body.destination_address,
       destChainId: body.destination_chain,
-      pinnedDestinations: [],
+      pinnedDestinations: owner?.pinnedDestinations ?? [],
       clientSecretHash: null,
       appFeeBps: 0,
       appFeeRecipient: zeroAddress,
