@@ -40,7 +40,7 @@ export interface DestinationRow extends DestinationPin {
   updatedAt: number;
 }
 
-/** Typed access to the merchant projection (migrations 0007, 0011 and 0015). */
+/** Typed access to the merchant projection (migrations 0007, 0011 and 0016). */
 export interface MerchantStore {
   /** Writes one event; idempotent, and an older event never overwrites a newer one. */
   apply(event: MerchantEvent): Promise<void>;
