@@ -143,6 +143,16 @@ export const sessionParamsSchema = z.strictObject({
   id: z.uuid("must be a UUID").transform((v) => v.toLowerCase()),
 });
 
+/**
+ * The session id of a request's raw params, or null when it is not a UUID. For preValidation hooks
+ * (checkout guards), which run before the params schema: an id that is not a UUID must never reach a
+ * read (Cassandra's UUID encoder throws); the route's own 400 follows.
+ */
+export function sessionIdOf(params: unknown): string | null {
+  const parsed = sessionParamsSchema.safeParse(params);
+  return parsed.success ? parsed.data.id : null;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Settlement: commit, quote, refunds (src/gateway/routes/settlement.ts)
 

@@ -18,6 +18,7 @@ import {
   authorizationSchema,
   createSessionHeadersSchema,
   errorSchema,
+  sessionIdOf,
   sessionParamsSchema,
   sessionSchema,
   standingRefundSchema,
@@ -238,8 +239,9 @@ export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async
       },
       // The key and client secret come first: a caller without them learns nothing of the body rules.
       preValidation: async (request) => {
-        const { id } = request.params as { id: string };
-        await opts.guards.checkout(request, await opts.resources(id.toLowerCase()));
+        const id = sessionIdOf(request.params);
+        if (id === null) return; // the params' own 400 follows: no session has such an id
+        await opts.guards.checkout(request, await opts.resources(id));
       },
     },
     async (request) => {

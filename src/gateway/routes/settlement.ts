@@ -22,6 +22,7 @@ import {
   errorSchema,
   type IntentWire,
   quoteResponseSchema,
+  sessionIdOf,
   sessionParamsSchema,
   standingRefundResponseSchema,
   standingRefundSchema,
@@ -65,8 +66,6 @@ export async function guardCheckout(
   await checkout.guards.checkout(request, await checkout.resources(session.id));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** Every status a settlement route can answer with besides 200 (the OpenAPI document lists them). */
 export const settlementErrors = Object.fromEntries(
   [400, 404, 409, 413, 415, 429, 500, 502, 503, 504].map((status) => [status, errorSchema]),
@@ -93,8 +92,8 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       },
       // A checkout session's key and client secret come before its body's rules, as for register.
       preValidation: async (request) => {
-        const id = (request.params as { id: string }).id.toLowerCase();
-        if (!UUID.test(id)) return; // the params' own 400 follows
+        const id = sessionIdOf(request.params);
+        if (id === null) return; // the params' own 400 follows
         const record = await sessions.get(id);
         if (!record) return; // the handler's 404
         await guardCheckout(request, record.session, checkout);
