@@ -46,6 +46,9 @@ export class MerchantRefusedError extends TerminalError<MerchantRejectionCode> {
   override name = "MerchantRefusedError";
 }
 
+const refused = (code: MerchantRejectionCode) =>
+  new MerchantRefusedError(code, MERCHANT_REJECTION_MESSAGES[code]);
+
 export interface MerchantAdmin {
   create(input: { name: string; email: string }): Promise<{
     merchant: MerchantView;
@@ -156,6 +159,11 @@ export function createMerchantAdmin(
       return { keyId: next.issued.keyId, key: next.key };
     },
     async revoke(merchantId, keyId) {
+      // A key the merchant never had needs no decision: refused here, so no command is journaled. The
+      // projection shows every key handed out (create and roll wait for it); a merchant has keys.
+      const keys = await deps.store.keysOf(merchantId);
+      if (keys.length === 0) throw refused("merchant_not_found");
+      if (!keys.some((k) => k.keyId === keyId)) throw refused("key_not_found");
       await send(merchantId, "RevokeKey", { keyId });
       await waitFor("the revocation", async () =>
         (await deps.store.keysOf(merchantId)).some((k) => k.keyId === keyId && k.revokedAt !== null),
