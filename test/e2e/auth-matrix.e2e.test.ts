@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MandateMessage, mandateTypedData } from "../../src/chains/evm/subscriptions.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import { stackChains } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
-import { mandateBody } from "../support/subscription-payer.ts";
+import { registerUnchargedSubscription } from "../support/subscription-payer.ts";
 
 // The interface's authentication table, route by route, on the real gateway, merchant actors and
 // projection: every guarded route against no key, a malformed key, a revoked key, the wrong key type,
@@ -78,32 +76,6 @@ async function paymentSession(m: Merchant) {
   return (await res.json()) as { id: string; client_secret: string };
 }
 
-/** A subscription of the merchant's: a mandate signed by a fresh payer (nothing is charged, start is a day away). */
-async function registerSubscription(m: Merchant): Promise<string> {
-  const chain = stackChains().find((c) => c.subscriptions);
-  if (!chain?.subscriptions) throw new Error("no SubscriptionManager in .local/stack.json");
-  const payer = privateKeyToAccount(generatePrivateKey());
-  const mandate: MandateMessage = {
-    payer: payer.address,
-    token: chain.usdc,
-    amount: 1_000_000n,
-    period: 86_400n,
-    start: BigInt(Math.floor(Date.now() / 1000) + 86_400),
-    merchant: payer.address,
-    appFeeBps: 0,
-    appFeeRecipient: `0x${"0".repeat(40)}`,
-    salt: generatePrivateKey(),
-  };
-  const signature = await payer.signTypedData(mandateTypedData(chain.chainId, chain.subscriptions, mandate));
-  const res = await fetch(`${service.url}/v1/subscriptions`, {
-    method: "POST",
-    headers: { ...bearer(m.sk), "content-type": "application/json" },
-    body: JSON.stringify(mandateBody(chain.chainId, mandate, signature)),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
-
 describe("the authentication table, route by route (MERCHANT_MODE=development)", () => {
   it(
     "secret-key routes: 401 + WWW-Authenticate for no, malformed, revoked and wrong-type keys; another merchant's resource 404; the right key 2xx",
@@ -115,7 +87,7 @@ describe("the authentication table, route by route (MERCHANT_MODE=development)",
       me.sk = await roll(me, "secret");
       const chain = stackChains()[0]?.chainId ?? 31337;
       const mine = await paymentSession(me);
-      const subscription = await registerSubscription(me);
+      const subscription = await registerUnchargedSubscription(service.url, me.sk);
       // Both have an endpoint: another merchant's key reads its own.
       for (const m of [me, other])
         await call("PUT", "/v1/webhook_endpoints", bearer(m.sk), { url: "http://localhost:9/hooks" });

@@ -3,7 +3,7 @@ import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
 import { eachConcurrently } from "../support/concurrently.ts";
-import { json } from "../support/http.ts";
+import { answerOf, isClientError, json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 let service: TestService;
@@ -58,16 +58,8 @@ describe("bad input on POST /sessions", () => {
         headers: { "content-type": "application/json" },
         body: c.text,
       });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      const okError =
-        res.status >= 400 && res.status < 500 && typeof (body as { error?: unknown })?.error === "string";
-      if (!okError) failures.push(`${c.name}: ${res.status} ${text.slice(0, 120)}`);
+      const answer = await answerOf(res);
+      if (!isClientError(answer)) failures.push(`${c.name}: ${answer.status} ${answer.text.slice(0, 120)}`);
     });
     expect(failures).toEqual([]);
 

@@ -3,3 +3,22 @@
 export type Body = any;
 
 export const json = async (res: Response): Promise<Body> => res.json();
+
+/**
+ * An answer as a test of refusals reads it: the status, the raw text, and the `error` field when the
+ * body is a JSON object (undefined when it is not JSON at all).
+ */
+export async function answerOf(res: Response): Promise<{ status: number; text: string; error: unknown }> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, text, error: (body as { error?: unknown } | null | undefined)?.error };
+}
+
+/** A refusal as the interface promises it: a 4xx whose body is `{ "error": string }`. */
+export const isClientError = (a: { status: number; error: unknown }): boolean =>
+  a.status >= 400 && a.status < 500 && typeof a.error === "string";

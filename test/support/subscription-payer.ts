@@ -2,6 +2,7 @@
 // approved, mandates and cancels signed, and the webhook events of a subscription read from
 // webhook.events (read_committed, every partition from the start).
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import {
   type Address,
   createPublicClient,
@@ -154,4 +155,37 @@ export async function subscriptionWebhooks(
     },
   });
   return found;
+}
+
+/**
+ * A subscription of the merchant behind `secretKey`, through the real gateway: a mandate of 1 USDC a
+ * day signed by a fresh, unfunded payer, starting in a day (nothing is charged while a test runs).
+ * Answers its id; throws unless the gateway answers 201.
+ */
+export async function registerUnchargedSubscription(gatewayUrl: string, secretKey: string): Promise<string> {
+  const chain = (
+    JSON.parse(readFileSync(".local/stack.json", "utf8")) as { chains: LocalChain[] }
+  ).chains.find((c) => c.subscriptions);
+  if (!chain?.subscriptions) throw new Error("no SubscriptionManager in .local/stack.json");
+  const payer = privateKeyToAccount(generatePrivateKey());
+  const mandate: MandateMessage = {
+    payer: payer.address,
+    token: chain.usdc,
+    amount: 1_000_000n,
+    period: 86_400n,
+    start: BigInt(Math.floor(Date.now() / 1000) + 86_400),
+    merchant: payer.address,
+    appFeeBps: 0,
+    appFeeRecipient: "0x0000000000000000000000000000000000000000",
+    salt: generatePrivateKey(),
+  };
+  const signature = await payer.signTypedData(mandateTypedData(chain.chainId, chain.subscriptions, mandate));
+  const res = await fetch(`${gatewayUrl}/v1/subscriptions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secretKey}`, "content-type": "application/json" },
+    body: JSON.stringify(mandateBody(chain.chainId, mandate, signature)),
+  });
+  if (res.status !== 201)
+    throw new Error(`POST /v1/subscriptions answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
 }
