@@ -1,0 +1,35 @@
+// A private local Solana node for a test: its own root and free ports (the HTTP port and port+1 for
+// WebSocket), stopped by the caller. The stack's node is left alone.
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { getBase58Encoder } from "@solana/kit";
+import { Keypair } from "@solana/web3.js";
+import { ensureSolana, type LocalSolana } from "../../deploy/local/solana/launcher.ts";
+
+const listensOn = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+
+/** A free port whose successor is free too (the node's WebSocket port). */
+export async function freePortPair(): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    if ((await listensOn(port)) && (await listensOn(port + 1))) return port;
+  }
+  throw new Error("no free port pair");
+}
+
+export async function startPrivateSolana(opts: { slotMs: number; finalityLag: number }) {
+  const root = await mkdtemp(path.join(tmpdir(), "solana-node-"));
+  const port = await freePortPair();
+  const start = () => ensureSolana({ root, port, ...opts });
+  return { root, port, start, info: await start() };
+}
+
+export const keypairOf = (key: LocalSolana["testKey"]): Keypair =>
+  Keypair.fromSecretKey(new Uint8Array(getBase58Encoder().encode(key.secretKey)));
