@@ -5,9 +5,10 @@ import { ensureCassandra } from "./cassandra.ts";
 import { ensureChains, type LocalChain, stopChains } from "./chains.ts";
 import { ensureKafka } from "./kafka.ts";
 import { stopCassandra, stopKafka } from "./processes.ts";
+import { ensureSolana, type LocalSolana, stopSolana } from "./solana/launcher.ts";
 
 /**
- * The whole local stack: Kafka, Cassandra and two anvil chains with the contracts deployed. What a
+ * The whole local stack: Kafka, Cassandra, two anvil chains with the contracts deployed and a Solana node. What a
  * user needs to drive it is written to the stack file (default .local/stack.json, see README).
  */
 export interface StackInfo {
@@ -16,9 +17,11 @@ export interface StackInfo {
   chains: LocalChain[];
   /** The local CCTP attester: Circle's attestation API for the local bridge (the executor's ATTESTATION_API_URL). */
   attester: { url: string };
+  /** The local Solana node (deploy/local/solana/): its RPC and WebSocket URLs, USDC mint and funded keys. */
+  solana: LocalSolana;
   logs: string;
   /** Which servers this call started (false: they were already running or came from the environment). */
-  started: { kafka: boolean; cassandra: boolean; chains: boolean; attester: boolean };
+  started: { kafka: boolean; cassandra: boolean; chains: boolean; attester: boolean; solana: boolean };
 }
 
 export const DEFAULT_ROOT = ".local";
@@ -31,10 +34,11 @@ export async function ensureStack(
   const log = opts.log ?? (() => {});
   await mkdir(root, { recursive: true });
   // Started side by side: the JVMs take the longest and do not depend on each other.
-  const [kafka, cassandra, chains] = await Promise.all([
+  const [kafka, cassandra, chains, solana] = await Promise.all([
     ensureKafka({ root, log }),
     ensureCassandra({ root, log }),
     ensureChains({ root, log }),
+    ensureSolana({ root, log }),
   ]);
   // After the chains: it attests for the bridge they deployed.
   const attester = await ensureAttester({ root, chains: chains.chains, log });
@@ -43,12 +47,14 @@ export async function ensureStack(
     cassandra: { contactPoints: cassandra.contactPoints, localDataCenter: cassandra.localDataCenter },
     chains: chains.chains,
     attester: { url: attester.url },
+    solana: (({ started: _, ...entry }) => entry)(solana),
     logs: path.join(root, "logs"),
     started: {
       kafka: kafka.started,
       cassandra: cassandra.started,
       chains: chains.started,
       attester: attester.started,
+      solana: solana.started,
     },
   };
   await writeFile(stackFile(root), `${JSON.stringify(info, null, 2)}\n`);
@@ -68,6 +74,7 @@ export async function stopStack(opts: { root?: string; log?: (line: string) => v
   const root = path.resolve(opts.root ?? DEFAULT_ROOT);
   await stopAttester(root, opts.log);
   await Promise.all([
+    stopSolana(root, opts.log),
     stopKafka(root),
     stopCassandra(root),
     stopChains({ root, ...(opts.log ? { log: opts.log } : {}) }),
