@@ -197,6 +197,15 @@ describe("local Solana node", () => {
     expect(raw.error?.data?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(raw.error?.data?.logs.length).toBeGreaterThan(0);
 
+    // With skipPreflight it is included, failed, and its fee is charged, as on a cluster.
+    const before = await connection.getBalance(recipient.publicKey);
+    const included = await connection.sendRawTransaction(overspend.serialize(), { skipPreflight: true });
+    const landed = await connection.getTransaction(included, { commitment: "confirmed" });
+    expect(landed?.meta?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    expect(await connection.getBalance(recipient.publicKey)).toBe(before - 5000);
+    const listed = await connection.getSignaturesForAddress(recipient.publicKey, { limit: 1 }, "confirmed");
+    expect(listed[0]).toMatchObject({ signature: included, err: { InstructionError: [0, { Custom: 1 }] } });
+
     const ok = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(
       SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient.publicKey, lamports: 1000 }),
     );
