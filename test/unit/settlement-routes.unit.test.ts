@@ -383,6 +383,23 @@ describe("POST /sessions/:id/refund and /refund-all", () => {
     expect([failed.statusCode, failed.json().error]).toEqual([502, expect.stringMatching(/Expired/)]);
   });
 
+  it("answers 409 when the executor gave the refund up because the burner no longer held the amount", async () => {
+    const s = await setup({ REFUND_WAIT_MS: "5000" });
+    const { id, burner } = await session(s, { token: USDC, amount: 5n });
+    const pending = s.call("POST", `/sessions/${id}/refund`, await signedRefund(burner));
+    await new Promise((r) => setTimeout(r, 50));
+    // The payer ran the same signed refund on chain first: the balance left before the relayer's send.
+    s.chain.setBalance(3n);
+    await executorReports(s, id, {
+      type: "ExecutionFailed",
+      errorMessage: "reverted: SaltUsed",
+      retryable: false,
+      txHash: null,
+    });
+    const res = await pending;
+    expect([res.statusCode, res.json().error]).toEqual([409, expect.stringMatching(/now holds 3 of/)]);
+  });
+
   it("refuses a refund signed by another key, and one for a chain that is not configured, before sending", async () => {
     const s = await setup();
     const { id, burner } = await session(s, { token: USDC, amount: 5n });

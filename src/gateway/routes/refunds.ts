@@ -4,7 +4,7 @@ import type { ChainBalance, RequestRefund, RequestRefundAll } from "../../domain
 import { refundCommandId } from "../../domain/refunds.ts";
 import { type Address, NATIVE_TOKEN, sameId } from "../../domain/types.ts";
 import type { SessionStateRecord } from "../../kafka/records.ts";
-import { gatewayError } from "../errors.ts";
+import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import {
   refundAllBodySchema,
@@ -39,8 +39,38 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       throw gatewayError("chain_unsupported", `chain_id ${chainId} is not a configured chain`);
     }
   };
-  const awaitTx = (sessionId: string, pick: (s: SessionStateRecord) => RefundView | undefined) =>
-    awaitRefundTx({ sessions, live, timeoutMs: config.REFUND_WAIT_MS }, sessionId, pick);
+  /**
+   * The refund's transaction hash. When the executor gave the refund up, the chain is asked again:
+   * a burner that no longer holds what the refund would move (the balance left between the check
+   * and the send, or the payer ran the same signed refund on chain first) is the chain's answer,
+   * a 409 that no retry changes; otherwise the 502 stands (the relayer or its RPC did not get it
+   * through).
+   */
+  const awaitTx = async (
+    sessionId: string,
+    pick: (s: SessionStateRecord) => RefundView | undefined,
+    burner: Address,
+  ) => {
+    try {
+      return await awaitRefundTx({ sessions, live, timeoutMs: config.REFUND_WAIT_MS }, sessionId, pick);
+    } catch (err) {
+      const gaveUp = err instanceof GatewayError && err.code === "refund_failed";
+      const state = gaveUp ? await sessions.get(sessionId).catch(() => null) : null;
+      const record = state ? pick(state) : undefined;
+      if (record === undefined) throw err;
+      // An RPC that does not answer leaves the 502 as it is; a token that is no ERC-20 holds nothing.
+      const probed = await chainReads.probe(record.chain_id, burner, record.token as Address).then(
+        (b) => b ?? 0n,
+        () => undefined,
+      );
+      const needed = record.amount === "full" ? 1n : BigInt(record.amount);
+      if (probed === undefined || probed >= needed) throw err;
+      throw gatewayError(
+        "nothing_to_refund",
+        `the refund was not sent: the burner now holds ${probed} of ${record.token} on chain ${record.chain_id}, less than it would move`,
+      );
+    }
+  };
   const fixedFloor = config.REFUND_DUST_FLOOR === "gas" ? null : BigInt(config.REFUND_DUST_FLOOR);
   const refundGas = BigInt(config.REFUND_GAS);
   const unpricedFloor = BigInt(config.REFUND_DUST_MIN);
@@ -104,7 +134,7 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       ) {
         throw gatewayError("refund_salt_used");
       }
-      const record = await awaitTx(id, (s) => byId(s.session.refunds));
+      const record = await awaitTx(id, (s) => byId(s.session.refunds), burner);
       return { tx_hash: record.tx_hash, to: record.to, token: record.token };
     },
   );
@@ -124,8 +154,9 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       const { chain_id: chainId } = request.body;
       const token = request.body.token === "native" ? NATIVE_TOKEN : request.body.token;
       const { session } = await sessionOrThrow(sessions, id);
+      const burner = session.burner_address as Address;
       configured(chainId);
-      const onChain = await chainBalance(chainId, session.burner_address as Address, token);
+      const onChain = await chainBalance(chainId, burner, token);
       const answer = (record: RefundView & { tx_hash: string }) => ({
         tx_hash: record.tx_hash,
         refund_address: record.to,
@@ -137,7 +168,7 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       // (NothingToMove) and leave a failed record for each retry of a 502.
       const last = newestRefundAll(session.refunds, chainId, token);
       if (onChain.balance === 0n && last !== undefined && last.status !== "failed") {
-        return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === last.id)));
+        return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === last.id), burner));
       }
       // Anything else is the owner's to judge: nothing there, dust, no new deposit since the last
       // refund-all, a session that does not qualify (src/domain/refunds.ts, decideRefundAll).
@@ -154,7 +185,7 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       );
       if (requested === undefined)
         throw new Error("the owner accepted a refund-all but holds no record of it");
-      return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === requested.id)));
+      return answer(await awaitTx(id, (s) => s.session.refunds.find((r) => r.id === requested.id), burner));
     },
   );
 };
