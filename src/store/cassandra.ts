@@ -58,8 +58,14 @@ export function isCassandraUnavailable(error: unknown): boolean {
   // A connection reset or closed under a request in flight (the node went away mid-request).
   if (error instanceof errors.DriverError && (error as { isSocketError?: unknown }).isSocketError === true)
     return true;
+  // The pool of a host with no open connection throws plain Errors (lib/host-connection-pool.js,
+  // borrowConnection and its close path), and preparing a statement passes them on unwrapped where
+  // a query would have wrapped them in NoHostAvailableError: seen live in cassandra-outage.e2e.
+  if (error instanceof Error && error.constructor === Error && POOL_GONE.has(error.message)) return true;
   return error instanceof errors.ResponseError && UNAVAILABLE_CODES.has(error.code);
 }
+
+const POOL_GONE = new Set(["No connection available", "Connection closed"]);
 
 /** The cheapest query that proves the node answers (/health). */
 export async function ping(client: CassandraClient): Promise<void> {

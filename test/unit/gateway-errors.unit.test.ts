@@ -86,6 +86,8 @@ describe("error registry", () => {
     ["cassandra no host", new NoHostAvailableError({})],
     ["cassandra client timeout", new OperationTimedOutError("timed out", "127.0.0.1:9042")],
     ["cassandra socket closed", socketClosed],
+    // What the driver's connection pool throws, unwrapped, when a statement is prepared meanwhile.
+    ["cassandra pool empty while preparing", new Error("No connection available")],
     [
       "cassandra write timeout",
       new ResponseError(cassandra.types.responseErrorCodes.writeTimeout, "timeout"),
@@ -104,7 +106,12 @@ describe("error registry", () => {
   it("answers a Kafka or Cassandra error that is no outage as internal", () => {
     const tooLarge = protocolError("MESSAGE_TOO_LARGE", false);
     const syntax = new ResponseError(cassandra.types.responseErrorCodes.syntaxError, "bad CQL");
-    expect([toGatewayError(tooLarge).code, toGatewayError(syntax).code]).toEqual(["internal", "internal"]);
+    const plain = new Error("something else went wrong");
+    expect([toGatewayError(tooLarge).code, toGatewayError(syntax).code, toGatewayError(plain).code]).toEqual([
+      "internal",
+      "internal",
+      "internal",
+    ]);
   });
 
   it("answers a refused reply from its code, whatever status the reply carries", () => {
