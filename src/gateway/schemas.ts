@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { jsonSchemaOf } from "../contract/fields.ts";
 import { FLOWS, STATUSES } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 import { sessionObject } from "../kafka/records.ts";
+import { jsonSchemaOf } from "../record-fields/fields.ts";
 import type { HealthReport } from "./ports.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { type AnyField, type Field, type Infer, NAMESPACE } from "../contract/fields.ts";
-import { matchSchema } from "../contract/match.ts";
+import { type AnyField, type Field, type Infer, NAMESPACE } from "../record-fields/fields.ts";
+import { matchSchema } from "../record-fields/match.ts";
 import { AvroDecodeError, type AvroSerde, singleObjectWire, type WireFormat } from "./avro.ts";
 import { linkCommand, linkEvent } from "./link-records.ts";
 import * as records from "./records.ts";

@@ -1,6 +1,6 @@
-import * as f from "../contract/fields.ts";
-import { message } from "../contract/unions.ts";
 import type { LinkCommand, LinkEvent } from "../domain/link/types.ts";
+import * as f from "../record-fields/fields.ts";
+import { message } from "../record-fields/unions.ts";
 
 /**
  * The payment link entity's topics (schemas/LinkCommand.avsc, LinkEvent.avsc): their TypeScript

@@ -1,5 +1,3 @@
-import * as f from "../contract/fields.ts";
-import { message, union } from "../contract/unions.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import { KEY_KINDS, type MerchantCommand, type MerchantEvent } from "../domain/merchant/types.ts";
@@ -13,6 +11,8 @@ import {
   UNSUPPORTED_REASONS,
 } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
+import * as f from "../record-fields/fields.ts";
+import { message, union } from "../record-fields/unions.ts";
 import { mandate } from "./subscription-records.ts";
 
 /**

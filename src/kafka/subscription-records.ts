@@ -1,10 +1,10 @@
-import * as f from "../contract/fields.ts";
-import { message } from "../contract/unions.ts";
 import {
   CANCEL_SOURCES,
   type SubscriptionCommand,
   type SubscriptionEvent,
 } from "../domain/subscription/types.ts";
+import * as f from "../record-fields/fields.ts";
+import { message } from "../record-fields/unions.ts";
 
 /**
  * The subscription entity's topics (schemas/SubscriptionCommand.avsc, SubscriptionEvent.avsc): their

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BlockRef } from "../chains/adapter.ts";
-import { isChainAddress, isChainHash } from "../contract/fields.ts";
 import type { TransferObserved } from "../kafka/records.ts";
+import { isChainAddress, isChainHash } from "../record-fields/fields.ts";
 import type { CassandraClient } from "./cassandra.ts";
 
 /**

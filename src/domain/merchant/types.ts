@@ -82,7 +82,7 @@ type Command<T extends string, D> = {
   metadata: MerchantCommandMetadata;
 };
 
-/** The wire record's `{ type, data, metadata }` form (src/contract/unions.ts `message`), as sessions. */
+/** The wire record's `{ type, data, metadata }` form (src/record-fields/unions.ts `message`), as sessions. */
 export type MerchantCommand =
   /** `secret`: the whsec_ signing secret the gateway generated for this PUT (null in old records). */
   | Command<"SetWebhookEndpoint", WebhookEndpointData>

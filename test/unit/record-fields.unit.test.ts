@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import * as f from "../../src/contract/fields.ts";
-import { matchSchema } from "../../src/contract/match.ts";
-import { union } from "../../src/contract/unions.ts";
 import { schemaSet, singleObjectWire, typeForSchema } from "../../src/kafka/avro.ts";
 import { createCodecs } from "../../src/kafka/codecs.ts";
+import * as f from "../../src/record-fields/fields.ts";
+import { matchSchema } from "../../src/record-fields/match.ts";
+import { union } from "../../src/record-fields/unions.ts";
 
 const schema = (fields: unknown[]) =>
   typeForSchema({ type: "record", name: "settlement.v1.T", fields }).schema();
