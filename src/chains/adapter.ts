@@ -1,5 +1,7 @@
 import type { BlockId, ChainAddress, Transfer } from "../domain/types.ts";
-import type { ExecutorCommand, ExecutorResult, TransferObserved } from "../kafka/records.ts";
+import type { TransferObserved } from "../records/chain-transfers.ts";
+import type { ExecutorCommand } from "../records/executor-commands.ts";
+import type { ExecutorResult } from "../records/executor-results.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";

@@ -1,6 +1,6 @@
 import { assertNever } from "../domain/evolve.ts";
 import { type ChainAddress, type DepositTerms, transferKey } from "../domain/types.ts";
-import type { TransferObserved } from "../kafka/records.ts";
+import type { TransferObserved } from "../records/chain-transfers.ts";
 import { type Checkpoint, createCheckpointStore, type PublishedBlock } from "../store/indexer-checkpoints.ts";
 import { isTerminal } from "../support/errors.ts";
 import { type RetryContext, retry } from "../support/retry.ts";

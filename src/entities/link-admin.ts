@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { LinkCommand } from "../domain/link/types.ts";
 import { gatewayError, replyError } from "../gateway/errors.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
-import type { GatewayReply } from "../kafka/records.ts";
+import type { GatewayReply } from "../records/gateway-replies.ts";
 import type { LinkRow, LinkStore } from "../store/payment-links.ts";
 
 /**

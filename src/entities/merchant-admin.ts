@@ -10,7 +10,7 @@ import {
   type MerchantSettings,
 } from "../domain/merchant/types.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
-import type { GatewayReply } from "../kafka/records.ts";
+import type { GatewayReply } from "../records/gateway-replies.ts";
 import type { MerchantEmails } from "../store/merchant-emails.ts";
 import type { KeyRow, MerchantRow, MerchantStore } from "../store/merchants.ts";
 import type { WebhookEndpointRow } from "../store/webhook-endpoints.ts";

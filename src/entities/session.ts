@@ -18,7 +18,8 @@ import {
   sessionEventCodec,
   transferObservedCodec,
 } from "../kafka/codecs.ts";
-import type { ExecutorResult, TransferObserved } from "../kafka/records.ts";
+import type { TransferObserved } from "../records/chain-transfers.ts";
+import type { ExecutorResult } from "../records/executor-results.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
 import { stateFromJson, stateToJson } from "./session-json.ts";
 import { webhookOutboxRecord } from "./webhook-outbox.ts";

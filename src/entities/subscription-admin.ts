@@ -15,7 +15,7 @@ import type {
   SubscriptionRejectionCode,
 } from "../domain/subscription/types.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
-import type { GatewayReply } from "../kafka/records.ts";
+import type { GatewayReply } from "../records/gateway-replies.ts";
 import type { SubscriptionStore } from "../store/subscriptions.ts";
 import { TerminalError } from "../support/errors.ts";
 

@@ -12,7 +12,7 @@ import type {
   SubscriptionState,
 } from "../domain/subscription/types.ts";
 import { executorCommandCodec, subscriptionCommandCodec, subscriptionEventCodec } from "../kafka/codecs.ts";
-import type { ExecutorCommand } from "../kafka/records.ts";
+import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
 import { replyOutbox } from "./reply-outbox.ts";
 import { webhookOutboxRecord } from "./webhook-outbox.ts";

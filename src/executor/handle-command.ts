@@ -1,5 +1,5 @@
 import type { ChainExecutor, Mined, StepTry, TxHash } from "../chains/adapter.ts";
-import type { ExecutorCommand } from "../kafka/records.ts";
+import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { Report } from "./results.ts";
 import { messageOf, runStep, StepGaveUp, type StepPolicy } from "./step.ts";
 import { handleSubscriptionWork, type SubscriptionResults } from "./subscriptions.ts";

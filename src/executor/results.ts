@@ -1,7 +1,8 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { PlainProducer } from "../kafka/at-least-once.ts";
 import type { Codecs } from "../kafka/codecs.ts";
-import type { ExecutorCommand, ExecutorResult } from "../kafka/records.ts";
+import type { ExecutorCommand } from "../records/executor-commands.ts";
+import type { ExecutorResult } from "../records/executor-results.ts";
 
 export type ResultBody = ExecutorResult["result"];
 

@@ -3,7 +3,7 @@ import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../
 import type { SubscriptionCommand } from "../domain/subscription/types.ts";
 import type { PlainProducer } from "../kafka/at-least-once.ts";
 import type { Codecs } from "../kafka/codecs.ts";
-import type { ExecutorCommand } from "../kafka/records.ts";
+import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { CommandDeps } from "./handle-command.ts";
 import { messageOf, runStep, StepGaveUp } from "./step.ts";
 

@@ -4,7 +4,7 @@ import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
 import { isKafkaUnavailable } from "../kafka/client.ts";
-import type { GatewayReply } from "../kafka/records.ts";
+import type { GatewayReply } from "../records/gateway-replies.ts";
 import { isCassandraUnavailable } from "../store/cassandra.ts";
 import { BaseError } from "../support/errors.ts";
 import { ChainUnavailableError, ReplyTimeoutError } from "./ports.ts";

@@ -1,6 +1,7 @@
 import type { SessionCommand } from "../domain/commands.ts";
 import type { Address } from "../domain/types.ts";
-import type { GatewayReply, SessionStateRecord } from "../kafka/records.ts";
+import type { GatewayReply } from "../records/gateway-replies.ts";
+import type { SessionStateRecord } from "../records/session-state.ts";
 import { BaseError } from "../support/errors.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { FLOWS, STATUSES } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
-import { sessionObject } from "../kafka/records.ts";
 import { jsonSchemaOf } from "../record-fields/fields.ts";
+import { sessionObject } from "../records/session-state.ts";
 import type { HealthReport } from "./ports.ts";
 
 /**
@@ -247,8 +247,9 @@ export const refundAllResponseSchema = z.object({
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable();
 /**
- * The Session object: derived from the session.state record's definition (src/kafka/records.ts), the
- * same object the gateway relays from that topic, so the two cannot drift; anything else is stripped.
+ * The Session object: derived from the session.state record's definition
+ * (src/records/session-state.ts), the same object the gateway relays from that topic, so the two
+ * cannot drift; anything else is stripped.
  */
 export const sessionSchema = jsonSchemaOf(sessionObject);
 

@@ -1,12 +1,24 @@
 import { type AnyField, type Field, type Infer, NAMESPACE } from "../record-fields/fields.ts";
 import { matchSchema } from "../record-fields/match.ts";
+import { transferObserved } from "../records/chain-transfers.ts";
+import { deadLetter } from "../records/dead-letter.ts";
+import { executorCommand } from "../records/executor-commands.ts";
+import { executorResult } from "../records/executor-results.ts";
+import { gatewayReply } from "../records/gateway-replies.ts";
+import { linkCommand } from "../records/link-commands.ts";
+import { linkEvent } from "../records/link-events.ts";
+import { merchantCommand } from "../records/merchant-commands.ts";
+import { merchantEvent } from "../records/merchant-events.ts";
+import { sessionCommand } from "../records/session-commands.ts";
+import { sessionEvent } from "../records/session-events.ts";
+import { sessionState } from "../records/session-state.ts";
+import { subscriptionCommand } from "../records/subscription-commands.ts";
+import { subscriptionEvent } from "../records/subscription-events.ts";
+import { webhookEvent } from "../records/webhook-events.ts";
 import { AvroDecodeError, type AvroSerde, singleObjectWire, type WireFormat } from "./avro.ts";
-import { linkCommand, linkEvent } from "./link-records.ts";
-import * as records from "./records.ts";
-import { subscriptionCommand, subscriptionEvent } from "./subscription-records.ts";
 
 /**
- * Typed codecs of every topic: the record definitions of records.ts over an Avro wire format. After
+ * Typed codecs of every topic: the record definitions of src/records/ over an Avro wire format. After
  * decoding, the definition's checks cover what Avro cannot say (0x hex, addresses, decimal amounts,
  * the status and flow vocabularies). Encoding runs the same checks first, so nothing we write is
  * unreadable: a poison record on the journal would stop every future replay.
@@ -26,21 +38,21 @@ export interface Codec<T> {
 
 /** Every topic's record: the schema's simple name (in NAMESPACE) and the definition. */
 const CONTRACTS = {
-  sessionCommand: ["SessionCommand", records.sessionCommand],
-  sessionEvent: ["SessionEvent", records.sessionEvent],
-  transferObserved: ["TransferObserved", records.transferObserved],
-  sessionState: ["SessionState", records.sessionState],
-  gatewayReply: ["GatewayReply", records.gatewayReply],
-  executorCommand: ["ExecutorCommand", records.executorCommand],
-  executorResult: ["ExecutorResult", records.executorResult],
-  webhookEvent: ["WebhookEvent", records.webhookEvent],
-  merchantCommand: ["MerchantCommand", records.merchantCommand],
-  merchantEvent: ["MerchantEvent", records.merchantEvent],
+  sessionCommand: ["SessionCommand", sessionCommand],
+  sessionEvent: ["SessionEvent", sessionEvent],
+  transferObserved: ["TransferObserved", transferObserved],
+  sessionState: ["SessionState", sessionState],
+  gatewayReply: ["GatewayReply", gatewayReply],
+  executorCommand: ["ExecutorCommand", executorCommand],
+  executorResult: ["ExecutorResult", executorResult],
+  webhookEvent: ["WebhookEvent", webhookEvent],
+  merchantCommand: ["MerchantCommand", merchantCommand],
+  merchantEvent: ["MerchantEvent", merchantEvent],
   subscriptionCommand: ["SubscriptionCommand", subscriptionCommand],
   subscriptionEvent: ["SubscriptionEvent", subscriptionEvent],
   linkCommand: ["LinkCommand", linkCommand],
   linkEvent: ["LinkEvent", linkEvent],
-  deadLetter: ["DeadLetter", records.deadLetter],
+  deadLetter: ["DeadLetter", deadLetter],
 } as const satisfies Record<string, readonly [string, AnyField]>;
 
 type Contracts = typeof CONTRACTS;
@@ -52,7 +64,7 @@ function codec<T>(serde: AvroSerde, def: Field<T, unknown>): Codec<T> {
   const drift = matchSchema(def.shape, serde.schema.type.schema());
   if (drift.length > 0) {
     throw new Error(
-      `${name}: src/kafka/records.ts and schemas/${serde.schema.file} differ: ${drift.join("; ")}`,
+      `${name}: its definition in src/records/ and schemas/${serde.schema.file} differ: ${drift.join("; ")}`,
     );
   }
   // Checks are synchronous, so one issues list, emptied before each check, serves every record of

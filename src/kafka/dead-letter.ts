@@ -1,9 +1,9 @@
 import type { IHeaders } from "kafkajs";
 import { TOPIC } from "../../topics/catalogue.ts";
+import type { DeadLetter } from "../records/dead-letter.ts";
 import { BaseError, TerminalError } from "../support/errors.ts";
 import { type KafkaClient, kafkajs } from "./client.ts";
 import { deadLetterCodec } from "./codecs.ts";
-import type { DeadLetter } from "./records.ts";
 import { type ReadRecord, readTopic } from "./topic-reader.ts";
 import { stableEndOffsets } from "./topics.ts";
 import type { OutgoingMessage } from "./transactions.ts";

@@ -5,6 +5,8 @@ import type { MerchantCommand, ReplyTo } from "../domain/merchant/types.ts";
 import type { SubscriptionCommand } from "../domain/subscription/types.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
 import type { Logger } from "../logging.ts";
+import type { GatewayReply } from "../records/gateway-replies.ts";
+import type { SessionStateRecord } from "../records/session-state.ts";
 import { createLru } from "../support/lru.ts";
 import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
 import type { KafkaClient } from "./client.ts";
@@ -15,7 +17,6 @@ import {
   sessionStateCodec,
   subscriptionCommandCodec,
 } from "./codecs.ts";
-import type { GatewayReply, SessionStateRecord } from "./records.ts";
 
 export interface GatewayBus {
   commands: CommandPort;

@@ -1,5 +1,5 @@
 import type { LiveUpdatesPort, SessionReadPort } from "../gateway/ports.ts";
-import type { SessionStateRecord } from "../kafka/records.ts";
+import type { SessionStateRecord } from "../records/session-state.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BlockRef } from "../chains/adapter.ts";
-import type { TransferObserved } from "../kafka/records.ts";
 import { isChainAddress, isChainHash } from "../record-fields/fields.ts";
+import type { TransferObserved } from "../records/chain-transfers.ts";
 import type { CassandraClient } from "./cassandra.ts";
 
 /**

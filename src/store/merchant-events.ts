@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type cassandra from "cassandra-driver";
-import type { WebhookEvent } from "../kafka/records.ts";
+import type { WebhookEvent } from "../records/webhook-events.ts";
 import type { CassandraClient } from "./cassandra.ts";
 
 /** How long an event stays listed: 30 days, as GET /v1/events promises (docs/WEBHOOKS.md). */

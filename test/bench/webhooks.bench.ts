@@ -20,7 +20,7 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
 import { webhookEventCodec } from "../../src/kafka/codecs.ts";
-import type { WebhookEvent } from "../../src/kafka/records.ts";
+import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { newWebhookSecret, signatureHeader } from "../../src/webhooks/signing.ts";
 import { TOPIC } from "../../topics/catalogue.ts";

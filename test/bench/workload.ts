@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import type { Address, Hex, Transfer } from "../../src/domain/types.ts";
-import type { TransferObserved } from "../../src/kafka/records.ts";
+import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 
 let pool = Buffer.alloc(0);
 let used = 0;

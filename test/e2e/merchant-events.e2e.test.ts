@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
 import { webhookEventCodec } from "../../src/kafka/codecs.ts";
-import type { WebhookEvent } from "../../src/kafka/records.ts";
+import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { eventIdOf } from "../../src/store/merchant-events.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";

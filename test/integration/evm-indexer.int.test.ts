@@ -11,7 +11,7 @@ import { DEFAULT_MIN_USDC } from "../../src/chains/evm/config.ts";
 import { createEvmIndexer } from "../../src/chains/evm/indexer.ts";
 import type { EvmChainConfig } from "../../src/config.ts";
 import { type Address, NATIVE_TOKEN } from "../../src/domain/types.ts";
-import type { TransferObserved } from "../../src/kafka/records.ts";
+import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
 import { encodeRecords, readFreshness } from "../../src/store/indexer-checkpoints.ts";
 import { PAYER, startTestChain, type TestChain } from "../support/anvil-chain.ts";

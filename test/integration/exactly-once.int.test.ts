@@ -27,10 +27,10 @@ import {
   transferObservedCodec,
   webhookEventCodec,
 } from "../../src/kafka/codecs.ts";
-import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
+import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";

@@ -9,7 +9,7 @@ import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
 import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
 import { kafkajs } from "../../src/kafka/client.ts";
 import { listParked } from "../../src/kafka/dead-letter.ts";
-import type { ExecutorCommand } from "../../src/kafka/records.ts";
+import type { ExecutorCommand } from "../../src/records/executor-commands.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { type Ctx, fund, intentFor, newBurner, now, tokenBalance, usdc } from "../support/delegate.ts";

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
 import { webhookEventCodec } from "../../src/kafka/codecs.ts";
-import type { WebhookEvent } from "../../src/kafka/records.ts";
+import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import {
   EVENT_RETENTION_MS,
   eventIdOf,

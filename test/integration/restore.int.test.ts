@@ -13,9 +13,9 @@ import { createSessionHost, type SessionHost, sessionSnapshots } from "../../src
 import { stateToJson } from "../../src/entities/session-json.ts";
 import { kafkajs } from "../../src/kafka/client.ts";
 import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
-import type { TransferObserved } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
+import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";

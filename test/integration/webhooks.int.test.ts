@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
 import { webhookEventCodec } from "../../src/kafka/codecs.ts";
-import type { WebhookEvent } from "../../src/kafka/records.ts";
+import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { type WebhookDeliveries, webhookDeliveries } from "../../src/store/webhook-deliveries.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { newWebhookSecret } from "../../src/webhooks/signing.ts";

@@ -4,7 +4,7 @@ import type { Role } from "../../src/app/roles.ts";
 import type { CreateSession } from "../../src/domain/commands.ts";
 import type { Address, Hex } from "../../src/domain/types.ts";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
-import type { TransferObserved } from "../../src/kafka/records.ts";
+import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { startTestService, type TestService } from "./service.ts";
 
 export const randomHex = (bytes: number): Hex => `0x${randomBytes(bytes).toString("hex")}`;

@@ -12,7 +12,8 @@ import {
 } from "../../src/kafka/at-least-once.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
 import { executorCommandCodec, executorResultCodec } from "../../src/kafka/codecs.ts";
-import type { ExecutorCommand, ExecutorResult } from "../../src/kafka/records.ts";
+import type { ExecutorCommand } from "../../src/records/executor-commands.ts";
+import type { ExecutorResult } from "../../src/records/executor-results.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "./actor-host.ts";
 import { type Child, startChild } from "./child-process.ts";

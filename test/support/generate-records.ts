@@ -1,5 +1,7 @@
 import type { IssuedKey, MerchantCommand, MerchantEvent } from "../../src/domain/merchant/types.ts";
-import type { ExecutorCommand, ExecutorResult, WebhookEvent } from "../../src/kafka/records.ts";
+import type { ExecutorCommand } from "../../src/records/executor-commands.ts";
+import type { ExecutorResult } from "../../src/records/executor-results.ts";
+import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { type Gen, generator } from "./generate.ts";
 
 /**

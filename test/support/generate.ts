@@ -18,7 +18,9 @@ import {
   UNSUPPORTED_REASONS,
 } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
-import type { GatewayReply, SessionStateRecord, TransferObserved } from "../../src/kafka/records.ts";
+import type { TransferObserved } from "../../src/records/chain-transfers.ts";
+import type { GatewayReply } from "../../src/records/gateway-replies.ts";
+import type { SessionStateRecord } from "../../src/records/session-state.ts";
 
 /**
  * Seeded generators of every record type, for property-style tests: the same seed gives the same

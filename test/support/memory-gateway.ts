@@ -17,7 +17,8 @@ import type {
   LiveUpdatesPort,
   SessionReadPort,
 } from "../../src/gateway/ports.ts";
-import type { GatewayReply, SessionStateRecord } from "../../src/kafka/records.ts";
+import type { GatewayReply } from "../../src/records/gateway-replies.ts";
+import type { SessionStateRecord } from "../../src/records/session-state.ts";
 
 /**
  * Small in-memory ports for gateway tests. The "owner" runs the pure session core (decide/evolve),

@@ -22,8 +22,8 @@ import {
 } from "../../src/chains/evm/subscriptions.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
 import { webhookEventCodec } from "../../src/kafka/codecs.ts";
-import type { WebhookEvent } from "../../src/kafka/records.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
+import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 
 export const randomAddress = (): Address => privateKeyToAddress(generatePrivateKey());
 

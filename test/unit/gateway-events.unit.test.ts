@@ -2,7 +2,7 @@ import { get, type IncomingMessage } from "node:http";
 import { connect as tcpConnect } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SessionStateRecord } from "../../src/kafka/records.ts";
+import type { SessionStateRecord } from "../../src/records/session-state.ts";
 import { ALLOWED_ORIGIN, signedSessionBody, testGateway } from "../support/memory-gateway.ts";
 
 /**

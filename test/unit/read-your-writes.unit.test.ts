@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { SessionCommand } from "../../src/domain/commands.ts";
 import type { SessionView } from "../../src/domain/view.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../../src/gateway/ports.ts";
-import type { GatewayReply, SessionStateRecord } from "../../src/kafka/records.ts";
 import { awaitReadable } from "../../src/projections/read-your-writes.ts";
+import type { GatewayReply } from "../../src/records/gateway-replies.ts";
+import type { SessionStateRecord } from "../../src/records/session-state.ts";
 
 const ID = "6f1c1d9e-8f2a-4b7c-9d1e-2a3b4c5d6e7f";
 const CONFIRM_AFTER_MS = 100;

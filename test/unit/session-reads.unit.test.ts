@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SessionView } from "../../src/domain/view.ts";
 import type { LiveUpdatesPort } from "../../src/gateway/ports.ts";
-import type { SessionStateRecord } from "../../src/kafka/records.ts";
 import type { SessionReadModel } from "../../src/projections/read-model.ts";
 import { createSessionReads } from "../../src/projections/session-reads.ts";
+import type { SessionStateRecord } from "../../src/records/session-state.ts";
 
 const ID = "6f1c1d9e-8f2a-4b7c-9d1e-2a3b4c5d6e7f";
 const OTHER = "0b7e5a4c-1d2e-4f30-8a1b-2c3d4e5f6a7b";

@@ -1,8 +1,8 @@
 /**
  * The payment link entity's records: a link is merchant configuration, event-sourced on its own
  * entity (link.commands -> link.events, keyed by link id) so it never touches the merchant's or the
- * session's decider. These types are the wire records' TypeScript types too (src/kafka/link-records.ts
- * is checked against them both ways).
+ * session's decider. These types are the wire records' TypeScript types too (src/records/link-*.ts
+ * are checked against them both ways).
  */
 
 import type { ReplyTo } from "../merchant/types.ts";

@@ -1,7 +1,7 @@
 /**
  * The merchant entity's records: a merchant's configuration is event-sourced like a session's
  * (merchant.commands -> merchant.events, keyed by merchant id). These types are the wire records'
- * TypeScript types too (src/kafka/records.ts is checked against them both ways). Keys arrive here
+ * TypeScript types too (src/records/merchant-*.ts are checked against them both ways). Keys arrive here
  * already hashed: a secret key never reaches a command, an event or a state, only its SHA-256.
  */
 

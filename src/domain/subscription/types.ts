@@ -2,7 +2,7 @@
  * The subscription entity's records: a payer-signed mandate registered by a merchant and charged once
  * per period by the owning actor's timer (subscription.commands -> subscription.events, keyed by
  * subscription id). These types are the wire records' TypeScript types too
- * (src/kafka/subscription-records.ts is checked against them both ways). No bigints: the amount is
+ * (src/records/subscription-*.ts are checked against them both ways). No bigints: the amount is
  * a decimal string, so states are plain JSON.
  */
 import type { ReplyTo } from "../merchant/types.ts";

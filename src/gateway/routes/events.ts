@@ -1,7 +1,7 @@
 import { createSession } from "better-sse";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { SessionStateRecord } from "../../kafka/records.ts";
+import type { SessionStateRecord } from "../../records/session-state.ts";
 import type { CheckoutResource, Guards } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { GatewayError, gatewayError } from "../errors.ts";

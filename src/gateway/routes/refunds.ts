@@ -3,7 +3,7 @@ import { checkRefundSignature } from "../../chains/evm/authorization.ts";
 import type { ChainBalance, RequestRefund, RequestRefundAll } from "../../domain/commands.ts";
 import { refundCommandId } from "../../domain/refunds.ts";
 import { type Address, NATIVE_TOKEN, sameId } from "../../domain/types.ts";
-import type { SessionStateRecord } from "../../kafka/records.ts";
+import type { SessionStateRecord } from "../../records/session-state.ts";
 import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import {

@@ -11,7 +11,7 @@ import { recoverSigner } from "../../chains/evm/recover.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
 import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
-import type { GatewayReply } from "../../kafka/records.ts";
+import type { GatewayReply } from "../../records/gateway-replies.ts";
 import type { Principal } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";

@@ -1,0 +1,41 @@
+import * as f from "../record-fields/fields.ts";
+import { union } from "../record-fields/unions.ts";
+import { authorization, intent, signedRefund } from "./shared.ts";
+import { mandate } from "./subscription-fields.ts";
+
+/** executor.commands: work for a chain's executor; `command.type` is the Avro union branch. */
+export const executorCommand = f.record({
+  /** Idempotency key: the executor submits each command id at most once. */
+  commandId: f.string,
+  /** Unix ms. */
+  issuedAt: f.number,
+  /** null for subscription charges. */
+  sessionId: f.nullable(f.string),
+  chainId: f.number,
+  command: union({
+    Sweep: { burner: f.address, token: f.address, amount: f.amount },
+    Refund: { burner: f.address, ...signedRefund, auth: f.nullable(authorization) },
+    RefundAll: {
+      burner: f.address,
+      token: f.address,
+      to: f.address,
+      deadline: f.number,
+      signature: f.hex,
+      auth: f.nullable(authorization),
+    },
+    Charge: { subscriptionId: f.string, periodIndex: f.number, token: f.address, amount: f.amount },
+    Settle: { burner: f.address, auth: authorization, intent, signature: f.hex, feeBps: f.number },
+    // Subscriptions (src/domain/subscription/): charged and canceled through SubscriptionManager.
+    ChargeSubscription: {
+      subscriptionId: f.string,
+      manager: f.address,
+      mandate,
+      signature: f.hex,
+      periodIndex: f.number,
+      attempt: f.number,
+      feeBps: f.number,
+    },
+    CancelMandate: { subscriptionId: f.string, manager: f.address, mandate, signature: f.hex },
+  }),
+});
+export type ExecutorCommand = f.Infer<typeof executorCommand>;

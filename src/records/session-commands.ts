@@ -1,0 +1,37 @@
+import type { SessionCommand } from "../domain/commands.ts";
+import * as f from "../record-fields/fields.ts";
+import { message } from "../record-fields/unions.ts";
+import {
+  type Avro,
+  authorization,
+  commitment,
+  creation,
+  depositTerms,
+  onChain,
+  replyTo,
+  signedRefund,
+  standingRefund,
+  transfer,
+} from "./shared.ts";
+
+/** session.commands */
+export const sessionCommand: f.Field<SessionCommand, Avro> = message({
+  metadata: { commandId: f.string, issuedAt: f.number, replyTo: f.nullable(replyTo) },
+  data: { sessionId: f.string },
+  union: "command",
+  types: {
+    CreateSession: creation,
+    RecordTransfer: { transfer, terms: f.nullable(depositTerms) },
+    RetractTransfer: { chainId: f.number, txHash: f.txId, logIndex: f.number, blockHash: f.blockId },
+    ExpireSession: { now: f.number },
+    CommitIntent: commitment,
+    AttachStandingRefund: { standingRefund },
+    RequestRefund: { chainId: f.number, ...signedRefund, onChain },
+    RequestRefundAll: { chainId: f.number, token: f.address, onChain },
+    RegisterBurner: {
+      burner: f.chainAddress,
+      auth: authorization,
+      standingRefund: f.nullable(standingRefund),
+    },
+  },
+});

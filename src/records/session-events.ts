@@ -1,0 +1,55 @@
+import type { SessionEvent } from "../domain/events.ts";
+import { UNSUPPORTED_REASONS } from "../domain/types.ts";
+import * as f from "../record-fields/fields.ts";
+import { message } from "../record-fields/unions.ts";
+import {
+  type Avro,
+  authorization,
+  commitment,
+  creation,
+  gasSpentFields,
+  OUTCOMES,
+  REFUND_KINDS,
+  REFUND_STATUSES,
+  standingRefund,
+  sweepAmounts,
+  transfer,
+} from "./shared.ts";
+
+/** session.events: the journal. */
+export const sessionEvent: f.Field<SessionEvent, Avro> = message({
+  metadata: { sessionId: f.string, version: f.number, occurredAt: f.number, commandId: f.string },
+  data: {},
+  union: "event",
+  types: {
+    SessionCreated: creation,
+    DepositObserved: { transfer },
+    DepositRetracted: { chainId: f.number, txHash: f.txId, logIndex: f.number },
+    SessionExpired: {},
+    IntentCommitted: commitment,
+    SweepSubmitted: { txHash: f.txId },
+    SweepCompleted: { txHash: f.txId, ...sweepAmounts, outcome: f.oneOf(OUTCOMES) },
+    BridgeCompleted: { txHash: f.txId, mintedAmount: f.amount },
+    SettlementRetried: { errorMessage: f.string },
+    SettlementFailed: { errorMessage: f.string },
+    StandingRefundAttached: { standingRefund },
+    RefundRequested: {
+      id: f.string,
+      kind: f.oneOf(REFUND_KINDS),
+      chainId: f.number,
+      token: f.address,
+      to: f.address,
+      amount: f.nullable(f.amount),
+      depositsCovered: f.nullable(f.number),
+    },
+    RefundUpdated: {
+      id: f.string,
+      status: f.oneOf(REFUND_STATUSES),
+      txHash: f.nullable(f.txId),
+      errorMessage: f.nullable(f.string),
+    },
+    BurnerRegistered: { burner: f.chainAddress, auth: authorization },
+    UnsupportedDepositObserved: { transfer, reason: f.oneOf(UNSUPPORTED_REASONS) },
+    RelayerGasSpent: { chainId: f.number, txHash: f.txId, commandId: f.string, ...gasSpentFields },
+  },
+});
