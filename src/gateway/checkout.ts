@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { PaymentSessionCreated, PaymentSessionObject } from "../api/payment-sessions.ts";
 import type { CreateSession } from "../domain/commands.ts";
 import type { AppFee, DestinationPin } from "../domain/merchant/types.ts";
 import type { SessionView } from "../domain/view.ts";
@@ -27,29 +28,6 @@ export interface CheckoutSessions {
     amount: bigint;
     idempotencyKey?: string;
   }): Promise<PaymentSessionCreated>;
-}
-
-/** The payment session object; the creation's answer adds the client secret. */
-export interface PaymentSessionObject {
-  id: string;
-  object: "payment_session";
-  status: SessionView["status"];
-  /** What the payer owes, USDC base units (6 decimals), decimal string. */
-  amount: string;
-  currency: "usdc";
-  merchant_id: string;
-  app_fee_bps: number;
-  app_fee_recipient: string;
-  /** Unix seconds. */
-  expires_at: number;
-  livemode: boolean;
-  /** The Session object (GET /sessions/:id) as it stands. */
-  session: SessionView;
-}
-
-export interface PaymentSessionCreated extends PaymentSessionObject {
-  /** `cs_...`: for the widget, with the publishable key. Shown once. */
-  client_secret: string;
 }
 
 export interface CheckoutDeps {

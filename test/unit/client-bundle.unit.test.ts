@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -9,8 +9,10 @@ import { describe, expect, it } from "vitest";
  * own files, the two support modules it shares with the service, the EIP-712 definitions it signs
  * with (src/chains/evm/eip712.ts: the same objects the gateway verifies against and the delegate's
  * structs, so a type string cannot drift), and browser-safe libraries. Its
- * wire types come from the gateway's schemas through type-only imports (src/client/types.ts), which
- * compilation erases; this test compiles each file the way a bundler does and follows what is left.
+ * wire types come from the shared schema definitions (src/api/, and the session's in
+ * src/gateway/schemas.ts) through type-only imports, which compilation erases; this test compiles
+ * each file the way a bundler does and follows what is left. A route file is never imported, not
+ * even for a type: the schemas a client needs live where both the routes and the clients take them.
  */
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -39,6 +41,59 @@ function runtimeGraph(entry: string) {
   visit(entry);
   return { files: [...files].map((f) => relative(ROOT, f)).sort(), packages: [...packages].sort() };
 }
+
+/** The files a client library's sources and their shared schema definitions import, types included. */
+function sourceImports(file: string, text: string = readFileSync(file, "utf8")): string[] {
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.filter(({ fileName }) => fileName.startsWith("."))
+    .map(({ fileName }) => relative(ROOT, resolve(dirname(file), fileName)));
+}
+
+/**
+ * What the client libraries reach outside their own files and src/api/, type-only imports included:
+ * every file of src/client/ and src/api/ is followed, anything else is listed and not followed.
+ */
+function clientReach(entries: string[]): Set<string> {
+  const seen = new Set<string>();
+  const reached = new Set<string>();
+  const visit = (rel: string) => {
+    if (seen.has(rel)) return;
+    seen.add(rel);
+    for (const dep of sourceImports(resolve(ROOT, rel))) {
+      if (dep.startsWith("src/client/") || dep.startsWith("src/api/")) visit(dep);
+      else reached.add(dep);
+    }
+  };
+  for (const entry of entries) visit(entry);
+  return reached;
+}
+
+/** Gateway files a client may take types from: the session's schemas only, never a route. */
+const gatewayFilesOf = (files: Iterable<string>): string[] =>
+  [...files].filter((f) => f.startsWith("src/gateway/")).sort();
+
+describe("the client libraries' types", () => {
+  it("come from the shared schema definitions, never from a route file", () => {
+    // Every file of the libraries, not only what the entries load: a file no entry exports is published too.
+    const files = readdirSync(resolve(ROOT, "src/client"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => `src/client/${f}`);
+    expect(files).toContain("src/client/merchant/types.ts");
+    const reached = clientReach(files);
+    expect(gatewayFilesOf(reached)).toEqual(["src/gateway/schemas.ts"]);
+  });
+
+  it("would see a type-only import of a route file (the check can fail)", () => {
+    const file = resolve(ROOT, "src/client/merchant/types.ts");
+    const imports = sourceImports(
+      file,
+      'import type { merchantSchema } from "../../gateway/routes/merchants.ts";\n' +
+        'import type { PaymentSessionObject } from "../../gateway/checkout.ts";',
+    );
+    expect(gatewayFilesOf(imports)).toEqual(["src/gateway/checkout.ts", "src/gateway/routes/merchants.ts"]);
+  });
+});
 
 describe("the client library's run-time imports", () => {
   it("are its own files, the error model, retry rule, EIP-712 types and router ABI, viem and the SSE parser", () => {

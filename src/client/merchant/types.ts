@@ -1,18 +1,17 @@
 import type { z } from "zod";
-import type { PaymentSessionCreated as Created, PaymentSessionObject } from "../../gateway/checkout.ts";
-import type { eventListSchema, eventSchema } from "../../gateway/routes/merchant-events.ts";
-import type { settingsSchema } from "../../gateway/routes/merchant-settings.ts";
-import type { merchantSchema, rolledSchema } from "../../gateway/routes/merchants.ts";
-import type { paymentLinkSchema } from "../../gateway/routes/payment-links.ts";
-import type { subscriptionSchema } from "../../gateway/routes/subscriptions.ts";
-import type { deliverySchema } from "../../gateway/routes/webhook-deliveries.ts";
-import type {
-  webhookEndpointSchema,
-  webhookEndpointWithSecretSchema,
-} from "../../gateway/routes/webhook-endpoints.ts";
+import type { appFeeSchema } from "../../api/app-fee.ts";
+import type { destinationSchema } from "../../api/destinations.ts";
+import type { eventListSchema, eventSchema } from "../../api/events.ts";
+import type { merchantSchema, rolledSchema } from "../../api/merchants.ts";
+import type { paymentLinkSchema } from "../../api/payment-links.ts";
+import type { PaymentSessionCreated as Created, PaymentSessionObject } from "../../api/payment-sessions.ts";
+import type { settingsSchema } from "../../api/settings.ts";
+import type { subscriptionSchema } from "../../api/subscriptions.ts";
+import type { deliverySchema } from "../../api/webhook-deliveries.ts";
+import type { webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../../api/webhook-endpoints.ts";
 
-// The merchant library's wire types, inferred from the merchant routes' own zod schemas (or the
-// gateway's own types for what it serialises), so they cannot drift from what the gateway sends.
+// The merchant library's wire types, inferred from the zod schemas the merchant routes answer with
+// (src/api/, one file per resource), so they cannot drift from what the gateway sends.
 // Type-only imports, erased at compilation: neither zod nor the gateway is loaded at run time
 // (test/unit/client-bundle holds the entry to that).
 
@@ -39,21 +38,13 @@ export type PaymentSession = PaymentSessionObject;
 export type PaymentSessionCreated = Created;
 export type PaymentSessionStatus = PaymentSession["status"];
 
-// The route keeps these two schemas to itself (src/gateway/routes/checkout.ts), so they are written
-// out here; the unit tests and the e2e test read real answers into them.
 /** Where checkout money found on `source_chain_id` goes (one pin per source chain). */
-export interface Destination {
-  source_chain_id: number;
-  dest_address: string;
-  dest_chain_id: number;
-}
-/** The merchant's app fee: what its checkout sessions sign into their Intents. */
-export interface AppFee {
-  /** 0 to 9900 basis points. */
-  app_fee_bps: number;
-  /** The zero address when the fee is 0 and none was set. */
-  app_fee_recipient: string;
-}
+export type Destination = z.output<typeof destinationSchema>;
+/**
+ * The merchant's app fee: what its checkout sessions sign into their Intents. `app_fee_bps` is 0 to
+ * 9900 basis points; `app_fee_recipient` is the zero address when the fee is 0 and none was set.
+ */
+export type AppFee = z.output<typeof appFeeSchema>;
 
 /**
  * The merchant's settings `{ object: "settings", p2p_pinned_destinations_only }` (`GET /v1/settings`):

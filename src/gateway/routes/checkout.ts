@@ -1,5 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { appFeeSchema } from "../../api/app-fee.ts";
+import { destinationsSchema } from "../../api/destinations.ts";
+import {
+  amountSchema,
+  paymentSessionCreatedSchema,
+  paymentSessionSchema,
+} from "../../api/payment-sessions.ts";
 import {
   checkAuthorization,
   checkStandingRefund,
@@ -20,40 +27,9 @@ import {
   errorSchema,
   sessionIdOf,
   sessionParamsSchema,
-  sessionSchema,
   standingRefundSchema,
 } from "../schemas.ts";
 
-/** Up to 10^30 USDC base units: far above any payment, far below uint256. */
-const amountSchema = z
-  .string()
-  .regex(/^[1-9][0-9]{0,29}$/, "must be a positive integer string in USDC base units (6 decimals)");
-
-const paymentSessionSchema = z.object({
-  id: z.uuid(),
-  object: z.literal("payment_session"),
-  status: z.string(),
-  amount: z.string().describe("USDC base units (6 decimals)"),
-  currency: z.literal("usdc"),
-  merchant_id: z.string(),
-  app_fee_bps: z.number().int(),
-  app_fee_recipient: z.string(),
-  expires_at: z.number().int().describe("Unix seconds"),
-  livemode: z.boolean(),
-  session: sessionSchema,
-});
-const createdSchema = paymentSessionSchema.extend({
-  client_secret: z
-    .string()
-    .describe("cs_...: for the widget, with the publishable key; shown in this answer only"),
-});
-const destinationSchema = z.object({
-  source_chain_id: z.number().int(),
-  dest_address: z.string(),
-  dest_chain_id: z.number().int(),
-});
-const destinationsSchema = z.object({ object: z.literal("list"), data: z.array(destinationSchema) });
-const appFeeSchema = z.object({ app_fee_bps: z.number().int(), app_fee_recipient: z.string() });
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 
 /** The contract lets platform fee + app fee reach 100%; the platform fee takes up to MAX_FEE_BPS. */
@@ -97,7 +73,7 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
         summary: "Create a checkout session (without an Idempotency-Key every call creates a new one)",
         headers: createSessionHeadersSchema,
         body: z.strictObject({ amount: amountSchema }),
-        response: { 200: createdSchema, ...errors },
+        response: { 200: paymentSessionCreatedSchema, ...errors },
       },
     },
     async (request) => {

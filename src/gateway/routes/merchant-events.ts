@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { type EventView, eventListSchema, eventSchema, LIST_URL } from "../../api/events.ts";
 import { EVENT_ID, type EventCursor, type MerchantEventRow } from "../../store/merchant-events.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
@@ -19,8 +20,6 @@ export interface MerchantEventRouteOptions {
   events: EventList;
 }
 
-const LIST_URL = "/v1/events" as const;
-
 /** Stripe's list parameters: `limit` 1 to 100 (10 by default), `starting_after` an event id, `type`. */
 export const eventListQuery = z
   .object({
@@ -38,23 +37,6 @@ export const eventListQuery = z
       .describe("only events of exactly this type"),
   })
   .strict();
-
-export const eventSchema = z.object({
-  id: z.string().describe("evt_ and 32 hex digits, derived from the Idempotency-Key"),
-  object: z.literal("event"),
-  type: z.string(),
-  created: z.number().int().describe("when the event was queued, Unix seconds"),
-  idempotency_key: z.string().describe("the Idempotency-Key of its webhook delivery"),
-  session_id: z.string().nullable(),
-  data: z.record(z.string(), z.unknown()).describe("the webhook body, as delivered"),
-});
-export const eventListSchema = z.object({
-  object: z.literal("list"),
-  data: z.array(eventSchema).describe("newest first"),
-  has_more: z.boolean(),
-  url: z.literal(LIST_URL),
-});
-export type EventView = z.infer<typeof eventSchema>;
 
 /** An event as the API shows it: the payload is the JSON text the webhook carried. */
 export function eventView(row: MerchantEventRow): EventView {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
+import { settingsBodySchema, settingsSchema } from "../../api/settings.ts";
 import type { MerchantSettings } from "../../domain/merchant/types.ts";
 import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
@@ -10,13 +10,6 @@ export interface MerchantSettingsRouteOptions {
   settings: Pick<MerchantSettingsAdmin, "settings" | "setSettings">;
 }
 
-const P2P_PINNED_ONLY =
-  "true: a P2P session created with your pk_ (POST /sessions) must pay the destination you pinned for its burner's chain, or it is refused (403 destination_not_pinned)";
-
-export const settingsSchema = z.object({
-  object: z.literal("settings"),
-  p2p_pinned_destinations_only: z.boolean().describe(P2P_PINNED_ONLY),
-});
 const errors = { 400: errorSchema, 401: errorSchema, 503: errorSchema };
 
 const view = (s: MerchantSettings) => ({
@@ -46,7 +39,7 @@ export const merchantSettingsRoutes: FastifyPluginAsyncZod<MerchantSettingsRoute
     {
       schema: {
         summary: "Replace the merchant's settings",
-        body: z.strictObject({ p2p_pinned_destinations_only: z.boolean().describe(P2P_PINNED_ONLY) }),
+        body: settingsBodySchema,
         response: { 200: settingsSchema, ...errors },
       },
     },

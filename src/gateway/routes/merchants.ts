@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { merchantSchema, rolledSchema } from "../../api/merchants.ts";
 import type { Config } from "../../config.ts";
 import { KEY_KINDS } from "../../domain/merchant/types.ts";
 import { type MerchantAdmin, MerchantRefusedError } from "../../entities/merchant-admin.ts";
@@ -14,31 +15,10 @@ export interface MerchantRouteOptions {
   guards: Guards;
 }
 
-const keySchema = z.object({
-  id: z.string(),
-  type: z.enum(KEY_KINDS),
-  key: z.string().nullable().describe("the publishable key itself; null for a secret key"),
-  last4: z.string(),
-  created_at: z.string().describe("ISO 8601 UTC timestamp"),
-  revoked_at: z.string().nullable().describe("ISO 8601 UTC timestamp, null while active"),
-});
-export const merchantSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string(),
-  created_at: z.string().describe("ISO 8601 UTC timestamp"),
-  livemode: z.boolean(),
-  keys: z.array(keySchema),
-});
 const createdSchema = z.object({
   merchant: merchantSchema,
   publishable_key: z.string().describe("pk_: shown once"),
   secret_key: z.string().describe("sk_: shown once, stored only as a hash"),
-});
-export const rolledSchema = z.object({
-  id: z.string(),
-  type: z.enum(KEY_KINDS),
-  key: z.string().describe("shown once"),
 });
 /** The key type to roll; a POST without a body rolls the secret key (fastify hands it over as null). */
 const rollBodySchema = z.strictObject({ type: z.enum(KEY_KINDS).default("secret") }).nullish();

@@ -1,28 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { type PaymentLinkObject, paymentLinkSchema } from "../../api/payment-links.ts";
+import { amountSchema } from "../../api/payment-sessions.ts";
 import type { LinkAdmin } from "../../entities/link-admin.ts";
 import type { LinkRow } from "../../store/payment-links.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
-
-/** Up to 10^30 USDC base units, as POST /v1/payment_sessions takes: far below uint256. */
-export const linkAmountSchema = z
-  .string()
-  .regex(/^[1-9][0-9]{0,29}$/, "must be a positive integer string in USDC base units (6 decimals)");
-
-export const paymentLinkSchema = z.object({
-  id: z.string(),
-  object: z.literal("payment_link"),
-  active: z.boolean().describe("false once deactivated (an expired link stays active but takes no sessions)"),
-  amount: z.string().describe("USDC base units (6 decimals)"),
-  currency: z.literal("usdc"),
-  description: z.string().nullable(),
-  expires_at: z.number().int().nullable().describe("Unix seconds, or null for never"),
-  created: z.number().int().describe("Unix seconds"),
-  url: z.string().describe("the hosted page, to share with payers"),
-});
-export type PaymentLinkObject = z.infer<typeof paymentLinkSchema>;
 
 const linkParamsSchema = z.object({ id: z.string().min(1).max(64) });
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 503: errorSchema };
@@ -66,7 +50,7 @@ export const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentLinkRouteOptions> =
       schema: {
         summary: "Create a payment link: a hosted page that takes a fixed USDC amount",
         body: z.strictObject({
-          amount: linkAmountSchema,
+          amount: amountSchema,
           description: z.string().min(1).max(500).optional(),
           expires_at: z.number().int().positive().optional().describe("Unix seconds, in the future"),
         }),

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { deliverySchema } from "../../api/webhook-deliveries.ts";
 import type { AttemptRow, DeliveryRow } from "../../store/webhook-deliveries.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
@@ -22,30 +23,6 @@ export interface WebhookDeliveryRouteOptions {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-const attemptSchema = z.object({
-  attempt: z.number().int(),
-  started_at: z.string().describe("ISO 8601 UTC timestamp"),
-  url: z.string(),
-  address: z
-    .string()
-    .nullable()
-    .describe("the checked address connected to; null when refused before connecting"),
-  status_code: z.number().int().nullable(),
-  duration_ms: z.number().int(),
-  error: z.string().nullable(),
-});
-export const deliverySchema = z.object({
-  id: z.string().describe("the delivery's Idempotency-Key"),
-  event_type: z.string(),
-  session_id: z.string().nullable(),
-  state: z.enum(["pending", "delivered", "failed", "skipped"]),
-  attempts: z.number().int(),
-  next_retry_at: z.string().nullable().describe("ISO 8601 UTC timestamp; null unless pending"),
-  last_status: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  created_at: z.string().describe("ISO 8601 UTC timestamp"),
-  attempt_log: z.array(attemptSchema).describe("every attempt, first to last"),
-});
 const errors = { 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 const idParams = z.object({ id: z.string().min(1).max(512) });
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../../api/webhook-endpoints.ts";
 import type { WebhookEndpointAdmin } from "../../entities/merchant-admin.ts";
 import {
   type Resolver,
@@ -22,14 +23,6 @@ export interface WebhookEndpointRouteOptions {
   lookupTimeoutMs: number;
 }
 
-export const webhookEndpointSchema = z.object({
-  id: z.string(),
-  url: z.string(),
-  created_at: z.string().describe("ISO 8601 UTC timestamp"),
-});
-export const webhookEndpointWithSecretSchema = webhookEndpointSchema.extend({
-  secret: z.string().describe("the whsec_ signing secret: shown in this answer only, new on every PUT"),
-});
 const errors = { 401: errorSchema, 404: errorSchema, 503: errorSchema };
 
 /**

@@ -1,0 +1,5 @@
+import { z } from "zod";
+
+// The merchant's app fee (GET and PUT /v1/app_fee): what its checkout sessions sign into their Intents.
+
+export const appFeeSchema = z.object({ app_fee_bps: z.number().int(), app_fee_recipient: z.string() });
