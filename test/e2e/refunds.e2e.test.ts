@@ -1,7 +1,7 @@
 // Refunds, expiry and money that arrives at the wrong time, end to end on the real stack: Kafka,
 // Cassandra, the two anvil chains (one-second blocks) and every role in this process, the executor
-// included. Driven through the payer's client library; balances are read on chain. Sessions live 60 s
-// (the shortest SESSION_TTL_SECONDS allows): the two that must expire are opened before anything else,
+// included. Driven through the payer's client library; balances are read on chain. Sessions live 30 s
+// (long enough for every other test's session to settle): the two that must expire are opened before anything else,
 // so their wait runs while the other tests do.
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,7 +47,7 @@ beforeAll(async () => {
   service = await startTestService({
     roles: ["actors", "projector", "indexer", "executor", "gateway"],
     env: {
-      SESSION_TTL_SECONDS: "60",
+      SESSION_TTL_SECONDS: "30",
       INDEXER_POLL_MS: "250",
       // A sweep that reverts is given up on after two quick tries, so a failed session shows in seconds.
       EXECUTOR_MAX_ATTEMPTS: "2",

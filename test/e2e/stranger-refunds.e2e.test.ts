@@ -2,7 +2,7 @@
 // the real stack: Kafka, Cassandra, the local chains and every role in this process, the executor
 // included. Each abusive request must be answered with a 4xx that says why, and the relayer's nonce on the
 // chain (every transaction it sends, pending ones included) must not move; a control refund of a real
-// deposit moves it by exactly one. The expiring session is opened first, so its 60 s run while the other
+// deposit moves it by exactly one. The expiring session is opened first, so its 30 s run while the other
 // tests do.
 import { type Address, createTestClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,7 +36,7 @@ beforeAll(async () => {
   service = await startTestService({
     roles: ["actors", "projector", "indexer", "executor", "gateway"],
     env: {
-      SESSION_TTL_SECONDS: "60",
+      SESSION_TTL_SECONDS: "30",
       INDEXER_POLL_MS: "250",
       RATE_LIMIT_PER_SECOND: "100000",
       RATE_LIMIT_BURST: "100000",
