@@ -1,5 +1,5 @@
 import { assertNever } from "../domain/evolve.ts";
-import { type ChainAddress, type DepositTerms, transferKey } from "../domain/types.ts";
+import { type ChainAddress, type DepositTerms, type Finality, transferKey } from "../domain/types.ts";
 import type { TransferObserved } from "../records/chain-transfers.ts";
 import { type Checkpoint, createCheckpointStore, type PublishedBlock } from "../store/indexer-checkpoints.ts";
 import { isTerminal } from "../support/errors.ts";
@@ -47,6 +47,14 @@ export interface IndexerDeps<B extends ChainBlock> extends ChainIndexerDeps {
   termsOf: (token: ChainAddress) => DepositTerms;
   /** Confirmed blocks a newly watched burner is backfilled over (default 128). */
   backfillBlocks?: number;
+  /**
+   * The chain's finalized height, for a family whose confirmation depth is not final (Solana: the
+   * source hands out `confirmed` slots). Given, every record is published at "confirmed" (or at
+   * "finalized" if its block already is) and published again as "finalized" once its block is at or
+   * below this height; the decider settles only final deposits (src/domain/finality.ts). Absent
+   * (EVM), records carry finality null: the confirmation depth is final.
+   */
+  finalizedHeight?: () => Promise<bigint>;
 }
 
 export interface Indexer extends ChainIndexer {
@@ -89,7 +97,21 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
     loaded = true;
   }
 
-  const observe = (t: FoundTransfer, sessionId: string, head: bigint, now: number): TransferObserved => ({
+  /** Finality of a record of block `number`, given the finalized height read for this step (null: EVM). */
+  const finalityAt = (number: bigint, finalized: bigint | null): Finality =>
+    finalized === null ? null : number <= finalized ? "finalized" : "confirmed";
+  const finalizedNow = async (): Promise<bigint | null> =>
+    deps.finalizedHeight ? await deps.finalizedHeight() : null;
+  const awaitsFinality = (row: PublishedBlock): boolean =>
+    row.records.some((r) => r.finality === "confirmed" && !r.retracted);
+
+  const observe = (
+    t: FoundTransfer,
+    sessionId: string,
+    head: bigint,
+    now: number,
+    finalized: bigint | null,
+  ): TransferObserved => ({
     sessionId,
     burner: t.to,
     chainId,
@@ -104,6 +126,7 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
     observedAt: now,
     retracted: false,
     terms: deps.termsOf(t.token),
+    finality: finalityAt(t.blockNumber, finalized),
   });
 
   const retract = (records: readonly TransferObserved[], now: number): TransferObserved[] =>
@@ -121,6 +144,7 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
     // Nothing watched, nothing to find: the scan is skipped.
     const found =
       watchlist.size() > 0 ? await finder.inBlocks(run, (a) => watchlist.get(a) !== undefined) : [];
+    const finalized = found.length > 0 ? await finalizedNow() : null;
     const now = Date.now();
     const rows: PublishedBlock[] = [];
     const stale: bigint[] = [];
@@ -141,7 +165,7 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
       for (const t of found) {
         const entry = watchlist.get(t.to);
         if (t.blockNumber !== block.number || !entry || known.has(transferKey(t))) continue;
-        const record = observe(t, entry.sessionId, block.head, now);
+        const record = observe(t, entry.sessionId, block.head, now, finalized);
         records.push(record);
         outgoing.push(record);
       }
@@ -185,9 +209,42 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
     await save({ ...ref(ancestor), timestamp: null, recent });
   }
 
-  /** Rows older than the reorg window can no longer be retracted: drop them. */
+  /**
+   * Publishes again, as "finalized", the records of every published block now at or below the
+   * finalized height, then records the rows so: a crash in between publishes them again, which the
+   * session actor takes as a retry (the deposit is final already).
+   */
+  async function finalize(): Promise<void> {
+    if (!deps.finalizedHeight || ![...published.values()].some(awaitsFinality)) return;
+    const finalized = await deps.finalizedHeight();
+    const now = Date.now();
+    const rows: PublishedBlock[] = [];
+    const outgoing: TransferObserved[] = [];
+    for (const row of published.values()) {
+      if (row.number > finalized || !awaitsFinality(row)) continue;
+      const records = row.records.map((r) => {
+        if (r.finality !== "confirmed" || r.retracted) return r;
+        const final: TransferObserved = { ...r, finality: "finalized", observedAt: now };
+        outgoing.push(final);
+        return final;
+      });
+      rows.push({ ...row, records });
+    }
+    if (outgoing.length === 0) return;
+    await deps.publish(outgoing);
+    await store.record(rows);
+    for (const row of rows) published.set(row.number, row);
+    log("published finalized transfers", { chainId, finalized: String(finalized), count: outgoing.length });
+  }
+
+  /**
+   * Rows older than the reorg window can no longer be retracted: drop them, unless their records
+   * still await finality (finalize() needs them; the finality lag is far inside the window).
+   */
   async function prune(oldestKept: bigint): Promise<void> {
-    const old = [...published.keys()].filter((n) => n < oldestKept);
+    const old = [...published.entries()]
+      .filter(([n, row]) => n < oldestKept && !awaitsFinality(row))
+      .map(([n]) => n);
     await store.remove(old);
     for (const n of old) published.delete(n);
   }
@@ -211,6 +268,7 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
       expectedHash: (n) => hashes.get(n),
     });
     const head = lastHead ?? cp.number + BigInt(deps.confirmations);
+    const finalized = found.length > 0 ? await finalizedNow() : null;
     const now = Date.now();
     const changed = new Map<bigint, PublishedBlock>();
     const outgoing: TransferObserved[] = [];
@@ -221,7 +279,7 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
         continue;
       const sessionId = sessionOf.get(t.to);
       if (sessionId === undefined) continue;
-      const record = observe(t, sessionId, head, now);
+      const record = observe(t, sessionId, head, now, finalized);
       changed.set(t.blockNumber, {
         number: t.blockNumber,
         hash: t.blockHash,
@@ -279,7 +337,10 @@ export function createIndexer<B extends ChainBlock>(deps: IndexerDeps<B>): Index
     });
     while (!signal.aborted) {
       const step = await source.next();
-      await lane.run(() => (step.length > 0 ? apply(step) : heartbeat()));
+      await lane.run(async () => {
+        await (step.length > 0 ? apply(step) : heartbeat());
+        await finalize();
+      });
       context.reset(); // a later failure is a new incident: it waits RETRY_MIN_MS again
     }
   }

@@ -3,6 +3,7 @@ import type {
   Authorization,
   ChainAddress,
   DepositTerms,
+  Finality,
   Flow,
   GasSpent,
   Hex,
@@ -115,7 +116,7 @@ export interface RequestRefundAll {
  */
 export interface RecordTransfer {
   type: "RecordTransfer";
-  data: { sessionId: string; transfer: Transfer; terms: DepositTerms | null };
+  data: { sessionId: string; transfer: Transfer; terms: DepositTerms | null; finality: Finality };
   metadata: CommandMetadata;
 }
 

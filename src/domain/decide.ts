@@ -2,6 +2,7 @@ import { unsupportedReason } from "./acceptance.ts";
 import type { SessionInput } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { assertNever, evolve } from "./evolve.ts";
+import { isFinal } from "./finality.ts";
 import {
   decideAttachStandingRefund,
   decideRefund,
@@ -139,7 +140,7 @@ function decideTransfer(
   state: Session,
   policy: SessionPolicy,
 ): Decision {
-  const { transfer, terms } = command.data;
+  const { transfer, terms, finality } = command.data;
   // A transfer keeps the class it was first recorded with: re-mined after a reorg, it moves to its
   // new block in the same list (terms changed in between must not put it in both).
   const unsupported = state.unsupportedDeposits.find((t) => sameTransfer(t, transfer));
@@ -149,7 +150,16 @@ function decideTransfer(
   // after a reorg, and observing it again moves it to its new block (so the old block's late
   // retraction no longer matches it).
   const seen = unsupported ?? known;
-  if (seen && sameId(seen.blockHash, transfer.blockHash)) return nothingToDo();
+  if (seen && sameId(seen.blockHash, transfer.blockHash)) {
+    // The same deposit published again once its slot is finalized: now it may be settled.
+    if (known && finality !== "confirmed" && !isFinal(state, known)) {
+      const { chainId, txHash, logIndex } = known;
+      return DecisionBuilder.for(state, command.metadata)
+        .append({ type: "DepositFinalized", data: { chainId, txHash, logIndex } })
+        .decision();
+    }
+    return nothingToDo();
+  }
   if (reason !== null) {
     return DecisionBuilder.for(state, command.metadata)
       .append({ type: "UnsupportedDepositObserved", data: { transfer, reason } })
@@ -157,7 +167,7 @@ function decideTransfer(
   }
   const b = DecisionBuilder.for(state, command.metadata).append({
     type: "DepositObserved",
-    data: { transfer },
+    data: { transfer, finality },
   });
   // The state after the deposit is needed only to tell a merchant or to bounce late money: built
   // then, not for every transfer of the ingest path (evolve copies the session and its deposits).

@@ -3,6 +3,7 @@ import type {
   Authorization,
   ChainAddress,
   Commitment,
+  Finality,
   GasRecord,
   Outcome,
   RefundKind,
@@ -11,6 +12,7 @@ import type {
   StandingRefund,
   SweepAmounts,
   Transfer,
+  TransferRef,
   TxId,
   UnsupportedReason,
 } from "./types.ts";
@@ -38,7 +40,8 @@ export interface SessionCreated {
  */
 export interface DepositObserved {
   type: "DepositObserved";
-  data: { transfer: Transfer };
+  /** finality "confirmed": the deposit detects but waits for a DepositFinalized before it settles. */
+  data: { transfer: Transfer; finality: Finality };
   metadata: EventMetadata;
 }
 
@@ -162,6 +165,13 @@ export interface RelayerGasSpent {
   metadata: EventMetadata;
 }
 
+/** A deposit observed at "confirmed" (Solana) is in a finalized slot now: it may be settled. */
+export interface DepositFinalized {
+  type: "DepositFinalized";
+  data: TransferRef;
+  metadata: EventMetadata;
+}
+
 export type SessionEvent =
   | SessionCreated
   | DepositObserved
@@ -178,5 +188,6 @@ export type SessionEvent =
   | RefundUpdated
   | BurnerRegistered
   | UnsupportedDepositObserved
-  | RelayerGasSpent;
+  | RelayerGasSpent
+  | DepositFinalized;
 export type SessionEventType = SessionEvent["type"];

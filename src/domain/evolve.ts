@@ -1,10 +1,12 @@
 import type { SessionEvent } from "./events.ts";
 import {
+  type Finality,
   REMEMBERED_COMMANDS,
   type Session,
   type SessionState,
   sameTransfer,
   type Transfer,
+  type TransferRef,
 } from "./types.ts";
 
 /** Applies one event to the state. Total: it never throws for an event that decide() produced. */
@@ -37,6 +39,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       stealth: d.stealth,
       deposits: [],
       unsupportedDeposits: [],
+      awaitingFinality: [],
       commitment: null,
       sweepTx: null,
       swapOutputAmount: null,
@@ -59,6 +62,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     ...state,
     deposits: [...state.deposits],
     unsupportedDeposits: [...state.unsupportedDeposits],
+    awaitingFinality: [...state.awaitingFinality],
     refunds: [...state.refunds],
     gasSpent: [...state.gasSpent],
     recentCommandIds: [...state.recentCommandIds],
@@ -88,6 +92,7 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       // A known transfer observed again was re-mined in another block: it replaces, never doubles.
       if (at < 0) session.deposits.push(transfer);
       else session.deposits[at] = transfer;
+      markFinality(session, transfer, event.data.finality);
       if (session.status === "pending") session.status = "detected";
       // Checkout: the destination is the one pinned for the chain the money arrived on.
       if (session.destAddress === null && session.deposits[0] === transfer) {
@@ -116,6 +121,7 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
         if (sameTransfer(session.unsupportedDeposits[i] as Transfer, retracted))
           session.unsupportedDeposits.splice(i, 1);
       }
+      markFinality(session, retracted, "finalized"); // no longer awaited: it is gone
       if (session.status === "detected" && session.deposits.length === 0) session.status = "pending";
       return session;
     }
@@ -194,9 +200,21 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
     case "RelayerGasSpent":
       session.gasSpent.push(event.data);
       return session;
+    case "DepositFinalized":
+      markFinality(session, event.data, "finalized");
+      return session;
     default:
       return assertNever(event);
   }
+}
+
+/** Keeps `awaitingFinality` naming exactly the deposits last seen at "confirmed". */
+function markFinality(session: Session, transfer: TransferRef, finality: Finality): void {
+  const at = session.awaitingFinality.findIndex((t) => sameTransfer(t, transfer));
+  if (finality === "confirmed") {
+    const { chainId, txHash, logIndex } = transfer;
+    if (at < 0) session.awaitingFinality.push({ chainId, txHash, logIndex });
+  } else if (at >= 0) session.awaitingFinality.splice(at, 1);
 }
 
 /** The session is swept: what reached the destination. */

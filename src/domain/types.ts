@@ -171,6 +171,17 @@ export interface Transfer {
 }
 
 /**
+ * How final a transfer was when the indexer published it. null: the chain's confirmation depth is
+ * its finality (EVM), so the transfer may be settled at once. "confirmed" (Solana): it detects the
+ * session but must not be settled; the indexer publishes it again as "finalized" once its slot is.
+ */
+export const FINALITIES = ["confirmed", "finalized"] as const;
+export type Finality = (typeof FINALITIES)[number] | null;
+
+/** A transfer's identity, (chainId, txHash, logIndex). */
+export type TransferRef = Pick<Transfer, "chainId" | "txHash" | "logIndex">;
+
+/**
  * The operator's terms for one token on one chain, as the indexer found them in its chain's
  * configuration (CHAINS `acceptedTokens`) when it saw the transfer: whether the token is accepted at
  * all, and the least amount (base units) that counts as a payment.
@@ -269,6 +280,11 @@ export interface Session {
   deposits: Transfer[];
   /** Confirmed transfers the operator does not accept (src/domain/acceptance.ts), in the order observed. */
   unsupportedDeposits: UnsupportedDeposit[];
+  /**
+   * Deposits observed at "confirmed" whose slot is not finalized yet (Solana): they detect the
+   * session, but settlement waits until this list no longer names them (src/domain/finality.ts).
+   */
+  awaitingFinality: TransferRef[];
   /** The committed Intent, once POST /sessions/:id/commit was accepted. */
   commitment: Commitment | null;
   sweepTx: TxId | null;

@@ -58,6 +58,8 @@ export function stateFromJson(json: string): Session {
   state.clientSecretHash ??= null;
   // ... and those written before unsupported deposits were told apart have none.
   state.unsupportedDeposits ??= [];
+  // ... and those written before Solana's finality was tracked await none.
+  state.awaitingFinality ??= [];
   return state;
 }
 

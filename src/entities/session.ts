@@ -134,7 +134,7 @@ export function createSessionHost(deps: EntityHostDeps<SessionState>, policy?: S
 export function transferCommand(t: TransferObserved): SessionCommand {
   const metadata = {
     // observedAt tells a block that came back after a reorg from a re-published record of the same block.
-    commandId: `${t.retracted ? "retract" : "record"}:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}:${t.observedAt}`,
+    commandId: `${t.retracted ? "retract" : "record"}:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}:${t.observedAt}${t.finality ? `:${t.finality}` : ""}`,
     issuedAt: t.observedAt,
     replyTo: null,
   };
@@ -158,6 +158,7 @@ export function transferCommand(t: TransferObserved): SessionCommand {
       sessionId: t.sessionId,
       transfer: { chainId, token, amount, txHash, logIndex, blockNumber, blockHash, from },
       terms: t.terms,
+      finality: t.finality,
     },
     metadata,
   };

@@ -1,3 +1,4 @@
+import { FINALITIES } from "../domain/types.ts";
 import * as f from "../record-fields/fields.ts";
 import { depositTerms, transferFields } from "./shared.ts";
 
@@ -17,5 +18,10 @@ export const transferObserved = f.record({
    * null on records written before the indexer attached them.
    */
   terms: f.nullable(depositTerms),
+  /**
+   * null: the chain's confirmation depth is final (EVM). "confirmed" (Solana): detects, does not
+   * settle; the same transfer is published again as "finalized" once its slot is (docs/SOLANA.md).
+   */
+  finality: f.nullable(f.oneOf(FINALITIES)),
 });
 export type TransferObserved = f.Infer<typeof transferObserved>;

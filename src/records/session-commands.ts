@@ -1,4 +1,5 @@
 import type { SessionCommand } from "../domain/commands.ts";
+import { FINALITIES } from "../domain/types.ts";
 import * as f from "../record-fields/fields.ts";
 import { message } from "../record-fields/unions.ts";
 import {
@@ -21,7 +22,7 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
   union: "command",
   types: {
     CreateSession: creation,
-    RecordTransfer: { transfer, terms: f.nullable(depositTerms) },
+    RecordTransfer: { transfer, terms: f.nullable(depositTerms), finality: f.nullable(f.oneOf(FINALITIES)) },
     RetractTransfer: { chainId: f.number, txHash: f.txId, logIndex: f.number, blockHash: f.blockId },
     ExpireSession: { now: f.number },
     CommitIntent: commitment,

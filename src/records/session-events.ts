@@ -1,5 +1,5 @@
 import type { SessionEvent } from "../domain/events.ts";
-import { UNSUPPORTED_REASONS } from "../domain/types.ts";
+import { FINALITIES, UNSUPPORTED_REASONS } from "../domain/types.ts";
 import * as f from "../record-fields/fields.ts";
 import { message } from "../record-fields/unions.ts";
 import {
@@ -23,7 +23,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
   union: "event",
   types: {
     SessionCreated: creation,
-    DepositObserved: { transfer },
+    DepositObserved: { transfer, finality: f.nullable(f.oneOf(FINALITIES)) },
     DepositRetracted: { chainId: f.number, txHash: f.txId, logIndex: f.number },
     SessionExpired: {},
     IntentCommitted: commitment,
@@ -51,5 +51,6 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     BurnerRegistered: { burner: f.chainAddress, auth: authorization },
     UnsupportedDepositObserved: { transfer, reason: f.oneOf(UNSUPPORTED_REASONS) },
     RelayerGasSpent: { chainId: f.number, txHash: f.txId, commandId: f.string, ...gasSpentFields },
+    DepositFinalized: { chainId: f.number, txHash: f.txId, logIndex: f.number },
   },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { BlockRef } from "../chains/adapter.ts";
+import { FINALITIES } from "../domain/types.ts";
 import { isChainAddress, isChainHash } from "../record-fields/fields.ts";
 import type { TransferObserved } from "../records/chain-transfers.ts";
 import type { CassandraClient } from "./cassandra.ts";
@@ -193,6 +194,8 @@ const storedRecord = z.object({
   retracted: z.boolean(),
   // Rows recorded before the indexer attached the operator's terms have none: such records count as accepted.
   terms: z.object({ accepted: z.boolean(), minAmount: uint }).nullable().default(null),
+  // Rows recorded before finality was tracked were published at a final depth.
+  finality: z.enum(FINALITIES).nullable().default(null),
 });
 
 /** JSON of records with bigints as decimal strings; decodeRecords(encodeRecords(x)) deep-equals x. */

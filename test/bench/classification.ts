@@ -68,7 +68,7 @@ export function measureClassification(transfers = 200_000): void {
   const pending = created.events.reduce(evolve, null) as Session;
   const command = (t: (typeof records)[number]["t"], terms: DepositTerms | null): RecordTransfer => ({
     type: "RecordTransfer",
-    data: { sessionId: id, transfer: t, terms },
+    data: { sessionId: id, transfer: t, terms, finality: null },
     metadata: { commandId: t.txHash, issuedAt: Date.now(), replyTo: null },
   });
   const usdc = records.filter((r) => r.terms.accepted && unsupportedReason(r.t, r.terms) === null);

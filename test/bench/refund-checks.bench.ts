@@ -46,7 +46,12 @@ function sessionWith(deposits: number, gasRecords: number): Session {
   for (let i = 0; i < deposits; i++) {
     apply({
       type: "RecordTransfer",
-      data: { sessionId: (state as unknown as Session).id, transfer: transfer(1000 + i), terms: null },
+      data: {
+        sessionId: (state as unknown as Session).id,
+        transfer: transfer(1000 + i),
+        terms: null,
+        finality: null,
+      },
       metadata: meta(`deposit ${i}`),
     });
   }

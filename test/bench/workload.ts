@@ -84,7 +84,7 @@ export function depositObserved(
   const t = transfer(block);
   return {
     type: "DepositObserved",
-    data: { transfer: t },
+    data: { transfer: t, finality: null },
     metadata: { sessionId, version, occurredAt: nowMs, commandId: recordCommandId(t, nowMs) },
   };
 }
@@ -107,6 +107,7 @@ export function transferObserved(sessionId: string, nowMs: number, block: number
     retracted: false,
     // USDC's terms on the local stack: most amounts pass, the few below the minimum are unsupported.
     terms: { accepted: true, minAmount: 10_000n },
+    finality: null,
   };
 }
 

@@ -67,6 +67,7 @@ export function observedTransfer(
     retracted: false,
     // An accepted token with no minimum: the record counts as the session's deposit.
     terms: { accepted: true, minAmount: 1n },
+    finality: null,
     ...fields,
   };
 }

@@ -5,6 +5,7 @@ import {
   type Authorization,
   type Commitment,
   type DepositTerms,
+  FINALITIES,
   FLOWS,
   type Hex,
   type Intent,
@@ -106,6 +107,7 @@ export function generator(seed: number): Gen {
     from: address(),
   });
   const terms = (): DepositTerms => ({ accepted: bool(), minAmount: amount() });
+  const finality = () => pick(FINALITIES);
   const authorization = (): Authorization => ({
     address: address(),
     chainId: pick([0, 1, 8453]),
@@ -215,7 +217,7 @@ export function generator(seed: number): Gen {
       case 1:
         return {
           type: "RecordTransfer",
-          data: { sessionId, transfer: transfer(), terms: maybe(terms) },
+          data: { sessionId, transfer: transfer(), terms: maybe(terms), finality: maybe(finality) },
           metadata,
         };
       case 2: {
@@ -284,7 +286,11 @@ export function generator(seed: number): Gen {
       case 0:
         return { type: "SessionCreated", data: creation(), metadata };
       case 1:
-        return { type: "DepositObserved", data: { transfer: transfer() }, metadata };
+        return {
+          type: "DepositObserved",
+          data: { transfer: transfer(), finality: maybe(finality) },
+          metadata,
+        };
       case 2: {
         const t = transfer();
         return {
@@ -314,6 +320,10 @@ export function generator(seed: number): Gen {
         ...transfer(),
         reason: pick(UNSUPPORTED_REASONS),
       })),
+      awaitingFinality: Array.from({ length: int(0, 1) }, () => {
+        const { chainId, txHash, logIndex } = transfer();
+        return { chainId, txHash, logIndex };
+      }),
       sweepTx: maybe(() => hex(32)),
       swapOutputAmount: maybe(amount),
       feeAmount: maybe(amount),
@@ -347,6 +357,7 @@ export function generator(seed: number): Gen {
     observedAt: ms(),
     retracted: bool(),
     terms: maybe(terms),
+    finality: maybe(finality),
   });
   const gatewayReply = (): GatewayReply => {
     const ok = bool();

@@ -142,7 +142,7 @@ describe("codecs validate what Avro cannot express", () => {
       ...e,
       metadata: { ...e.metadata },
       type: "DepositObserved",
-      data: { transfer: { ...generator(2).transfer(), amount: -1n } },
+      data: { transfer: { ...generator(2).transfer(), amount: -1n }, finality: null },
     } as const;
     expect(() => sessionEventCodec.encode(bad)).toThrow(/cannot encode settlement.v1.SessionEvent/);
   });

@@ -81,7 +81,7 @@ const usdc = transfer(USDC, 25_000_000n, 3);
 
 const record = (t: Transfer, terms: DepositTerms | null, minute = 1): RecordTransfer => ({
   type: "RecordTransfer",
-  data: { sessionId: ID, transfer: t, terms },
+  data: { sessionId: ID, transfer: t, terms, finality: null },
   metadata: meta(`record ${t.txHash} ${t.blockHash}`, minute),
 });
 const retract = (t: Transfer): RetractTransfer => ({

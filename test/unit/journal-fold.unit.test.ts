@@ -41,7 +41,7 @@ function sessionEvents(seed: number, id: string): SessionEvent[] {
   ];
   for (let i = g.int(0, 6); i > 0; i--) {
     const transfer = g.transfer();
-    events.push({ type: "DepositObserved", data: { transfer }, metadata: meta() });
+    events.push({ type: "DepositObserved", data: { transfer, finality: null }, metadata: meta() });
     if (g.int(0, 3) === 0) {
       const { chainId, txHash, logIndex } = transfer;
       events.push({ type: "DepositRetracted", data: { chainId, txHash, logIndex }, metadata: meta() });

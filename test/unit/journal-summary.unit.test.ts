@@ -46,7 +46,7 @@ describe("a replay's summary of its states", () => {
     const transfer = generator(99).transfer();
     const changed = evolve(state, {
       type: "DepositObserved",
-      data: { transfer: { ...transfer, amount: 12345n } },
+      data: { transfer: { ...transfer, amount: 12345n }, finality: null },
       metadata: { sessionId: id, version: state.version + 1, occurredAt: state.updatedAt, commandId: "c" },
     });
     const other: FoldedJournal = {

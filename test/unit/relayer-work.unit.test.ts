@@ -97,7 +97,7 @@ const deposit =
       blockHash: hex(0x800 + n),
       from: PAYER,
     };
-    return { type: "DepositObserved", data: { transfer }, metadata: m() };
+    return { type: "DepositObserved", data: { transfer, finality: null }, metadata: m() };
   };
 const expired = (m: () => EventMetadata): SessionEvent => ({
   type: "SessionExpired",
@@ -308,6 +308,7 @@ describe("refund-all, run by the relayer on an expired session", () => {
           from: PAYER,
         },
         terms: null,
+        finality: null,
       },
       metadata: meta("late"),
     } satisfies SessionInput;

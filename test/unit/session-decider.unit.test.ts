@@ -102,7 +102,7 @@ const recordTransfer = (
   issuedAt = minutes(1),
 ): RecordTransfer => ({
   type: "RecordTransfer",
-  data: { sessionId: SESSION_ID, transfer: t, terms: ACCEPTED },
+  data: { sessionId: SESSION_ID, transfer: t, terms: ACCEPTED, finality: null },
   metadata: meta(commandId, issuedAt),
 });
 const retractTransfer = (
@@ -136,7 +136,7 @@ const sessionCreated = (c: CreateSession): SessionCreated => ({
 });
 const depositObserved = (c: RecordTransfer, version: number): DepositObserved => ({
   type: "DepositObserved",
-  data: { transfer: c.data.transfer },
+  data: { transfer: c.data.transfer, finality: null },
   metadata: stamp(c, version),
 });
 const depositRetracted = (c: RetractTransfer, version: number): DepositRetracted => ({

@@ -123,7 +123,7 @@ function run(...setup: SessionInput[]) {
 
 const deposit = (t: Transfer): SessionInput => ({
   type: "RecordTransfer",
-  data: { sessionId: ID, transfer: t, terms: null },
+  data: { sessionId: ID, transfer: t, terms: null, finality: null },
   metadata: meta(),
 });
 const commit = (intent: Intent, signature: Hex = hex(0x516, 65), sourceChainId = SOURCE): SessionInput => ({

@@ -111,6 +111,7 @@ async function depositTo(s: Setup, id: string, deposit: { token: Address; amount
         from: DEST,
       },
       terms: null,
+      finality: null,
     },
     metadata: { commandId: `transfer:${id}`, issuedAt: START_MS, replyTo: null },
   });

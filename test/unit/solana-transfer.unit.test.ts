@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { CreateSession, RecordTransfer, RetractTransfer } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
+import { depositsFinal, isFinal } from "../../src/domain/finality.ts";
 import { sessionDecider } from "../../src/domain/session-decider.ts";
-import type { SessionState, Transfer } from "../../src/domain/types.ts";
+import type { Finality, Session, SessionState, Transfer } from "../../src/domain/types.ts";
 import { sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 
 /**
@@ -56,9 +57,9 @@ const create: CreateSession = {
   metadata: meta("create", T0),
 };
 
-const record = (t: Transfer, commandId: string): RecordTransfer => ({
+const record = (t: Transfer, commandId: string, finality: Finality = null): RecordTransfer => ({
   type: "RecordTransfer",
-  data: { sessionId: SESSION_ID, transfer: t, terms: null },
+  data: { sessionId: SESSION_ID, transfer: t, terms: null, finality },
   metadata: meta(commandId, T0 + 60_000),
 });
 
@@ -99,6 +100,7 @@ describe("a Solana-shaped transfer (base58 token, payer and signature; a slot as
       observedAt: T0,
       retracted: false,
       terms: { accepted: true, minAmount: 1_000n },
+      finality: "confirmed" as const,
     };
     expect(transferObservedCodec.decode(transferObservedCodec.encode(observed))).toStrictEqual(observed);
   });
@@ -133,5 +135,53 @@ describe("a Solana-shaped transfer (base58 token, payer and signature; a slot as
     expect(state?.deposits).toEqual([]);
     const [event] = events as [SessionEvent];
     expect(sessionEventCodec.decode(sessionEventCodec.encode(event))).toStrictEqual(event);
+  });
+});
+
+describe("finality: detected at confirmed, settled only once the slot is finalized", () => {
+  const created = step(sessionDecider.initialState(), create).state;
+  const retract = (commandId: string): RetractTransfer => ({
+    type: "RetractTransfer",
+    data: { sessionId: SESSION_ID, chainId: SOLANA, txHash: SIGNATURE, logIndex: 2, blockHash: SLOT_HASH },
+    metadata: meta(commandId, T0 + 120_000),
+  });
+
+  it("detects at confirmed and keeps the deposit awaiting finality", () => {
+    const { state, events } = step(created, record(transfer, "confirmed 1", "confirmed"));
+    expect(events.map((e) => e.type)).toEqual(["DepositObserved"]);
+    expect(events[0]?.type === "DepositObserved" && events[0].data.finality).toBe("confirmed");
+    expect(state?.status).toBe("detected");
+    expect(isFinal(state as Session, transfer)).toBe(false);
+    expect(depositsFinal(state as Session)).toBe(false);
+  });
+
+  it("finalizes when the same deposit comes again at finalized, once", () => {
+    const confirmed = step(created, record(transfer, "confirmed 1", "confirmed")).state;
+    const { state, events } = step(confirmed, record(transfer, "finalized 1", "finalized"));
+    expect(events.map((e) => e.type)).toEqual(["DepositFinalized"]);
+    expect(events[0]?.data).toEqual({ chainId: SOLANA, txHash: SIGNATURE, logIndex: 2 });
+    expect(isFinal(state as Session, transfer)).toBe(true);
+    expect(state?.deposits).toStrictEqual([transfer]); // finalizing neither adds nor moves a deposit
+    // re-delivered (an indexer that crashed before recording it): nothing new
+    expect(step(state, record(transfer, "finalized 2", "finalized")).events).toEqual([]);
+    // a late "confirmed" copy does not make a final deposit unfinal
+    expect(step(state, record(transfer, "confirmed 2", "confirmed")).events).toEqual([]);
+    const [event] = events as [SessionEvent];
+    expect(sessionEventCodec.decode(sessionEventCodec.encode(event))).toStrictEqual(event);
+  });
+
+  it("is final at once when first seen at finalized (an indexer catching up), as on EVM (null)", () => {
+    for (const finality of ["finalized", null] as const) {
+      const { state, events } = step(created, record(transfer, `first ${finality}`, finality));
+      expect(events.map((e) => e.type)).toEqual(["DepositObserved"]);
+      expect(depositsFinal(state as Session)).toBe(true);
+    }
+  });
+
+  it("stops awaiting a deposit a reorg retracted", () => {
+    const confirmed = step(created, record(transfer, "confirmed 1", "confirmed")).state;
+    const { state } = step(confirmed, retract("retract 1"));
+    expect(state?.deposits).toEqual([]);
+    expect(state?.awaitingFinality).toEqual([]);
   });
 });
