@@ -1,12 +1,12 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/merchant/types.ts";
-import { MerchantRefusedError } from "../entities/merchant-admin.ts";
-import { merchantGatewayDeps } from "../entities/merchant-runtime.ts";
+import { MerchantRefusedError } from "../gateway/admin/merchant-admin.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import { createGatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { boot } from "./boot.ts";
+import { merchantGatewayDeps } from "./entity-modules/merchant.ts";
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 

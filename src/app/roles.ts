@@ -1,8 +1,4 @@
-import { startLinkActors } from "../entities/link-runtime.ts";
-import { startMerchantActors } from "../entities/merchant-runtime.ts";
-import { createSessionHost, sessionEntity, sessionSnapshots } from "../entities/session.ts";
-import { startSubscriptionActors } from "../entities/subscription-runtime.ts";
-import { createSnapshotTable } from "../store/snapshots.ts";
+import { startEntityActors } from "./entity-modules/start.ts";
 import { executorRole } from "./roles/executor.ts";
 import { gatewayRole } from "./roles/gateway.ts";
 import { indexerRole } from "./roles/indexer.ts";
@@ -19,43 +15,12 @@ import {
 export type { RunningRole, Shared };
 export type Role = RoleName;
 
-/** The session actors: the generic entity host running the session entity. */
+/** The actors of every entity (ENTITY_MODULES), each on the generic entity host. */
 const actorsRole: RoleModule = {
   name: "actors",
   async start(shared, log) {
-    const host = createSessionHost(
-      {
-        kafka: shared.kafka,
-        snapshots: sessionSnapshots(createSnapshotTable(shared.cassandra)),
-        log,
-        snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
-      },
-      { gasBudget: BigInt(shared.config.SESSION_GAS_BUDGET) },
-    );
-    await host.start();
-    const restored = await host.restored(CATCH_UP_TIMEOUT_MS);
-    // Merchant mode: the merchant entity on the same host runtime, in its own group.
-    const merchants = await startMerchantActors(shared, log, CATCH_UP_TIMEOUT_MS);
-    const subscriptions = await startSubscriptionActors(shared, log, CATCH_UP_TIMEOUT_MS);
-    const links = await startLinkActors(shared, log, CATCH_UP_TIMEOUT_MS);
-    shared.metrics.gaugeFrom(
-      "settlement_actor_partitions_owned",
-      "Session partitions this process owns and has restored",
-      [],
-      () => [{ labels: {}, value: host.owned().length }],
-    );
-    return {
-      role: "actors",
-      summary: `session actors in group "${sessionEntity.group}" over ${sessionEntity.inputs.map((i) => i.topic).join(" + ")}: ${
-        restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
-      }${merchants ? `; ${merchants.summary}` : ""}${subscriptions ? `; ${subscriptions.summary}` : ""}${links ? `; ${links.summary}` : ""}`,
-      async stop() {
-        await links?.stop();
-        await subscriptions?.stop();
-        await merchants?.stop();
-        await host.stop();
-      },
-    };
+    const actors = await startEntityActors(shared, log, CATCH_UP_TIMEOUT_MS);
+    return { role: "actors", summary: actors.summary, stop: actors.stop };
   },
 };
 

@@ -124,11 +124,14 @@ export const sessionSnapshots = (table: SnapshotTable): SnapshotStore<SessionSta
  * relayer-paid work (the default policy when none is given).
  */
 export function createSessionHost(deps: EntityHostDeps<SessionState>, policy?: SessionPolicy): SessionHost {
-  return createEntityHost(
-    policy ? { ...sessionEntity, decider: sessionDeciderWith(policy) } : sessionEntity,
-    deps,
-  );
+  return createEntityHost(policy ? sessionEntityWith(policy) : sessionEntity, deps);
 }
+
+/** The session entity under the operator's limits on relayer-paid work. */
+export const sessionEntityWith = (policy: SessionPolicy): typeof sessionEntity => ({
+  ...sessionEntity,
+  decider: sessionDeciderWith(policy),
+});
 
 /** An indexer record as a command; its id names the observation, so a re-published one is a retry. */
 export function transferCommand(t: TransferObserved): SessionCommand {

@@ -1,14 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { KeyKind } from "../domain/merchant/types.ts";
-import {
-  hashSecret,
-  type KeyMode,
-  keyPrefix,
-  type SecretPrefix,
-  sameHash,
-} from "../entities/merchant-keys.ts";
 import type { KeyByHash } from "../store/merchants.ts";
 import { type GatewayError, gatewayError } from "./errors.ts";
+import { hashSecret, type KeyMode, keyPrefix, type SecretPrefix, sameHash } from "./merchant-keys.ts";
 
 /**
  * The merchant-mode guards, exactly as the interface's Authentication table says:

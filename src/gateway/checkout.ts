@@ -3,11 +3,11 @@ import type { PaymentSessionCreated, PaymentSessionObject } from "../api/payment
 import type { CreateSession } from "../domain/commands.ts";
 import type { AppFee, DestinationPin } from "../domain/merchant/types.ts";
 import type { SessionView } from "../domain/view.ts";
-import { hashSecret, issueClientSecret, type KeyMode } from "../entities/merchant-keys.ts";
 import type { SessionReadModel } from "../projections/read-model.ts";
 import type { IdempotencyClaim, IdempotencyKeys } from "../store/idempotency-keys.ts";
 import type { CheckoutResource } from "./auth.ts";
 import { gatewayError, replyError } from "./errors.ts";
+import { hashSecret, issueClientSecret, type KeyMode } from "./merchant-keys.ts";
 import type { CommandPort } from "./ports.ts";
 import { canonicalJson, uuidFrom } from "./routes/sessions.ts";
 

@@ -1,6 +1,6 @@
 import type { DestinationPin } from "../domain/merchant/types.ts";
 import { sameId } from "../domain/types.ts";
-import type { MerchantSettingsAdmin } from "../entities/merchant-admin.ts";
+import type { MerchantSettingsAdmin } from "./admin/merchant-admin.ts";
 import { gatewayError } from "./errors.ts";
 import type { CreateSessionBody } from "./schemas.ts";
 

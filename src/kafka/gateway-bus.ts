@@ -27,7 +27,7 @@ export interface GatewayBus {
   /**
    * A command to any entity's topic, keyed by its id, answered on gateway.replies like the above:
    * `encode` writes the command with the reply address. Entities without a port of their own here
-   * (payment links: src/entities/link-runtime.ts) send through it.
+   * (payment links: src/app/entity-modules/link.ts) send through it.
    */
   request(topic: string, key: string, encode: (replyTo: ReplyTo) => Buffer): Promise<GatewayReply>;
   live: LiveUpdatesPort;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MerchantCommand } from "../../src/domain/merchant/types.ts";
-import { issueKey, newMerchantId } from "../../src/entities/merchant-keys.ts";
+import { issueKey, newMerchantId } from "../../src/gateway/merchant-keys.ts";
 import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
 import { startActorsWithBus } from "../support/actors-bus.ts";
 import type { TestService } from "../support/service.ts";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import type { MerchantEvent } from "../../src/domain/merchant/types.ts";
-import { issueKey } from "../../src/entities/merchant-keys.ts";
+import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
 import { createMerchantStore, type MerchantStore } from "../../src/store/merchants.ts";
 

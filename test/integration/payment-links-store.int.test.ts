@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import type { LinkEvent } from "../../src/domain/link/types.ts";
-import { newSlug } from "../../src/entities/link-admin.ts";
+import { newSlug } from "../../src/gateway/admin/link-admin.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
 import { createLinkStore, type LinkStore } from "../../src/store/payment-links.ts";
 

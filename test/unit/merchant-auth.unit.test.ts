@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import { describe, expect, it } from "vitest";
-import { hashSecret, issueKey, newSecret } from "../../src/entities/merchant-keys.ts";
 import { bearerToken, type CheckoutResource, createGuards, operatorGuard } from "../../src/gateway/auth.ts";
 import type { GatewayError } from "../../src/gateway/errors.ts";
+import { hashSecret, issueKey, newSecret } from "../../src/gateway/merchant-keys.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 
 // The guards over an in-memory key table: the lookup is the guards' only dependency.

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { foldEvent } from "../../src/domain/decider.ts";
 import { merchantDecider } from "../../src/domain/merchant/decider.ts";
 import type { MerchantCommand, MerchantEvent, MerchantState } from "../../src/domain/merchant/types.ts";
-import { issueKey } from "../../src/entities/merchant-keys.ts";
+import { issueKey } from "../../src/gateway/merchant-keys.ts";
 
 const ID = "mer_0123456789abcdef01234567";
 const replyTo = { gatewayId: "g1", correlationId: "c1" };

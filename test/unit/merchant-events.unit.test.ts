@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { issueKey } from "../../src/entities/merchant-keys.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
+import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import { eventListQuery, eventView, listPage } from "../../src/gateway/routes/merchant-events.ts";
 import {
   EVENT_ID,

@@ -9,7 +9,7 @@ import {
   newMerchantId,
   newSecret,
   sameHash,
-} from "../../src/entities/merchant-keys.ts";
+} from "../../src/gateway/merchant-keys.ts";
 
 describe("merchant keys", () => {
   it("is prefix, mode and 32 random bytes in base64url", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { MerchantAdmin } from "../../src/entities/merchant-admin.ts";
-import { issueKey } from "../../src/entities/merchant-keys.ts";
+import type { MerchantAdmin } from "../../src/gateway/admin/merchant-admin.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
+import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { LinkAdmin } from "../../src/entities/link-admin.ts";
-import type { MerchantAdmin } from "../../src/entities/merchant-admin.ts";
-import { issueKey } from "../../src/entities/merchant-keys.ts";
+import type { LinkAdmin } from "../../src/gateway/admin/link-admin.ts";
+import type { MerchantAdmin } from "../../src/gateway/admin/merchant-admin.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
 import { createPageScript } from "../../src/gateway/link-page/bundle.ts";
 import { formatUsdc, linkPage } from "../../src/gateway/link-page/html.ts";
+import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 import type { LinkRow } from "../../src/store/payment-links.ts";
 import { CHAIN_ID, DELEGATE, memoryService, START_MS, testConfig } from "../support/memory-gateway.ts";

@@ -1,11 +1,11 @@
 import Fastify from "fastify";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { describe, expect, it } from "vitest";
-import type { MerchantAdmin, WebhookEndpointAdmin } from "../../src/entities/merchant-admin.ts";
-import { issueKey } from "../../src/entities/merchant-keys.ts";
+import type { MerchantAdmin, WebhookEndpointAdmin } from "../../src/gateway/admin/merchant-admin.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
 import { toGatewayError } from "../../src/gateway/errors.ts";
+import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import { webhookEndpointRoutes } from "../../src/gateway/routes/webhook-endpoints.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";

@@ -1,6 +1,3 @@
-import { linkGatewayDeps } from "../../entities/link-runtime.ts";
-import { merchantGatewayDeps } from "../../entities/merchant-runtime.ts";
-import { subscriptionGatewayDeps } from "../../entities/subscription-runtime.ts";
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createHealth } from "../../ops/health.ts";
@@ -9,6 +6,7 @@ import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
 import { merchantEvents } from "../../store/merchant-events.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
+import { entityGatewayDeps } from "../entity-modules/start.ts";
 import type { RoleModule } from "../shared.ts";
 
 /** Sessions whose newest state a gateway keeps in memory for GET /sessions/:id. */
@@ -28,8 +26,8 @@ export const gatewayRole: RoleModule = {
       readModel,
       timeoutMs: config.REPLY_TIMEOUT_MS,
     });
-    // Merchant mode only (MERCHANT_MODE): its routes and guards.
-    const merchants = merchantGatewayDeps(shared, bus, { commands });
+    // The entities' routes (merchant mode: merchants, subscriptions, links): each module's share.
+    const entities = entityGatewayDeps({ shared, bus, commands });
     const app = await createGateway({
       config,
       commands,
@@ -44,9 +42,7 @@ export const gatewayRole: RoleModule = {
         chains: shared.chains,
         staleSeconds: config.INDEXER_STALE_SECONDS,
       }),
-      merchants,
-      links: linkGatewayDeps(shared, bus),
-      subscriptions: subscriptionGatewayDeps(shared, bus, merchants?.guards),
+      ...entities,
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       logger: log,

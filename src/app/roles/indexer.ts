@@ -1,7 +1,7 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { createBurnerFeed } from "../../chains/burner-feed.ts";
-import { startSubscriptionWatchers } from "../../entities/subscription-runtime.ts";
 import { createPlainProducer } from "../../kafka/at-least-once.ts";
+import { startEntityIndexers } from "../entity-modules/start.ts";
 import { CATCH_UP_TIMEOUT_MS, type RoleModule } from "../shared.ts";
 
 /** One indexer per configured chain, through its adapter, with the burner feed filling their watchlists. */
@@ -42,17 +42,17 @@ export const indexerRole: RoleModule = {
     const feed = createBurnerFeed({ kafka: shared.kafka, codecs: shared.codecs, indexers, log });
     // Watching every burner journaled before start, so a deposit to a session created then is seen.
     const caughtUp = await feed.start(CATCH_UP_TIMEOUT_MS);
-    // Merchant mode: on-chain subscription cancels mirrored to the subscription actors.
-    const watchers = await startSubscriptionWatchers(shared, log);
+    // The entities' watchers (merchant mode: on-chain subscription cancels mirrored to their actors).
+    const watchers = await startEntityIndexers(shared, log);
     return {
       role: "indexer",
       summary: `${shared.chains
         .map(({ chain: c }) => `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`)
         .join(
           ", ",
-        )}${caughtUp ? "" : " (burner feed still catching up)"}${watchers ? `; ${watchers.summary}` : ""}`,
+        )}${caughtUp ? "" : " (burner feed still catching up)"}${watchers.summary ? `; ${watchers.summary}` : ""}`,
       async stop() {
-        await watchers?.stop();
+        await watchers.stop();
         abort.abort();
         await feed.stop();
         await Promise.all(runs);

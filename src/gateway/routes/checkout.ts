@@ -14,11 +14,11 @@ import {
 } from "../../chains/evm/authorization.ts";
 import type { RegisterBurner } from "../../domain/commands.ts";
 import { MAX_FEE_BPS } from "../../domain/settlement.ts";
-import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
-import type { KeyMode } from "../../entities/merchant-keys.ts";
+import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import { type CheckoutResource, type Guards, requireSecretKey } from "../auth.ts";
 import { type CheckoutSessions, paymentSessionObject } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
+import type { KeyMode } from "../merchant-keys.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";
 import {
   addressSchema,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { settingsBodySchema, settingsSchema } from "../../api/settings.ts";
 import type { MerchantSettings } from "../../domain/merchant/types.ts";
-import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
+import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { errorSchema } from "../schemas.ts";
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { merchantSchema, rolledSchema } from "../../api/merchants.ts";
 import type { Config } from "../../config.ts";
 import { KEY_KINDS } from "../../domain/merchant/types.ts";
-import { type MerchantAdmin, MerchantRefusedError } from "../../entities/merchant-admin.ts";
+import { type MerchantAdmin, MerchantRefusedError } from "../admin/merchant-admin.ts";
 import { type Guards, operatorGuard, requireSecretKey, unauthorized } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";

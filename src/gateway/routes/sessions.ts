@@ -10,8 +10,8 @@ import {
 import { recoverSigner } from "../../chains/evm/recover.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
-import type { MerchantSettingsAdmin } from "../../entities/merchant-admin.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
+import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import type { Principal } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";

@@ -6,7 +6,7 @@ import {
   type SubscriptionAdmin,
   SubscriptionRefusedError,
   type SubscriptionView,
-} from "../../entities/subscription-admin.ts";
+} from "../admin/subscription-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../../api/webhook-endpoints.ts";
-import type { WebhookEndpointAdmin } from "../../entities/merchant-admin.ts";
 import {
   type Resolver,
   resolveTarget,
   type UrlPolicy,
   WebhookUrlRefused,
 } from "../../webhooks/address-guard.ts";
+import type { WebhookEndpointAdmin } from "../admin/merchant-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";

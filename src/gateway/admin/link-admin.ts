@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { LinkCommand } from "../domain/link/types.ts";
-import { gatewayError, replyError } from "../gateway/errors.ts";
-import { ReplyTimeoutError } from "../gateway/ports.ts";
-import type { GatewayReply } from "../records/gateway-replies.ts";
-import type { LinkRow, LinkStore } from "../store/payment-links.ts";
+import type { LinkCommand } from "../../domain/link/types.ts";
+import type { GatewayReply } from "../../records/gateway-replies.ts";
+import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
+import { gatewayError, replyError } from "../errors.ts";
+import { ReplyTimeoutError } from "../ports.ts";
 
 /**
  * What the merchant's /v1/payment_links routes do to a link: send the command to the link's actor

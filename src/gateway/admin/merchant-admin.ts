@@ -8,15 +8,15 @@ import {
   type MerchantCommand,
   type MerchantRejectionCode,
   type MerchantSettings,
-} from "../domain/merchant/types.ts";
-import { ReplyTimeoutError } from "../gateway/ports.ts";
-import type { GatewayReply } from "../records/gateway-replies.ts";
-import type { MerchantEmails } from "../store/merchant-emails.ts";
-import type { KeyRow, MerchantRow, MerchantStore } from "../store/merchants.ts";
-import type { WebhookEndpointRow } from "../store/webhook-endpoints.ts";
-import { TerminalError } from "../support/errors.ts";
-import { newWebhookSecret } from "../webhooks/signing.ts";
-import { issueKey, type KeyMode, legacyMerchantId, newMerchantId, normalizeEmail } from "./merchant-keys.ts";
+} from "../../domain/merchant/types.ts";
+import type { GatewayReply } from "../../records/gateway-replies.ts";
+import type { MerchantEmails } from "../../store/merchant-emails.ts";
+import type { KeyRow, MerchantRow, MerchantStore } from "../../store/merchants.ts";
+import type { WebhookEndpointRow } from "../../store/webhook-endpoints.ts";
+import { TerminalError } from "../../support/errors.ts";
+import { newWebhookSecret } from "../../webhooks/signing.ts";
+import { issueKey, type KeyMode, legacyMerchantId, newMerchantId, normalizeEmail } from "../merchant-keys.ts";
+import { ReplyTimeoutError } from "../ports.ts";
 
 /**
  * What the CLI and the operator and merchant routes do to a merchant: generate the keys here (the

@@ -6,18 +6,18 @@ import {
   mandateDigest,
   mandateTypedData,
   subscriptionIdFromDigest,
-} from "../chains/evm/subscriptions.ts";
-import { chargeDueAt } from "../domain/subscription/periods.ts";
+} from "../../chains/evm/subscriptions.ts";
+import { chargeDueAt } from "../../domain/subscription/periods.ts";
 import type {
   Mandate,
   Subscription,
   SubscriptionCommand,
   SubscriptionRejectionCode,
-} from "../domain/subscription/types.ts";
-import { ReplyTimeoutError } from "../gateway/ports.ts";
-import type { GatewayReply } from "../records/gateway-replies.ts";
-import type { SubscriptionStore } from "../store/subscriptions.ts";
-import { TerminalError } from "../support/errors.ts";
+} from "../../domain/subscription/types.ts";
+import type { GatewayReply } from "../../records/gateway-replies.ts";
+import type { SubscriptionStore } from "../../store/subscriptions.ts";
+import { TerminalError } from "../../support/errors.ts";
+import { ReplyTimeoutError } from "../ports.ts";
 
 /**
  * What the subscription routes do: check the payer's signature (viem's verifyTypedData, so it must

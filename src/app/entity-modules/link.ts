@@ -1,0 +1,31 @@
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { linkEntity } from "../../entities/link.ts";
+import { createLinkAdmin } from "../../gateway/admin/link-admin.ts";
+import { linkCommandCodec } from "../../kafka/codecs.ts";
+import { createLinkProjector } from "../../projections/link-projection.ts";
+import { createLinkStore } from "../../store/payment-links.ts";
+import type { EntityModule } from "./module.ts";
+
+/** Payment links: merchant mode only, like every part of it. */
+export const linkModule: EntityModule = {
+  name: "link",
+  enabled: (config) => config.MERCHANT_MODE !== "off",
+  entity: () => linkEntity,
+  projection: {
+    writes: "Cassandra payment_links",
+    create: (shared, log) =>
+      createLinkProjector({ kafka: shared.kafka, store: createLinkStore(shared.cassandra), log }),
+  },
+  gateway({ shared, bus }) {
+    const store = createLinkStore(shared.cassandra);
+    const admin = createLinkAdmin({
+      send: (command) =>
+        bus.request(TOPIC.linkCommands, command.data.linkId, (replyTo) =>
+          linkCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+        ),
+      store,
+      timeoutMs: shared.config.REPLY_TIMEOUT_MS,
+    });
+    return { links: { admin, store } };
+  },
+};

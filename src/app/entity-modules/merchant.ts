@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import { merchantEntity } from "../../entities/merchant.ts";
+import {
+  createMerchantAdmin,
+  type MerchantAdmin,
+  type MerchantSettingsAdmin,
+  type WebhookEndpointAdmin,
+} from "../../gateway/admin/merchant-admin.ts";
+import { type CheckoutResource, createGuards, type Guards } from "../../gateway/auth.ts";
+import { type CheckoutSessions, checkoutResources, createCheckoutSessions } from "../../gateway/checkout.ts";
+import { type KeyMode, keyModeOf } from "../../gateway/merchant-keys.ts";
+import type { CommandPort } from "../../gateway/ports.ts";
+import type { GatewayBus } from "../../kafka/gateway-bus.ts";
+import { createMerchantProjector } from "../../projections/merchant-projection.ts";
+import { createSessionReadModel } from "../../projections/read-model.ts";
+import { idempotencyKeys } from "../../store/idempotency-keys.ts";
+import { merchantEmails } from "../../store/merchant-emails.ts";
+import { createMerchantStore } from "../../store/merchants.ts";
+import { webhookEndpoints } from "../../store/webhook-endpoints.ts";
+import type { Shared } from "../shared.ts";
+import type { EntityModule } from "./module.ts";
+
+/** Merchant mode: nothing of it runs when MERCHANT_MODE is off. */
+export const merchantModule: EntityModule = {
+  name: "merchant",
+  enabled: (config) => config.MERCHANT_MODE !== "off",
+  entity: () => merchantEntity,
+  projection: {
+    writes: "Cassandra merchants",
+    create: (shared, log) =>
+      createMerchantProjector({ kafka: shared.kafka, store: createMerchantStore(shared.cassandra), log }),
+  },
+  gateway: ({ shared, bus, commands }) => ({ merchants: merchantGatewayDeps(shared, bus, { commands }) }),
+};
+
+/** The merchant routes' dependencies over a gateway's bus (the gateway's, or the merchant CLI's). */
+export function merchantGatewayDeps(
+  shared: Pick<Shared, "config" | "cassandra">,
+  bus: Pick<GatewayBus, "merchantCommands">,
+  /** The gateway's session commands (read-your-writes): checkout creates sessions through them. */
+  deps: { commands: CommandPort },
+):
+  | {
+      admin: MerchantAdmin;
+      webhookEndpoints: WebhookEndpointAdmin;
+      guards: Guards;
+      checkout: {
+        sessions: CheckoutSessions;
+        settings: MerchantSettingsAdmin;
+        resources: (sessionId: string) => Promise<CheckoutResource | null>;
+        mode: KeyMode;
+      };
+    }
+  | undefined {
+  const mode = shared.config.MERCHANT_MODE;
+  if (mode === "off") return undefined;
+  const store = createMerchantStore(shared.cassandra);
+  const keyMode = keyModeOf(mode);
+  const admin = createMerchantAdmin({
+    send: bus.merchantCommands.send,
+    store,
+    emails: merchantEmails(shared.cassandra),
+    endpoints: webhookEndpoints(shared.cassandra),
+    mode: keyMode,
+    timeoutMs: shared.config.REPLY_TIMEOUT_MS,
+  });
+  return {
+    admin,
+    webhookEndpoints: admin,
+    guards: createGuards({ keys: store, mode: keyMode }),
+    checkout: {
+      sessions: createCheckoutSessions({
+        commands: deps.commands,
+        settings: admin,
+        idempotency: idempotencyKeys(shared.cassandra),
+        mode: keyMode,
+        ttlSeconds: shared.config.SESSION_TTL_SECONDS,
+        newId: randomUUID,
+        now: Date.now,
+      }),
+      settings: admin,
+      resources: checkoutResources(createSessionReadModel(shared.cassandra)),
+      mode: keyMode,
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Address } from "viem";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { createSubscriptionWatcher } from "../../chains/evm/subscription-watcher.ts";
+import { subscriptionEntity } from "../../entities/subscription.ts";
+import { createSubscriptionAdmin } from "../../gateway/admin/subscription-admin.ts";
+import { createPlainProducer } from "../../kafka/at-least-once.ts";
+import type { Logger } from "../../logging.ts";
+import { createSubscriptionProjector } from "../../projections/subscription-projection.ts";
+import { createSubscriptionStore } from "../../store/subscriptions.ts";
+import type { Shared } from "../shared.ts";
+import type { EntityModule, RunningPart } from "./module.ts";
+
+/** Subscriptions: merchant mode only; their routes need the merchant guards (listed after merchants). */
+export const subscriptionModule: EntityModule = {
+  name: "subscription",
+  enabled: (config) => config.MERCHANT_MODE !== "off",
+  entity: () => subscriptionEntity,
+  projection: {
+    writes: "Cassandra subscriptions",
+    create: (shared, log) =>
+      createSubscriptionProjector({
+        kafka: shared.kafka,
+        store: createSubscriptionStore(shared.cassandra),
+        log,
+      }),
+  },
+  gateway({ shared, bus }, earlier) {
+    const guards = earlier.merchants?.guards;
+    if (!guards) return {};
+    const admin = createSubscriptionAdmin({
+      send: bus.subscriptionCommands.send,
+      store: createSubscriptionStore(shared.cassandra),
+      managers: subscriptionManagers(shared),
+      feeBps: shared.config.PLATFORM_FEE_BPS,
+      timeoutMs: shared.config.REPLY_TIMEOUT_MS,
+    });
+    return { subscriptions: { admin, guards } };
+  },
+  indexer: startSubscriptionWatchers,
+};
+
+/**
+ * The watchers that mirror each chain's on-chain cancels (the manager's Canceled logs) to
+ * subscription.commands; run by the indexer role.
+ */
+async function startSubscriptionWatchers(
+  shared: Pick<Shared, "config" | "cassandra" | "chains" | "kafka" | "codecs">,
+  log: Logger,
+): Promise<RunningPart | null> {
+  const chains = shared.chains.flatMap(({ chain }) =>
+    chain.family === "evm" && chain.subscriptions ? [{ ...chain, manager: chain.subscriptions }] : [],
+  );
+  if (chains.length === 0) return null;
+  const producer = createPlainProducer(shared.kafka);
+  await producer.connect();
+  const abort = new AbortController();
+  const runs = chains.map((c) =>
+    createSubscriptionWatcher({
+      chainId: c.chainId,
+      rpcUrl: c.rpcUrl,
+      manager: c.manager,
+      confirmations: c.confirmations,
+      cassandra: shared.cassandra,
+      send: (commands) =>
+        producer.send(
+          TOPIC.subscriptionCommands,
+          commands.map((cmd) => ({
+            key: cmd.data.subscriptionId,
+            value: shared.codecs.subscriptionCommand.encode(cmd),
+          })),
+        ),
+      pollMs: shared.config.INDEXER_POLL_MS,
+      signal: abort.signal,
+      log: (msg, fields) => log.info(fields ?? {}, msg),
+    })
+      .run()
+      .catch((err) => log.error({ err, chainId: c.chainId }, "subscription watcher stopped")),
+  );
+  return {
+    summary: `subscription cancels mirrored from chains ${chains.map((c) => c.chainId).join(", ")}`,
+    async stop() {
+      abort.abort();
+      await Promise.all(runs);
+      await producer.disconnect();
+    },
+  };
+}
+
+/** The SubscriptionManager of each configured EVM chain that has one. */
+function subscriptionManagers(shared: Pick<Shared, "chains">): Map<number, Address> {
+  const managers = new Map<number, Address>();
+  for (const { chain } of shared.chains) {
+    if (chain.family === "evm" && chain.subscriptions) managers.set(chain.chainId, chain.subscriptions);
+  }
+  return managers;
+}
