@@ -42,6 +42,11 @@ export {
   makeBurner,
 } from "./actions/make-burner.ts";
 export {
+  type MakeSolanaBurnerParameters,
+  type MakeSolanaBurnerReturnType,
+  makeSolanaBurner,
+} from "./actions/make-solana-burner.ts";
+export {
   type PayCheckoutErrorType,
   type PayCheckoutParameters,
   type PayCheckoutReturnType,
@@ -71,6 +76,12 @@ export {
   type RefundAllReturnType,
   refundAll,
 } from "./actions/refund-all.ts";
+export {
+  type RefundSolanaSolErrorType,
+  type RefundSolanaSolParameters,
+  type RefundSolanaSolReturnType,
+  refundSolanaSol,
+} from "./actions/refund-solana-sol.ts";
 export {
   type RegisterBurnerBody,
   type RegisterBurnerErrorType,
@@ -103,6 +114,12 @@ export {
   type SignRefundReturnType,
   signRefund,
 } from "./actions/sign-refund.ts";
+export {
+  type SignSolanaBounceSetupErrorType,
+  type SignSolanaBounceSetupParameters,
+  type SignSolanaBounceSetupReturnType,
+  signSolanaBounceSetup,
+} from "./actions/sign-solana-bounce-setup.ts";
 export {
   DEFAULT_STANDING_REFUND_TTL_S,
   type SignStandingRefundErrorType,

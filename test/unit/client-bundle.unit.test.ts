@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
  * The client library is for payers' apps, browsers included: what it loads at run time must be its
  * own files, the two support modules it shares with the service, the EIP-712 definitions it signs
  * with (src/chains/evm/eip712.ts: the same objects the gateway verifies against and the delegate's
- * structs, so a type string cannot drift), and browser-safe libraries. Its
+ * structs, so a type string cannot drift), the Solana bounce setup it signs (src/chains/solana/
+ * bounce-setup.ts: the transaction the service rebuilds and compares byte for byte), and browser-safe
+ * libraries (viem, web3.js, spl-token, and the Buffer polyfill web3.js itself needs). Its
  * wire types come from the shared schema definitions (src/api/, and the session's in
  * src/gateway/schemas.ts) through type-only imports, which compilation erases; this test compiles
  * each file the way a bundler does and follows what is left. A route file is never imported, not
@@ -96,16 +98,24 @@ describe("the client libraries' types", () => {
 });
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule, EIP-712 types and router ABI, viem and the SSE parser", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types, router ABI and Solana bounce setup, and browser-safe packages", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/eip712.ts",
       "src/chains/evm/uniswap-v2.ts",
+      "src/chains/solana/bounce-setup.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);
-    expect(packages).toEqual(["eventsource-parser/stream", "viem", "viem/accounts"]);
+    expect(packages).toEqual([
+      "@solana/spl-token",
+      "@solana/web3.js",
+      "buffer",
+      "eventsource-parser/stream",
+      "viem",
+      "viem/accounts",
+    ]);
   });
 
   it("of the merchant entry are client files and the same two support modules, and no package", () => {

@@ -1,0 +1,193 @@
+// The bounce's chain side on a real local Solana node (docs/SOLANA.md, "The bounce"): the setup the
+// burner signs at registration, checked and co-signed by the relayer, lets the relayer move the
+// burner's USDC to the signed refund address and close the emptied account; what the payer revokes
+// the relayer no longer tries; SOL goes back only with the burner's own key.
+import {
+  createRevokeInstruction,
+  getAccount,
+  getAssociatedTokenAddressSync,
+  getOrCreateAssociatedTokenAccount,
+  transfer,
+} from "@solana/spl-token";
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SendTransactionError,
+  SystemProgram,
+  sendAndConfirmTransaction,
+  Transaction,
+} from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stopSolana } from "../../deploy/local/solana/launcher.ts";
+import { buildBounce, planBounce } from "../../src/chains/solana/bounce.ts";
+import {
+  BOUNCE_ALLOWANCE,
+  burnerTokenAccount,
+  checkBounceSetup,
+} from "../../src/chains/solana/bounce-setup.ts";
+import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
+import { refundSolanaSol } from "../../src/client/actions/refund-solana-sol.ts";
+import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
+import { keypairOf, startPrivateSolana } from "../support/solana-node.ts";
+
+let node: Awaited<ReturnType<typeof startPrivateSolana>>;
+let connection: Connection;
+let relayer: Keypair;
+let depositor: Keypair;
+let mint: PublicKey;
+
+beforeAll(async () => {
+  node = await startPrivateSolana({ slotMs: 100, finalityLag: 10 });
+  connection = new Connection(node.info.rpcUrl, "confirmed");
+  relayer = keypairOf(node.info.relayerKey);
+  depositor = keypairOf(node.info.testKey);
+  mint = new PublicKey(node.info.usdcMint);
+}, 60_000);
+
+afterAll(async () => {
+  if (node) await stopSolana(node.root);
+});
+
+/** Registration as the service does it: the client's signed setup checked, co-signed by the relayer, sent. */
+async function registerWithBounce(sessionId: string, refundTo: string) {
+  const burner = makeSolanaBurner();
+  const { blockhash } = await connection.getLatestBlockhash();
+  const wire = signSolanaBounceSetup({
+    sessionId,
+    burner: burner.keypair,
+    refundTo,
+    relayer: relayer.publicKey.toBase58(),
+    mint: mint.toBase58(),
+    blockhash,
+  });
+  const checked = checkBounceSetup(wire, {
+    sessionId,
+    burner: burner.keypair.publicKey,
+    relayer: relayer.publicKey,
+    mint,
+  });
+  if (!checked.ok) throw new Error(checked.reason);
+  expect(checked.refundTo).toBe(refundTo);
+  checked.transaction.partialSign(relayer);
+  const signature = await connection.sendRawTransaction(checked.transaction.serialize());
+  await connection.confirmTransaction(signature, "confirmed");
+  return { burner, signature };
+}
+
+async function deposit(burner: PublicKey, amount: bigint) {
+  const from = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, depositor.publicKey);
+  await transfer(connection, depositor, from.address, burnerTokenAccount(burner, mint), depositor, amount);
+}
+
+/** The bounce as the relayer signs it, on a fresh blockhash. */
+async function bounceTx(burner: PublicKey, refundTo: PublicKey, amount: bigint, close: boolean) {
+  const { blockhash } = await connection.getLatestBlockhash();
+  const relayerKey = relayer.publicKey;
+  return buildBounce({ burner, refundTo, relayer: relayerKey, mint, decimals: 6, amount, close, blockhash });
+}
+
+const lamportsOf = async (key: PublicKey) => BigInt(await connection.getBalance(key, "confirmed"));
+
+describe("the Solana bounce on chain", () => {
+  it("moves the whole USDC balance to the signed refund address and returns the account's rent to the relayer", async () => {
+    const wallet = Keypair.generate();
+    // The payer's wallet holds USDC (it paid from it): its USDC account exists, the bounce lands there.
+    const walletAccount = await getOrCreateAssociatedTokenAccount(
+      connection,
+      depositor,
+      mint,
+      wallet.publicKey,
+    );
+    const relayerBefore = await lamportsOf(relayer.publicKey);
+    const { burner, signature } = await registerWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58());
+    const setupTx = await connection.getTransaction(signature, { commitment: "confirmed" });
+    expect(setupTx?.meta?.logMessages?.join("\n")).toContain("deposit-settlement bounce v1");
+
+    const account = await getAccount(connection, burnerTokenAccount(burner.keypair.publicKey, mint));
+    expect(account.owner.equals(burner.keypair.publicKey)).toBe(true);
+    expect(account.delegate?.equals(relayer.publicKey)).toBe(true);
+    expect(account.delegatedAmount).toBe(BOUNCE_ALLOWANCE);
+    expect(account.closeAuthority?.equals(relayer.publicKey)).toBe(true);
+
+    await deposit(burner.keypair.publicKey, 25_000_000n);
+    const plan = planBounce(await getAccount(connection, account.address), walletAccount, relayer.publicKey);
+    expect(plan).toEqual({ kind: "bounce", amount: 25_000_000n, close: true });
+    if (plan.kind !== "bounce") return;
+    const bounce = await bounceTx(burner.keypair.publicKey, wallet.publicKey, plan.amount, plan.close);
+    await sendAndConfirmTransaction(connection, bounce, [relayer]);
+
+    const refunded = await getAccount(connection, getAssociatedTokenAddressSync(mint, wallet.publicKey));
+    expect(refunded.amount).toBe(25_000_000n);
+    expect(await connection.getAccountInfo(account.address)).toBeNull();
+    expect(planBounce(null, refunded, relayer.publicKey)).toEqual({ kind: "empty" });
+    // The relayer paid the burner account's rent and got it back when it closed it. What it paid
+    // is two fees: the setup (two signatures) and the bounce (one).
+    expect(relayerBefore - (await lamportsOf(relayer.publicKey))).toBe(15_000n);
+  });
+
+  it("plans no bounce once the payer revoked the relayer, so the relayer sends nothing", async () => {
+    const wallet = Keypair.generate();
+    const { burner } = await registerWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58());
+    await deposit(burner.keypair.publicKey, 1_000_000n);
+    const tokenAccount = burnerTokenAccount(burner.keypair.publicKey, mint);
+    // The payer's own key can always take the delegation back (the depositor pays this fee).
+    await sendAndConfirmTransaction(
+      connection,
+      new Transaction().add(createRevokeInstruction(tokenAccount, burner.keypair.publicKey)),
+      [depositor, burner.keypair],
+    );
+    const account = await getAccount(connection, tokenAccount);
+    const walletAccount = await getOrCreateAssociatedTokenAccount(
+      connection,
+      depositor,
+      mint,
+      wallet.publicKey,
+    );
+    expect(planBounce(account, walletAccount, relayer.publicKey)).toEqual({ kind: "not_delegated" });
+    // Sent anyway, the chain refuses it in preflight and the relayer pays nothing.
+    const before = await lamportsOf(relayer.publicKey);
+    const bounce = await bounceTx(burner.keypair.publicKey, wallet.publicKey, account.amount, true);
+    await expect(sendAndConfirmTransaction(connection, bounce, [relayer])).rejects.toThrow(
+      SendTransactionError,
+    );
+    expect(await lamportsOf(relayer.publicKey)).toBe(before);
+  });
+
+  it("plans no bounce to a refund address without a USDC account: the relayer would pay its rent", async () => {
+    const wallet = Keypair.generate();
+    const { burner } = await registerWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58());
+    await deposit(burner.keypair.publicKey, 1_000_000n);
+    const account = await getAccount(connection, burnerTokenAccount(burner.keypair.publicKey, mint));
+    expect(account.amount).toBe(1_000_000n);
+    expect(planBounce(account, null, relayer.publicKey)).toEqual({ kind: "no_refund_account" });
+  });
+
+  it("returns a burner's SOL with the burner's own key, less the fee it pays", async () => {
+    const burner = makeSolanaBurner();
+    const wallet = Keypair.generate();
+    await sendAndConfirmTransaction(
+      connection,
+      new Transaction().add(
+        SystemProgram.transfer({
+          fromPubkey: depositor.publicKey,
+          toPubkey: burner.keypair.publicKey,
+          lamports: LAMPORTS_PER_SOL,
+        }),
+      ),
+      [depositor],
+    );
+    const sent = await refundSolanaSol({
+      connection,
+      burner: burner.keypair,
+      to: wallet.publicKey.toBase58(),
+    });
+    expect(sent?.lamports).toBe(BigInt(LAMPORTS_PER_SOL) - 5_000n);
+    expect(await lamportsOf(wallet.publicKey)).toBe(BigInt(LAMPORTS_PER_SOL) - 5_000n);
+    expect(await lamportsOf(burner.keypair.publicKey)).toBe(0n);
+    expect(
+      await refundSolanaSol({ connection, burner: burner.keypair, to: wallet.publicKey.toBase58() }),
+    ).toBeNull();
+  });
+});
