@@ -5,6 +5,7 @@ import type { ExecutorResult } from "../records/executor-results.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
+import type { SolanaGatewaySide } from "./solana-side.ts";
 
 /**
  * What the service needs from a chain, whatever its family. One implementation per family
@@ -30,6 +31,8 @@ export interface ChainAdapter {
   relayerBalance(): Promise<bigint>;
   /** Settlement's side of the chain (sweeps, bridge relays, refunds); needs the relayer's key. */
   createExecutor(deps: ChainExecutorDeps): ChainExecutor;
+  /** A Solana chain's side for the gateway's Solana routes (src/chains/solana-side.ts); Solana only. */
+  solanaGateway?(): SolanaGatewaySide;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -49,6 +49,16 @@ export interface CreateSession {
     expiresAt: number;
     /** USDC base units the payer is asked for; null: any positive deposit succeeds. */
     expectedAmount: bigint | null;
+    /**
+     * The one chain the session takes its deposit on: a Solana-origin session's Solana chain (POST
+     * /sessions/solana), whose burner is an ed25519 key with no EIP-7702 authorization. null: an EVM
+     * session, paid on any configured EVM chain its burner is watched on.
+     */
+    originChainId: number | null;
+    /** The app fee's sink for a Solana settlement (base58), from the merchant's settings; null: none. */
+    appFeeRecipientSol: ChainAddress | null;
+    /** Where the automatic bounce of a Solana session sends the balance (base58); null: none. */
+    refundAddress: ChainAddress | null;
   };
   metadata: CommandMetadata;
 }
@@ -65,14 +75,17 @@ export interface CommitIntent {
 
 /**
  * POST /sessions/:id/register (checkout): the widget's burner and authorization, checked by the
- * gateway like POST /sessions; a standing refund may come with it. Accepted once, while pending.
+ * gateway like POST /sessions; a standing refund may come with it. POST /sessions/:id/solana-burner
+ * (a Solana-origin session): the payer's ed25519 burner, with no authorization (auth null). Accepted
+ * once, while pending.
  */
 export interface RegisterBurner {
   type: "RegisterBurner";
   data: {
     sessionId: string;
     burner: ChainAddress;
-    auth: Authorization;
+    /** null for a Solana burner (no EIP-7702 on Solana). */
+    auth: Authorization | null;
     standingRefund: StandingRefund | null;
   };
   metadata: CommandMetadata;

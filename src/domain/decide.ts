@@ -109,14 +109,20 @@ export const expires = (s: Session): boolean =>
   s.status === "pending" || (s.status === "detected" && s.commitment === null);
 
 /**
- * A checkout session's burner: filled once, while pending. The slot is the session's, so two
+ * A checkout session's burner (with its EIP-7702 authorization), or a Solana-origin session's
+ * ed25519 burner (none): filled once, while pending. The slot is the session's, so two
  * registrations racing reach this one actor in turn: the first fills it, the second is refused.
  */
 function decideRegister(
   command: Extract<SessionInput, { type: "RegisterBurner" }>,
   state: Session,
 ): Decision {
-  if (state.clientSecretHash === null) return refuse(reject("not_checkout"));
+  // The burner's family is the session's: an EVM burner on a Solana session could never be paid.
+  if (command.data.auth === null) {
+    if (state.originChainId === null) return refuse(reject("not_solana_session"));
+  } else if (state.clientSecretHash === null || state.originChainId !== null) {
+    return refuse(reject("not_checkout"));
+  }
   if (state.burner !== null) return refuse(reject("already_registered"));
   if (state.status !== "pending") return refuse(reject("wrong_status"));
   const { burner, auth, standingRefund } = command.data;

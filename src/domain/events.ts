@@ -151,10 +151,13 @@ export interface RefundUpdated {
   metadata: EventMetadata;
 }
 
-/** A checkout session's burner and authorization were registered: indexing of the burner begins. */
+/**
+ * A checkout session's burner and authorization (null for a Solana burner) were registered: indexing
+ * of the burner begins.
+ */
 export interface BurnerRegistered {
   type: "BurnerRegistered";
-  data: { burner: ChainAddress; auth: Authorization };
+  data: { burner: ChainAddress; auth: Authorization | null };
   metadata: EventMetadata;
 }
 

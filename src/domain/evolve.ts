@@ -30,7 +30,10 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       clientSecretHash: d.clientSecretHash ?? null,
       appFeeBps: d.appFeeBps,
       appFeeRecipient: d.appFeeRecipient,
-      appFeeRecipientSol: null,
+      // Written before Solana sessions existed: EVM sessions, with no Solana fee sink or bounce address.
+      appFeeRecipientSol: d.appFeeRecipientSol ?? null,
+      originChainId: d.originChainId ?? null,
+      refundAddress: d.refundAddress ?? null,
       expectedAmount: d.expectedAmount,
       status: "pending",
       outcome: null,

@@ -21,6 +21,8 @@ export const REJECTION_MESSAGES = {
   no_standing_refund: "the session has no standing refund signature for this chain",
   already_registered: "a burner is already registered on this session",
   not_checkout: "only a checkout session takes a burner registration",
+  not_solana_session: "only a Solana-origin session (POST /sessions/solana) takes a Solana burner or sweep",
+  solana_sweep_expected: "a Solana-origin session is settled by its Solana sweep, not by an EVM intent",
   no_destination: "the merchant has pinned no destination for the deposit's chain",
   // Relayer-paid work only moves value (src/domain/relayer-work.ts).
   refund_to_burner: "the refund's recipient is the burner itself: it would move nothing",

@@ -31,6 +31,7 @@ export function decideCommit(command: CommitIntent, state: Session, policy: Sess
       ? nothingToDo()
       : refuse(reject("already_committed"));
   }
+  if (state.originChainId !== null) return refuse(reject("solana_sweep_expected"));
   const detected = detectedDeposit(state);
   if (state.status !== "detected" || detected === null) return refuse(reject("not_detected"));
   // Checkout: the money arrived on a chain its merchant pinned no destination for.

@@ -268,7 +268,15 @@ export interface Session {
   clientSecretHash: string | null;
   appFeeBps: number;
   appFeeRecipient: Address;
-  appFeeRecipientSol: string | null;
+  /** The app fee's sink for a Solana settlement (base58); null when unset. */
+  appFeeRecipientSol: ChainAddress | null;
+  /**
+   * The one chain a Solana-origin session takes its deposit on (CreateSession.originChainId); null:
+   * an EVM session.
+   */
+  originChainId: number | null;
+  /** A Solana session's bounce address (base58); null: none given. */
+  refundAddress: ChainAddress | null;
   /** What the payer is asked for, in USDC base units (merchant sessions); null: any positive deposit. */
   expectedAmount: bigint | null;
   status: SessionStatus;

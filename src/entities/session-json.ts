@@ -60,6 +60,9 @@ export function stateFromJson(json: string): Session {
   state.unsupportedDeposits ??= [];
   // ... and those written before Solana's finality was tracked await none.
   state.awaitingFinality ??= [];
+  // ... and those written before Solana sessions are EVM sessions.
+  state.originChainId ??= null;
+  state.refundAddress ??= null;
   return state;
 }
 

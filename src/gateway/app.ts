@@ -21,7 +21,14 @@ import type { CheckoutResource } from "./auth.ts";
 import type { CheckoutSessions } from "./checkout.ts";
 import { fromClientError, type GatewayError, gatewayError, toGatewayError } from "./errors.ts";
 import type { KeyMode } from "./merchant-keys.ts";
-import type { ChainReadPort, CommandPort, HealthPort, LiveUpdatesPort, SessionReadPort } from "./ports.ts";
+import type {
+  ChainReadPort,
+  CommandPort,
+  HealthPort,
+  LiveUpdatesPort,
+  SessionReadPort,
+  SolanaPort,
+} from "./ports.ts";
 import { createRateLimiter, rateLimitHook } from "./rate-limit.ts";
 import { requestLogSerializers } from "./request-log.ts";
 import { checkoutMerchantRoutes, registerRoutes } from "./routes/checkout.ts";
@@ -36,6 +43,7 @@ import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
+import { solanaRoutes } from "./routes/solana.ts";
 import {
   payerSubscriptionRoutes,
   type SubscriptionRouteOptions,
@@ -52,6 +60,8 @@ export interface GatewayDeps {
   health: HealthPort;
   /** The settlement routes' chain reads (quote, RPC probe); by default viem clients of the EVM chains. */
   chainReads?: ChainReadPort;
+  /** The Solana chain's side, when one is configured: the Solana routes exist only with it (docs/SOLANA.md). */
+  solana?: SolanaPort | undefined;
   /** Merchant mode's keys and guards; its routes exist only when MERCHANT_MODE is on and this is given. */
   merchants?:
     | (Pick<MerchantRouteOptions, "admin" | "guards"> & {
@@ -178,6 +188,10 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     checkout: checkoutAccess,
   };
   await app.register(settlementRoutes, settlement);
+  if (deps.solana) {
+    const evmChainIds = evmChains.map((c) => c.chainId);
+    await app.register(solanaRoutes, { ...session, solana: deps.solana, evmChainIds });
+  }
   await app.register(refundRoutes, settlement);
   await app.register(eventRoutes, {
     sessions: deps.sessions,

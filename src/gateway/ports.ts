@@ -1,3 +1,4 @@
+import type { SolanaGatewaySide } from "../chains/solana-side.ts";
 import type { SessionCommand } from "../domain/commands.ts";
 import type { Address } from "../domain/types.ts";
 import type { GatewayReply } from "../records/gateway-replies.ts";
@@ -94,3 +95,6 @@ export interface HealthReport {
 export interface HealthPort {
   check(): Promise<HealthReport>;
 }
+
+/** A Solana chain's side for the Solana routes, built by its adapter (src/chains/solana-side.ts). */
+export type SolanaPort = SolanaGatewaySide;

@@ -31,7 +31,7 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
     RequestRefundAll: { chainId: f.number, token: f.address, onChain },
     RegisterBurner: {
       burner: f.chainAddress,
-      auth: authorization,
+      auth: f.nullable(authorization),
       standingRefund: f.nullable(standingRefund),
     },
   },

@@ -48,7 +48,7 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
       txHash: f.nullable(f.txId),
       errorMessage: f.nullable(f.string),
     },
-    BurnerRegistered: { burner: f.chainAddress, auth: authorization },
+    BurnerRegistered: { burner: f.chainAddress, auth: f.nullable(authorization) },
     UnsupportedDepositObserved: { transfer, reason: f.oneOf(UNSUPPORTED_REASONS) },
     RelayerGasSpent: { chainId: f.number, txHash: f.txId, commandId: f.string, ...gasSpentFields },
     DepositFinalized: { chainId: f.number, txHash: f.txId, logIndex: f.number },

@@ -114,4 +114,8 @@ export const creation = {
     f.record({ sourceChainId: f.number, destAddress: f.string, destChainId: f.number }),
   ),
   clientSecretHash: f.nullable(f.string),
+  // Solana-origin sessions (POST /sessions/solana); null on EVM sessions and older records.
+  originChainId: f.nullable(f.number),
+  appFeeRecipientSol: f.nullable(f.chainAddress),
+  refundAddress: f.nullable(f.chainAddress),
 };

@@ -46,6 +46,9 @@ export function creation(nowMs: number): Extract<SessionEvent, { type: "SessionC
     expectedAmount: null,
     pinnedDestinations: [],
     clientSecretHash: null,
+    originChainId: null,
+    appFeeRecipientSol: null,
+    refundAddress: null,
   };
 }
 

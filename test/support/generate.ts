@@ -141,6 +141,9 @@ export function generator(seed: number): Gen {
       destChainId: chainId(),
     })),
     clientSecretHash: maybe(() => hexDigits(64)),
+    originChainId: maybe(chainId),
+    appFeeRecipientSol: maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
+    refundAddress: maybe(() => "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"),
   });
   const intent = (): Intent => ({
     destChainId: chainId(),
@@ -201,7 +204,7 @@ export function generator(seed: number): Gen {
           data: {
             sessionId,
             burner: address(),
-            auth: authorization(),
+            auth: maybe(authorization),
             standingRefund: maybe(standingRefund),
           },
           metadata,
@@ -271,7 +274,11 @@ export function generator(seed: number): Gen {
         };
       }
       case 13:
-        return { type: "BurnerRegistered", data: { burner: address(), auth: authorization() }, metadata };
+        return {
+          type: "BurnerRegistered",
+          data: { burner: address(), auth: maybe(authorization) },
+          metadata,
+        };
       case 14:
         return {
           type: "UnsupportedDepositObserved",
@@ -312,7 +319,6 @@ export function generator(seed: number): Gen {
       createdAt,
       updatedAt: createdAt + int(0, 10_000_000),
       ...c,
-      appFeeRecipientSol: maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
       status: pick(STATUSES),
       outcome: maybe(() => pick<Outcome>(["succeeded", "overpaid", "underpaid"])),
       deposits: Array.from({ length: int(0, 3) }, transfer),

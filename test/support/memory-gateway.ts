@@ -16,6 +16,7 @@ import type {
   HealthReport,
   LiveUpdatesPort,
   SessionReadPort,
+  SolanaPort,
 } from "../../src/gateway/ports.ts";
 import type { GatewayReply } from "../../src/records/gateway-replies.ts";
 import type { SessionStateRecord } from "../../src/records/session-state.ts";
@@ -135,7 +136,10 @@ export function healthReport(healthy: boolean): HealthReport {
   };
 }
 
-export async function testGateway(env: Record<string, string> = {}, opts: { logger?: Logger } = {}) {
+export async function testGateway(
+  env: Record<string, string> = {},
+  opts: { logger?: Logger; solana?: SolanaPort } = {},
+) {
   const service = memoryService();
   let clock = START_MS;
   let ids = 0;
@@ -148,6 +152,7 @@ export async function testGateway(env: Record<string, string> = {}, opts: { logg
     newId: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
     now: () => clock,
     ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.solana ? { solana: opts.solana } : {}),
   });
   return {
     app,

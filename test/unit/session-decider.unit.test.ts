@@ -60,6 +60,9 @@ const CREATED_DATA: SessionCreated["data"] = {
   expectedAmount: null,
   pinnedDestinations: [],
   clientSecretHash: null,
+  originChainId: null,
+  appFeeRecipientSol: null,
+  refundAddress: null,
 };
 
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
@@ -194,6 +197,9 @@ describe("no session", () => {
         expectedAmount: null,
         pinnedDestinations: [],
         clientSecretHash: null,
+        originChainId: null,
+        appFeeRecipientSol: null,
+        refundAddress: null,
         burner: CREATED_DATA.burner,
         destChainId: 42161,
         deposits: [],

@@ -67,6 +67,9 @@ function createCommand(
       expectedAmount: null,
       pinnedDestinations: [],
       clientSecretHash: null,
+      originChainId: null,
+      appFeeRecipientSol: null,
+      refundAddress: null,
       ...over,
     },
     metadata: meta(),
@@ -570,6 +573,9 @@ describe("checkout: a session without a burner, registered once, paid to the pin
     destChainId: null,
     expectedAmount: 10_000_000n,
     clientSecretHash: "ab".repeat(32),
+    originChainId: null,
+    appFeeRecipientSol: null,
+    refundAddress: null,
     pinnedDestinations: [{ sourceChainId: SOURCE, destAddress: DEST_ADDR, destChainId: DEST }],
   };
   const register = (burner: Address = BURNER): SessionInput => ({

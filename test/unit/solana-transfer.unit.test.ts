@@ -53,6 +53,9 @@ const create: CreateSession = {
     expectedAmount: null,
     pinnedDestinations: [],
     clientSecretHash: null,
+    originChainId: null,
+    appFeeRecipientSol: null,
+    refundAddress: null,
   },
   metadata: meta("create", T0),
 };

@@ -43,6 +43,8 @@ export const gatewayRole: RoleModule = {
         staleSeconds: config.INDEXER_STALE_SECONDS,
       }),
       ...entities,
+      // The Solana routes exist when a Solana chain is configured (docs/SOLANA.md).
+      solana: shared.chains.map((chain) => chain.solanaGateway?.()).find((side) => side !== undefined),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       logger: log,

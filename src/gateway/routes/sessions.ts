@@ -199,6 +199,9 @@ export function createSessionCommand(
       destChainId: body.destination_chain,
       pinnedDestinations: owner?.pinnedDestinations ?? [],
       clientSecretHash: null,
+      originChainId: null,
+      appFeeRecipientSol: null,
+      refundAddress: null,
       appFeeBps: 0,
       appFeeRecipient: zeroAddress,
       // Anonymous sessions name no amount: any positive deposit succeeds (docs/SETTLEMENT.md).

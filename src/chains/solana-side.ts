@@ -1,0 +1,21 @@
+/**
+ * What the gateway's Solana routes need of a Solana chain (docs/SOLANA.md), in types of no family
+ * folder: the Solana adapter builds it (src/chains/solana/gateway-side.ts) and the gateway reaches
+ * the chain only through it. Reads are one try each, bounded by a short timeout; an RPC that does not
+ * answer rejects with ChainUnavailableError (the gateway answers 502 having changed nothing).
+ */
+export interface SolanaGatewaySide {
+  readonly chainId: number;
+  /** The relayer (base58): fee payer of every sweep and refund the service co-signs. */
+  readonly feePayer: string;
+  /** The service's vault (base58): where a sweep for an EVM destination sends the money (the fast fill). */
+  readonly vault: string;
+  /** The chain's USDC mint (base58). */
+  readonly usdcMint: string;
+  /** The canonical base58 spelling of a public key, or null when `raw` is not one. */
+  parseAddress(raw: string): string | null;
+  /** Whether `signature` (base58, 64 bytes) is `signer`'s ed25519 signature of `message`. */
+  verifyMessage(signer: string, message: Uint8Array, signature: string): boolean;
+  /** The newest blockhash at `confirmed` and the last block height a transaction using it lands in. */
+  latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
+}

@@ -1,0 +1,83 @@
+import { createPublicKey, verify } from "node:crypto";
+import { getBase58Encoder } from "@solana/kit";
+import { Connection, PublicKey } from "@solana/web3.js";
+import { ChainUnavailableError } from "../../gateway/ports.ts";
+import type { SolanaGatewaySide } from "../solana-side.ts";
+
+/** What the gateway side needs of a Solana CHAINS entry (src/chains/solana/config.ts). */
+export interface SolanaGatewayChain {
+  chainId: number;
+  rpcUrl: string;
+  usdcMint: string;
+  /** The relayer's public key (base58): fee payer of what the service co-signs. */
+  feePayer: string;
+  vault: string;
+}
+
+/** A request path waits this long for the RPC, then answers 502. */
+const RPC_TIMEOUT_MS = 5_000;
+
+/**
+ * The Solana routes' side of a chain: base58 keys parsed by web3.js, ed25519 checked by Node's own
+ * crypto (OpenSSL), reads through an unmodified web3.js Connection.
+ */
+export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewaySide {
+  const connection = new Connection(chain.rpcUrl, {
+    commitment: "confirmed",
+    fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(RPC_TIMEOUT_MS) }),
+  });
+  return {
+    chainId: chain.chainId,
+    feePayer: chain.feePayer,
+    vault: chain.vault,
+    usdcMint: chain.usdcMint,
+    parseAddress: parseSolanaAddress,
+    verifyMessage: verifyEd25519,
+    async latestBlockhash() {
+      try {
+        return await connection.getLatestBlockhash("confirmed");
+      } catch (err) {
+        const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
+        throw new ChainUnavailableError(`chain ${chain.chainId}'s RPC did not answer: ${why}`, {
+          cause: err,
+        });
+      }
+    },
+  };
+}
+
+/** A base58 string of exactly 32 bytes, spelled as web3.js spells it; null otherwise. */
+export function parseSolanaAddress(raw: string): string | null {
+  try {
+    const key = new PublicKey(raw);
+    const canonical = key.toBase58();
+    // PublicKey takes a few spellings of one key (leading-zero padding); only the canonical one counts.
+    return canonical === raw ? canonical : null;
+  } catch {
+    return null;
+  }
+}
+
+const base58 = getBase58Encoder();
+
+/** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the raw 32-byte key follows it. */
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+export function verifyEd25519(signer: string, message: Uint8Array, signature: string): boolean {
+  let sig: Uint8Array;
+  let key: Uint8Array;
+  try {
+    // kit's "encoder" turns a base58 string into its bytes.
+    sig = new Uint8Array(base58.encode(signature));
+    key = new Uint8Array(base58.encode(signer));
+  } catch {
+    return false;
+  }
+  if (sig.length !== 64 || key.length !== 32) return false;
+  const publicKey = createPublicKey({
+    key: Buffer.concat([ED25519_SPKI_PREFIX, key]),
+    format: "der",
+    type: "spki",
+  });
+  return verify(null, message, publicKey, sig);
+}

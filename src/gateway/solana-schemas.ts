@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { STATUSES } from "../domain/types.ts";
+
+/**
+ * Wire schemas of the Solana routes (docs/SOLANA.md): the shapes a Solana developer expects.
+ * Addresses are base58 strings (validated by the Solana chain's adapter, which knows the alphabet and
+ * the key length), amounts decimal strings of base units or lamports, the blockhash with the
+ * `lastValidBlockHeight` web3.js's `confirmTransaction` takes.
+ */
+
+/** A base58 public key as sent; the Solana port says whether it is one (32 bytes). */
+const base58 = z
+  .string()
+  .min(32, "must be a base58 public key")
+  .max(44, "must be a base58 public key")
+  .regex(/^[1-9A-HJ-NP-Za-km-z]+$/, "must be a base58 public key");
+
+/** A base58 ed25519 signature (64 bytes: 86 to 88 characters). */
+const signature = z
+  .string()
+  .min(64, "must be a base58 ed25519 signature")
+  .max(88, "must be a base58 ed25519 signature")
+  .regex(/^[1-9A-HJ-NP-Za-km-z]+$/, "must be a base58 ed25519 signature");
+
+export const createSolanaSessionBodySchema = z.strictObject({
+  /** Base58 on the Solana chain itself; a 0x address on a configured EVM chain. */
+  destination_address: z.string().min(1).max(100),
+  destination_chain: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  /** The payer's burner, when the client has it already; else POST /sessions/:id/solana-burner. */
+  burner_address: base58.optional(),
+  /** Where the automatic bounce sends the balance (docs/SOLANA.md). */
+  refund_address: base58.optional(),
+});
+export type CreateSolanaSessionBody = z.output<typeof createSolanaSessionBodySchema>;
+
+/**
+ * What the payer's client needs to build the sweep it signs after detection (docs/SOLANA.md, "The
+ * sweep"): who pays the fee, where the money goes and which fees it carries.
+ */
+export const solanaSweepTermsSchema = z.object({
+  chain_id: z.number().int(),
+  usdc_mint: z.string(),
+  /** The relayer: fee payer of the sweep, and the platform fee's recipient. */
+  fee_payer: z.string(),
+  /** The platform fee in basis points as configured now; the commit resolves it again. */
+  fee_bps: z.number().int(),
+  app_fee_bps: z.number().int(),
+  app_fee_recipient_sol: z.string().nullable(),
+  /** The owner the delivery goes to: the destination itself on Solana, the service's vault for an EVM one. */
+  sweep_to: z.string(),
+});
+
+export const createSolanaSessionResponseSchema = z.object({
+  id: z.uuid(),
+  status: z.enum(STATUSES),
+  expires_at: z.number().int().describe("Unix seconds"),
+  sweep: solanaSweepTermsSchema,
+});
+
+export const solanaBurnerBodySchema = z.strictObject({
+  burner_address: base58,
+  /**
+   * The burner's ed25519 signature (base58) of the UTF-8 message
+   * `deposit-settlement:solana-burner:<session id>`: proof that the registrant holds the key.
+   */
+  signature,
+});
+
+export const solanaBurnerResponseSchema = z.object({ id: z.uuid(), status: z.enum(STATUSES) });
+
+export const blockhashQuerySchema = z.strictObject({
+  chain_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
+export const blockhashResponseSchema = z.object({
+  blockhash: z.string(),
+  lastValidBlockHeight: z.number().int(),
+});
+
+/** The message a burner signs to register on a session: names the session, so it is good for no other. */
+export const solanaBurnerMessage = (sessionId: string): Uint8Array =>
+  new TextEncoder().encode(`deposit-settlement:solana-burner:${sessionId}`);

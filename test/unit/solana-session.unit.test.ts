@@ -1,0 +1,308 @@
+import { generateKeyPairSync, sign } from "node:crypto";
+import { getBase58Decoder } from "@solana/kit";
+import { PublicKey } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSolanaAddress, verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
+import type { SessionInput } from "../../src/domain/commands.ts";
+import { decide } from "../../src/domain/decide.ts";
+import { evolve } from "../../src/domain/evolve.ts";
+import { type Authorization, NATIVE_TOKEN, type SessionState } from "../../src/domain/types.ts";
+import { ChainUnavailableError, type SolanaPort } from "../../src/gateway/ports.ts";
+import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
+import { signedSessionBody, testGateway } from "../support/memory-gateway.ts";
+
+// The Solana routes over the in-memory owner (the real session core) and a Solana port whose key
+// and signature checks are the real ones; only the RPC read is a stand-in (answering or failing).
+
+const SOLANA = 792703810;
+const EVM = 31337;
+const base58 = getBase58Decoder();
+
+/** An ed25519 keypair as a Solana client has it: its base58 public key and a signer. */
+function solanaKey() {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const raw = Buffer.from(publicKey.export({ format: "jwk" }).x as string, "base64url");
+  return {
+    address: new PublicKey(raw).toBase58(),
+    sign: (message: Uint8Array) => base58.decode(sign(null, message, privateKey)),
+  };
+}
+
+const feePayer = solanaKey().address;
+const vault = solanaKey().address;
+const destination = solanaKey().address;
+const USDC_MINT = solanaKey().address;
+
+let rpcUp = true;
+const port: SolanaPort = {
+  chainId: SOLANA,
+  feePayer,
+  vault,
+  usdcMint: USDC_MINT,
+  parseAddress: parseSolanaAddress,
+  verifyMessage: verifyEd25519,
+  async latestBlockhash() {
+    if (!rpcUp) throw new ChainUnavailableError("chain 792703810's RPC did not answer: ECONNREFUSED");
+    return { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn", lastValidBlockHeight: 1150 };
+  },
+};
+
+let gw: Awaited<ReturnType<typeof testGateway>>;
+beforeAll(async () => {
+  gw = await testGateway({}, { solana: port });
+});
+afterAll(() => gw.app.close());
+
+const post = (url: string, payload: object) => gw.app.inject({ method: "POST", url, payload });
+
+async function created(body: object = {}) {
+  const res = await post("/sessions/solana", {
+    destination_address: destination,
+    destination_chain: SOLANA,
+    ...body,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+describe("POST /sessions/solana", () => {
+  it("creates a Solana-origin session and answers the terms its sweep must meet", async () => {
+    const refund = solanaKey().address;
+    const s = await created({ refund_address: refund });
+    expect(s.status).toBe("pending");
+    expect(s.sweep).toEqual({
+      chain_id: SOLANA,
+      usdc_mint: USDC_MINT,
+      fee_payer: feePayer,
+      fee_bps: 80,
+      app_fee_bps: 0,
+      app_fee_recipient_sol: null,
+      sweep_to: destination,
+    });
+    const command = gw.service.sent.at(-1);
+    expect(command?.type === "CreateSession" && command.data).toMatchObject({
+      originChainId: SOLANA,
+      burner: null,
+      auth: null,
+      destAddress: destination,
+      destChainId: SOLANA,
+      refundAddress: refund,
+      appFeeRecipientSol: null,
+    });
+    const read = (await gw.app.inject({ url: `/sessions/${s.id}` })).json();
+    expect(read).toMatchObject({
+      dest_address: destination,
+      dest_chain_id: SOLANA,
+      app_fee_recipient_sol: null,
+    });
+  });
+
+  it("sweeps to the service's vault when the destination is on an EVM chain (the fast fill pays it)", async () => {
+    const s = await created({
+      destination_address: "0x4444444444444444444444444444444444444444",
+      destination_chain: EVM,
+    });
+    expect(s.sweep.sweep_to).toBe(vault);
+  });
+
+  it.each([
+    [
+      "a destination that is no base58 key",
+      { destination_address: "0x4444444444444444444444444444444444444444" },
+    ],
+    [
+      "an EVM destination that is no 0x address",
+      { destination_address: destination, destination_chain: EVM },
+    ],
+    ["a burner of 31 bytes", { burner_address: "1111111111111111111111111111111" }],
+    ["a refund address with a 0", { refund_address: `0${destination.slice(1)}` }],
+    ["an unknown key", { amount: "1" }],
+    ["the burner as its own destination", { burner_address: destination }],
+  ])("refuses %s with a 400 and sends nothing", async (_what, body) => {
+    const before = gw.service.sent.length;
+    const res = await post("/sessions/solana", {
+      destination_address: destination,
+      destination_chain: SOLANA,
+      ...body,
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toHaveProperty("error");
+    expect(gw.service.sent.length).toBe(before);
+  });
+
+  it("refuses a destination chain that is not configured", async () => {
+    const res = await post("/sessions/solana", { destination_address: destination, destination_chain: 5 });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/destination_chain: 5 is not a configured chain/);
+  });
+});
+
+describe("POST /sessions/:id/solana-burner", () => {
+  const register = (id: string, burner: ReturnType<typeof solanaKey>, signedFor = id) =>
+    post(`/sessions/${id}/solana-burner`, {
+      burner_address: burner.address,
+      signature: burner.sign(solanaBurnerMessage(signedFor)),
+    });
+
+  it("registers the burner once; the same registration again is answered, another is 409", async () => {
+    const { id } = await created();
+    const burner = solanaKey();
+    const first = await register(id, burner);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({ id, status: "pending" });
+    expect((await register(id, burner)).statusCode).toBe(200);
+    const other = await register(id, solanaKey());
+    expect(other.statusCode).toBe(409);
+    expect(other.json().error).toMatch(/already registered/);
+    const read = (await gw.app.inject({ url: `/sessions/${id}` })).json();
+    expect(read.burner_address).toBe(burner.address);
+    expect(read.eip7702_auth).toBeNull();
+  });
+
+  it("refuses a signature of another session's message: 400, nothing sent", async () => {
+    const { id } = await created();
+    const before = gw.service.sent.length;
+    const res = await register(id, solanaKey(), "0b6a3c52-6f3e-4c1e-9a39-2d1f4c8e7a10");
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/ed25519 signature/);
+    expect(gw.service.sent.length).toBe(before);
+  });
+
+  it("refuses a Solana burner on an EVM session (409 not_solana_session)", async () => {
+    const evm = await post("/sessions", await signedSessionBody());
+    expect(evm.statusCode, evm.body).toBe(200);
+    const res = await register(evm.json().id, solanaKey());
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatch(/Solana-origin session/);
+  });
+
+  it("answers 404 for a session that does not exist", async () => {
+    const id = "0b6a3c52-6f3e-4c1e-9a39-2d1f4c8e7a10";
+    expect((await register(id, solanaKey())).statusCode).toBe(404);
+  });
+});
+
+describe("GET /solana/blockhash", () => {
+  it("answers the blockhash and lastValidBlockHeight web3.js confirms with", async () => {
+    const res = await gw.app.inject({ url: "/solana/blockhash" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.json()).toEqual({
+      blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn",
+      lastValidBlockHeight: 1150,
+    });
+  });
+
+  it("answers 502 when the RPC does not answer, and 400 for another chain", async () => {
+    rpcUp = false;
+    try {
+      const res = await gw.app.inject({ url: "/solana/blockhash" });
+      expect(res.statusCode).toBe(502);
+      expect(res.json().error).toMatch(/RPC did not answer/);
+    } finally {
+      rpcUp = true;
+    }
+    expect((await gw.app.inject({ url: `/solana/blockhash?chain_id=${EVM}` })).statusCode).toBe(400);
+  });
+});
+
+describe("the Solana port's key and signature checks", () => {
+  it("takes canonical base58 keys only and checks ed25519 signatures", () => {
+    const key = solanaKey();
+    expect(parseSolanaAddress(key.address)).toBe(key.address);
+    expect(parseSolanaAddress(`1${key.address}`)).toBeNull();
+    expect(parseSolanaAddress("not base58!")).toBeNull();
+    const message = new TextEncoder().encode("m");
+    expect(verifyEd25519(key.address, message, key.sign(message))).toBe(true);
+    expect(verifyEd25519(solanaKey().address, message, key.sign(message))).toBe(false);
+    expect(verifyEd25519(key.address, message, "2")).toBe(false);
+  });
+});
+
+describe("the session core on a Solana-origin session", () => {
+  const ID = "5d7c1f0e-9a7b-4c3d-8e2f-1a2b3c4d5e6f";
+  const meta = (n: number) => ({ commandId: `c${n}`, issuedAt: 1_800_000_000_000 + n, replyTo: null });
+  const create = (originChainId: number | null): SessionInput => ({
+    type: "CreateSession",
+    data: {
+      sessionId: ID,
+      flow: "p2p_request",
+      merchantId: null,
+      burner: null,
+      auth: null,
+      destAddress: destination,
+      destChainId: SOLANA,
+      appFeeBps: 0,
+      appFeeRecipient: NATIVE_TOKEN,
+      standingRefund: null,
+      stealth: null,
+      expiresAt: 1_800_001_800,
+      expectedAmount: null,
+      pinnedDestinations: [],
+      clientSecretHash: originChainId === null ? "ab".repeat(32) : null,
+      originChainId,
+      appFeeRecipientSol: null,
+      refundAddress: null,
+    },
+    metadata: meta(1),
+  });
+  const register = (auth: Authorization | null): SessionInput => ({
+    type: "RegisterBurner",
+    data: { sessionId: ID, burner: solanaKey().address, auth, standingRefund: null },
+    metadata: meta(2),
+  });
+  const auth: Authorization = {
+    address: "0x1111111111111111111111111111111111111111",
+    chainId: EVM,
+    nonce: 0,
+    r: `0x${"01".repeat(32)}`,
+    s: `0x${"02".repeat(32)}`,
+    yParity: 0,
+  };
+  const stateAfter = (...inputs: SessionInput[]): SessionState =>
+    inputs.reduce<SessionState>((state, input) => {
+      const d = decide(input, state);
+      if (!d.ok) throw new Error(d.rejection.code);
+      return d.events.reduce(evolve, state);
+    }, null);
+  const refusal = (input: SessionInput, state: SessionState) => {
+    const d = decide(input, state);
+    return d.ok ? null : d.rejection.code;
+  };
+
+  it("keeps its chain and takes a Solana burner only (no authorization), and an EVM checkout the reverse", () => {
+    const solana = stateAfter(create(SOLANA));
+    expect(solana?.originChainId).toBe(SOLANA);
+    expect(refusal(register(auth), solana)).toBe("not_checkout");
+    expect(stateAfter(create(SOLANA), register(null))?.auth).toBeNull();
+    const checkout = stateAfter(create(null));
+    expect(refusal(register(null), checkout)).toBe("not_solana_session");
+    expect(refusal(register(auth), checkout)).toBeNull();
+  });
+
+  it("refuses an EVM Intent: it is settled by its Solana sweep", () => {
+    const state = stateAfter(create(SOLANA));
+    const commit: SessionInput = {
+      type: "CommitIntent",
+      data: {
+        sessionId: ID,
+        intent: {
+          destChainId: SOLANA,
+          destAddr: "0x4444444444444444444444444444444444444444",
+          minOut: 1n,
+          deadline: 1_800_003_600,
+          salt: "0x01",
+          inToken: NATIVE_TOKEN,
+          maxIn: 1n,
+          appFeeBps: 0,
+          appFeeRecipient: NATIVE_TOKEN,
+        },
+        signature: "0x01",
+        sourceChainId: SOLANA,
+        feeBps: 80,
+      },
+      metadata: meta(3),
+    };
+    expect(refusal(commit, state)).toBe("solana_sweep_expected");
+  });
+});
