@@ -24,6 +24,7 @@ export async function boot(
   const kafka = createKafka({
     brokers: infra.brokers,
     clientId: config.KAFKA_CLIENT_ID,
+    groupSessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     log: (level, message, fields) => log[level]({ ...fields, component: "kafkajs" }, message),
   });
   const topics = topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS });

@@ -1,5 +1,5 @@
 import type { Consumer, Producer } from "kafkajs";
-import { type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -34,8 +34,7 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     readUncommitted: false,
     maxWaitTimeInMs: 50,
     maxBytesPerPartition: 4 * 1024 * 1024,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3000,
+    ...groupTiming(kafka),
   });
   let stopped = false;
   let ready = false;

@@ -8,6 +8,12 @@ import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 export interface KafkaSettings {
   brokers: string[];
   clientId: string;
+  /**
+   * How long a consumer-group member may stay silent before the group hands its partitions to the
+   * others (kafkajs's sessionTimeout; default 30 s). A member killed with -9 holds its partitions
+   * this long, so it is also how long a replacement waits.
+   */
+  groupSessionTimeoutMs?: number;
   log?: (level: Level, message: string, fields: object) => void;
 }
 
@@ -67,6 +73,31 @@ function kafkaLogLevel(level: number, namespace: string, message: string, error:
   return level === logLevel.ERROR ? "error" : level === logLevel.WARN ? "warn" : "info";
 }
 
+export interface GroupTiming {
+  sessionTimeout: number;
+  heartbeatInterval: number;
+  rebalanceTimeout: number;
+}
+
+const DEFAULT_GROUP_SESSION_TIMEOUT_MS = 30_000;
+const groupTimings = new WeakMap<object, GroupTiming>();
+
+/**
+ * The consumer-group timing of every group member made on this client: heartbeats at a tenth of the
+ * session timeout (kafkajs wants well under a third), rebalances given twice as long.
+ */
+export function groupTiming(client: KafkaClient): GroupTiming {
+  return groupTimings.get(client) ?? timingFor(DEFAULT_GROUP_SESSION_TIMEOUT_MS);
+}
+
+function timingFor(sessionTimeout: number): GroupTiming {
+  return {
+    sessionTimeout,
+    heartbeatInterval: Math.floor(sessionTimeout / 10),
+    rebalanceTimeout: 2 * sessionTimeout,
+  };
+}
+
 export function createKafka(settings: KafkaSettings): KafkaClient {
   const config: KafkaConfig = {
     brokers: settings.brokers,
@@ -81,7 +112,9 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
       if (level) settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
     },
   };
-  return fromKafkajs(new Kafka(config));
+  const client = fromKafkajs(new Kafka(config));
+  groupTimings.set(client, timingFor(settings.groupSessionTimeoutMs ?? DEFAULT_GROUP_SESSION_TIMEOUT_MS));
+  return client;
 }
 
 /**

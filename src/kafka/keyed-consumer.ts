@@ -2,7 +2,7 @@ import type { Consumer } from "kafkajs";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { isTerminal } from "../support/errors.ts";
 import { createPlainProducer } from "./at-least-once.ts";
-import { type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { parkedMessage } from "./dead-letter.ts";
 import { createOffsetTracker } from "./offset-tracker.ts";
 import type { ReadRecord } from "./topic-reader.ts";
@@ -48,8 +48,7 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   const consumer: Consumer = kafkajs(kafka).consumer({
     groupId: opts.groupId,
     readUncommitted: false,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3000,
+    ...groupTiming(kafka),
     maxWaitTimeInMs: 50,
   });
   const tails = new Map<string, Promise<void>>();

@@ -1,5 +1,5 @@
 import type { Consumer } from "kafkajs";
-import { type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { coPartitionedAssigner } from "./co-partition-assigner.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -54,9 +54,7 @@ export function createPartitionedConsumer(
     groupId: opts.groupId,
     partitionAssigners: [coPartitionedAssigner],
     readUncommitted: false,
-    sessionTimeout: 30_000,
-    rebalanceTimeout: 60_000,
-    heartbeatInterval: 3000,
+    ...groupTiming(kafka),
     maxWaitTimeInMs: 50,
     maxBytesPerPartition: 1024 * 1024,
   });

@@ -13,6 +13,13 @@ export interface Child {
 }
 
 /**
+ * Tests kill roles with -9 and start their replacement at once: the group hands the dead member's
+ * partitions over after its session timeout, so children run with a short one (the default 30 s
+ * would be most of such a test's time).
+ */
+export const CHILD_ENV = { KAFKA_SESSION_TIMEOUT_MS: "10000" };
+
+/**
  * `node --import tsx <args>` (node options first) as a child, so its pid is the process itself;
  * resolves once a stdout line matches `ready` (its first group becomes `ready`), and rejects with
  * the output's tail if the child exits first or is not up after `timeoutMs`. `started` sees the
@@ -31,7 +38,7 @@ export async function startChild(
   },
 ): Promise<Child> {
   const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...args], {
-    env: { ...process.env, ...opts.env },
+    env: { ...process.env, ...CHILD_ENV, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
