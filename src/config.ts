@@ -196,6 +196,14 @@ const envSchema = z.object({
     .default(2000),
   /** The sweep's bridgeMaxFee as basis points of the amount burned; the delegate refuses more than 20. */
   EXECUTOR_BRIDGE_MAX_FEE_BPS: z.coerce.number().int().min(0).max(20).default(0),
+  // The fast fill (docs/SOLANA.md, "EVM destinations: the fast fill"): the relayer's USDC pays an EVM
+  // destination for money that reached the service's vault on another chain.
+  /** USDC base units the relayer keeps on every EVM chain: a fill that would go below it waits (0: none). */
+  FILL_INVENTORY_FLOOR: z.coerce.bigint().min(0n).default(0n),
+  /** While the inventory is short, how often a fill looks again. */
+  FILL_RETRY_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How long a fill waits for inventory in all before its session fails with the shortfall (10 min). */
+  FILL_MAX_WAIT_MS: z.coerce.number().int().min(0).default(600_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

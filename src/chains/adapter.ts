@@ -204,6 +204,13 @@ export interface ChainExecutor {
   /** A subscription's charge or the payer's relayed cancel, on the chain's SubscriptionManager (docs/SUBSCRIPTIONS.md). */
   subscriptionCall(command: ChargeSubscriptionCommand | CancelMandateCommand, step: StepTry): Promise<Mined>;
   /**
+   * The fast fill (docs/SOLANA.md): the relayer's USDC on this chain, its inventory, in base units.
+   * Absent on a family that does not pay fills.
+   */
+  inventory?(): Promise<bigint>;
+  /** The fast fill's payout: `amount` of this chain's USDC from the relayer's inventory to `to`. */
+  payout?(to: string, amount: bigint, step: StepTry): Promise<Mined>;
+  /**
    * A step given up on must not happen later: replaces its pending transaction with a no-op at the
    * same nonce. Returns the no-op's hash, or null when nothing of the step was pending.
    */

@@ -7,10 +7,14 @@ import { createKeyedConsumer } from "../kafka/keyed-consumer.ts";
 import type { Logger } from "../logging.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import { executorLedger } from "../store/executor-ledger.ts";
+import { fillInventory } from "../store/fill-inventory.ts";
+import type { FillGauges, FillSettings } from "./fast-fill.ts";
 import { handleCommand } from "./handle-command.ts";
 import { resultReporter } from "./results.ts";
 import type { StepPolicy } from "./step.ts";
 import { subscriptionResultWriter } from "./subscriptions.ts";
+
+const NO_GAUGES: FillGauges = { inventory: () => {}, fill: () => {} };
 
 /** The executor's consumer group: members share executor.commands' partitions. */
 export const EXECUTOR_GROUP = "executor";
@@ -20,8 +24,11 @@ export interface ExecutorOptions {
   codecs: Codecs;
   cassandra: CassandraClient;
   chains: readonly ChainAdapter[];
-  settings: ChainExecutorDeps["settings"] & Omit<StepPolicy, "signal"> & { concurrency: number };
+  settings: ChainExecutorDeps["settings"] &
+    Omit<StepPolicy, "signal"> & { concurrency: number; fill: FillSettings };
   log: Logger;
+  /** What the fast fill tells the operator (the role turns it into metrics); nothing by default. */
+  fillGauges?: FillGauges;
 }
 
 /**
@@ -32,6 +39,7 @@ export interface ExecutorOptions {
 export function createExecutor(opts: ExecutorOptions) {
   const abort = new AbortController();
   const ledger = executorLedger(opts.cassandra);
+  const inventory = fillInventory(opts.cassandra);
   const executors = new Map<number, ChainExecutor>();
   for (const adapter of opts.chains) {
     if (!adapter.relayer) continue;
@@ -61,6 +69,7 @@ export function createExecutor(opts: ExecutorOptions) {
         subscriptionResults: subscriptionResultWriter(producer, opts.codecs),
         policy,
         log: (msg, fields) => opts.log.warn(fields ?? {}, msg),
+        fill: { inventory, settings: opts.settings.fill, gauges: opts.fillGauges ?? NO_GAUGES },
       });
     },
   });

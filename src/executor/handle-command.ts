@@ -1,5 +1,6 @@
 import type { ChainExecutor, Mined, StepTry, TxHash } from "../chains/adapter.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
+import { type FillDeps, runFastFill } from "./fast-fill.ts";
 import type { Report } from "./results.ts";
 import { messageOf, runStep, StepGaveUp, type StepPolicy } from "./step.ts";
 import { handleSubscriptionWork, type SubscriptionResults } from "./subscriptions.ts";
@@ -12,6 +13,8 @@ export interface CommandDeps {
   log: (msg: string, fields?: object) => void;
   /** Where subscription charge results go (subscription.commands); src/executor/subscriptions.ts. */
   subscriptionResults?: SubscriptionResults;
+  /** The fast fill's inventory ledger, settings and gauges (src/executor/fast-fill.ts). */
+  fill?: Pick<FillDeps, "inventory" | "settings" | "gauges">;
 }
 
 /**
@@ -81,6 +84,19 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
       case "CancelMandate":
         await handleSubscriptionWork(command, c, deps);
         return;
+      case "FastFill": {
+        if (!deps.fill)
+          throw new StepGaveUp("this executor has no fill inventory: it cannot pay a fast fill", null);
+        const { report, policy, log } = deps;
+        await runFastFill(command, c, executorOf(command.chainId), {
+          ...deps.fill,
+          report,
+          step,
+          log,
+          signal: policy.signal,
+        });
+        return;
+      }
       case "Sweep":
       case "Charge":
         await fail(`unsupported command ${c.type}`, false, null);

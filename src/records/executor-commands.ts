@@ -36,6 +36,8 @@ export const executorCommand = f.record({
       feeBps: f.number,
     },
     CancelMandate: { subscriptionId: f.string, manager: f.address, mandate, signature: f.hex },
+    // The fast fill (docs/SOLANA.md): the relayer's USDC on this (EVM) chain pays for money in a vault elsewhere.
+    FastFill: { to: f.address, amount: f.amount, sourceChainId: f.number, sourceTx: f.txId },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;

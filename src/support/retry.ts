@@ -84,7 +84,7 @@ export function backoff(
 }
 
 /** A wait that an abort ends early with the signal's reason (global timers, so fake timers drive it). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -32,9 +32,23 @@ describe("configuration", () => {
     ["SESSION_TTL_SECONDS", "5"],
     ["WEBHOOK_ALLOW_INSECURE", "sure"],
     ["CASSANDRA_KEYSPACE", "drop table"],
+    ["FILL_INVENTORY_FLOOR", "1.5"],
+    ["FILL_INVENTORY_FLOOR", "-1"],
+    ["FILL_RETRY_MS", "10"],
   ])("a bad %s stops with a message naming it", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(name);
+  });
+
+  it("the fast fill's settings: the floor in USDC base units (a bigint), the wait and its bound", () => {
+    expect(parseConfig({})).toMatchObject({
+      FILL_INVENTORY_FLOOR: 0n,
+      FILL_RETRY_MS: 10_000,
+      FILL_MAX_WAIT_MS: 600_000,
+    });
+    const c = parseConfig({ FILL_INVENTORY_FLOOR: "1000000000000000000000", FILL_MAX_WAIT_MS: "0" });
+    expect(c.FILL_INVENTORY_FLOOR).toBe(10n ** 21n);
+    expect(c.FILL_MAX_WAIT_MS).toBe(0);
   });
 
   it("SCHEMA_REGISTRY_URL is refused, not ignored: there is no registry wire format", () => {

@@ -1,5 +1,6 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { createExecutor, EXECUTOR_GROUP } from "../../executor/executor.ts";
+import { fillMetrics } from "../../ops/fill-metrics.ts";
 import type { RoleModule } from "../shared.ts";
 
 /** executor.commands -> the chains (sweeps, bridge relays, refunds) -> executor.results. */
@@ -24,7 +25,9 @@ export const executorRole: RoleModule = {
         baseMs: c.EXECUTOR_RETRY_BASE_MS,
         maxMs: c.EXECUTOR_RETRY_MAX_MS,
         concurrency: c.EXECUTOR_CONCURRENCY,
+        fill: { floor: c.FILL_INVENTORY_FLOOR, retryMs: c.FILL_RETRY_MS, maxWaitMs: c.FILL_MAX_WAIT_MS },
       },
+      fillGauges: fillMetrics(),
     });
     await executor.start();
     shared.metrics.gaugeFrom(

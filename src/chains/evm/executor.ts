@@ -4,6 +4,7 @@ import { StepRefused } from "../execution-errors.ts";
 import { fetchAttestation } from "./attestation.ts";
 import { AlreadyReceived, checkMint, earlierReceipt, relayRequest } from "./bridge-relay.ts";
 import type { EvmChainConfig } from "./config.ts";
+import { checkPayout, type Payout, payoutRequest, usdcBalance } from "./payout.ts";
 import { checkRefund, refundRequest } from "./refunds.ts";
 import { createRelayerWallet } from "./relayer-wallet.ts";
 import { checkSubscriptionCall, subscriptionCallRequest } from "./subscription-calls.ts";
@@ -38,6 +39,11 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
     return chain.cctp as { domain: number; messageTransmitter: Address; tokenMessenger: Address };
   };
 
+  const usdcOf = (): Address => {
+    if (!chain.usdc)
+      throw new StepRefused(`chain ${chain.chainId} has no USDC configured: it cannot pay a fill`, null);
+    return chain.usdc as Address;
+  };
   return {
     async sweep(command, step) {
       const build = sweepRequest(client, wallet.address, command, { chainId: chain.chainId, ...settings });
@@ -79,6 +85,13 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
       return checkRefund(receipt, command, "Refunded");
     },
     cancel: (stepKey) => wallet.cancel(stepKey),
+    async inventory() {
+      return usdcBalance(client, usdcOf(), wallet.address as Address);
+    },
+    async payout(to, amount, step) {
+      const p: Payout = { usdc: usdcOf(), relayer: wallet.address as Address, to: to as Address, amount };
+      return checkPayout(await wallet.send(step, payoutRequest(client, p)), p);
+    },
     async subscriptionCall(command, step) {
       const receipt = await wallet.send(step, subscriptionCallRequest(client, wallet.address, command));
       return checkSubscriptionCall(receipt, command);
