@@ -1,16 +1,18 @@
-import type { BlockId, ChainAddress, Transfer } from "../domain/types.ts";
+import type { Authorization, BlockId, ChainAddress, Hex, Intent, Transfer } from "../domain/types.ts";
 import type { TransferObserved } from "../records/chain-transfers.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { ExecutorResult } from "../records/executor-results.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
+import type { SignatureProblemCode } from "./signatures.ts";
 import type { SolanaGatewaySide } from "./solana-side.ts";
 
 /**
  * What the service needs from a chain, whatever its family. One implementation per family
- * (src/chains/evm/ first); the roles and /health reach a chain only through this, so a family is
- * added with its adapter and its config schema, without touching the domain or the roles.
+ * (src/chains/evm/ first); the roles, the gateway and /health reach a chain only through this, so a
+ * family is added with its adapter and its config schema, without touching the domain, the roles or
+ * the routes (docs/DESIGN.md, "Chain adapters").
  */
 export interface ChainAdapter {
   readonly family: ChainFamily;
@@ -33,7 +35,74 @@ export interface ChainAdapter {
   createExecutor(deps: ChainExecutorDeps): ChainExecutor;
   /** A Solana chain's side for the gateway's Solana routes (src/chains/solana-side.ts); Solana only. */
   solanaGateway?(): SolanaGatewaySide;
+  /** The gateway's side of the chain: one-try reads and signature checks on a request path. */
+  readonly gateway: GatewayChain;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The gateway's side (src/chains/gateway-chains.ts picks the chain by id)
+
+/**
+ * What a request path asks of one chain. Reads try once with a short timeout (a client's request
+ * must not wait out retries) and reject with ChainUnavailableError when the RPC does not answer:
+ * the gateway answers 502 having changed nothing. Signature checks are local: no RPC, no clock.
+ */
+export interface GatewayChain {
+  /**
+   * The contract a burner delegates to on this chain (EIP-7702 on EVM), which a burner's
+   * authorization must name; null where the family's burners delegate nothing.
+   */
+  readonly burnerDelegate: ChainAddress | null;
+  /** The chain's USDC (EVM: the ERC-20; Solana: the mint), when configured. */
+  readonly usdc: ChainAddress | null;
+  /**
+   * The balance `address` holds of `token` (default the native coin), in base units; null when
+   * `token` is not a token of this chain (nothing to tell). Also the proof that the RPC answers.
+   */
+  balance(address: ChainAddress, token?: ChainAddress): Promise<bigint | null>;
+  /**
+   * The USDC `amountIn` of `token` swaps to, over the route settlement swaps with: `usdc` when the
+   * token is the chain's USDC (nothing is swapped), `no_route` when no pool prices it.
+   */
+  quote(token: ChainAddress, amountIn: bigint): Promise<Quote>;
+  /**
+   * What `gas` costs at the chain's price now, in base units of `token` (the native coin's smallest
+   * unit for the native coin); null when nothing prices the token.
+   */
+  gasValue(token: ChainAddress, gas: bigint): Promise<bigint | null>;
+  /**
+   * Whether `signer` signed `signed` for this chain, in the family's scheme (EVM: EIP-712 under a
+   * domain that binds the chain and the burner, EIP-7702 for the authorization); never throws.
+   */
+  verify(signer: ChainAddress, signed: SignedMessage): Promise<Verdict>;
+  /** Why signature checks run degraded (slower, still correct), for the gateway to log once; null when they do not. */
+  readonly verifierWarning: { message: string; err: Error } | null;
+}
+
+export type Quote = { kind: "quote"; estimatedOut: bigint } | { kind: "usdc" } | { kind: "no_route" };
+
+/** What a burner signs, in the records' spelling; the family hashes it its own way. */
+export type SignedMessage =
+  /** The burner's delegation to `burnerDelegate`; its signature is inside (r, s, yParity). */
+  | { kind: "authorization"; authorization: Authorization }
+  /** The sweep the burner allows: destination, floor, fees (one signature per source chain). */
+  | { kind: "intent"; intent: Intent; signature: string }
+  /** Where the burner's balance goes when the session fails, until the deadline (unix seconds). */
+  | { kind: "standing_refund"; to: ChainAddress; deadline: number; signature: string }
+  /** One refund of `amount` of `token` to `to`; `salt` makes it single-use. */
+  | { kind: "refund"; refund: RefundTerms; signature: string };
+
+export interface RefundTerms {
+  token: ChainAddress;
+  to: ChainAddress;
+  amount: bigint;
+  /** unix seconds */
+  deadline: bigint;
+  salt: Hex;
+}
+
+/** A check's answer: the problem code and, when there is more to say, what exactly failed. */
+export type Verdict = { ok: true } | { ok: false; code: SignatureProblemCode; detail?: string };
 
 // ---------------------------------------------------------------------------------------------------
 // Indexing

@@ -12,8 +12,9 @@ import Fastify, {
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import { evmChainsOf } from "../chains/config.ts";
-import { createEvmChainReads } from "../chains/evm/gateway-reads.ts";
+import type { ChainAdapter } from "../chains/adapter.ts";
+import { createChainAdapters } from "../chains/adapters.ts";
+import { createGatewayChains } from "../chains/gateway-chains.ts";
 import type { Config } from "../config.ts";
 import { urlPolicyFor } from "../webhooks/address-guard.ts";
 import type { MerchantSettingsAdmin, WebhookEndpointAdmin } from "./admin/merchant-admin.ts";
@@ -58,7 +59,9 @@ export interface GatewayDeps {
   sessions: SessionReadPort;
   live: LiveUpdatesPort;
   health: HealthPort;
-  /** The settlement routes' chain reads (quote, RPC probe); by default viem clients of the EVM chains. */
+  /** The configured chains' adapters (their gateway side); by default made from `config.chains`. */
+  chains?: readonly ChainAdapter[];
+  /** The settlement routes' chain reads (quote, RPC probe); by default the chains' adapters. */
   chainReads?: ChainReadPort;
   /** The Solana chain's side, when one is configured: the Solana routes exist only with it (docs/SOLANA.md). */
   solana?: SolanaPort | undefined;
@@ -152,17 +155,18 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   app.addHook("onRequest", rateLimitHook(limiter));
   if (deps.metrics) app.addHook("onResponse", countRequest);
 
-  // Burner authorizations (EIP-7702) exist only on EVM chains.
-  const evmChains = evmChainsOf(config.chains ?? []);
-  if (evmChains.length === 0) {
-    app.log.warn("no EVM chains configured: every POST /sessions will be refused");
+  // Every chain a request names is reached through its adapter, picked by chain id.
+  const chains = createGatewayChains(deps.chains ?? createChainAdapters(config.chains ?? []));
+  if (!chains.delegating) {
+    app.log.warn("no configured chain takes burner authorizations: every POST /sessions will be refused");
   }
+  for (const { message, err } of chains.verifierWarnings()) app.log.warn({ err }, message);
   await app.register(swagger, openApiOptions);
   await app.register(healthRoutes, { health: deps.health });
   // What the session and settlement routes share: the same chains, ports, ids and clock.
   const session = {
     config,
-    chains: evmChains,
+    chains,
     commands: deps.commands,
     sessions: deps.sessions,
     newId: deps.newId ?? randomUUID,
@@ -184,12 +188,12 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   const settlement = {
     ...session,
     live: deps.live,
-    chainReads: deps.chainReads ?? createEvmChainReads(evmChains),
+    chainReads: deps.chainReads ?? chains.reads,
     checkout: checkoutAccess,
   };
   await app.register(settlementRoutes, settlement);
   if (deps.solana) {
-    const evmChainIds = evmChains.map((c) => c.chainId);
+    const evmChainIds = (config.chains ?? []).filter((c) => c.family === "evm").map((c) => c.chainId);
     await app.register(solanaRoutes, { ...session, solana: deps.solana, evmChainIds });
   }
   await app.register(refundRoutes, settlement);
@@ -253,7 +257,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       merchants: deps.merchants.admin,
       checkout: checkout.sessions,
       destinations: checkout.settings.destinations,
-      chains: evmChains,
+      chains,
       publicUrl: config.PUBLIC_URL,
       now: deps.now ?? Date.now,
     });

@@ -1,5 +1,5 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { AUTHORIZATION_PROBLEMS, type AuthorizationProblemCode } from "../chains/evm/authorization.ts";
+import { AUTHORIZATION_PROBLEMS, type SignatureProblemCode } from "../chains/signatures.ts";
 import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
@@ -225,7 +225,7 @@ const AUTHORIZATION_ERRORS = Object.fromEntries(
     code,
     { status: 400, message, retryable: false },
   ]),
-) as Record<AuthorizationProblemCode, ErrorSpec>;
+) as Record<SignatureProblemCode, ErrorSpec>;
 
 /** The registry: the domain's rejections, the signature checks and the gateway's own errors. */
 export const ERRORS: Record<ErrorCode, ErrorSpec> = {
@@ -233,7 +233,7 @@ export const ERRORS: Record<ErrorCode, ErrorSpec> = {
   ...AUTHORIZATION_ERRORS,
   ...GATEWAY_ERRORS,
 };
-export type ErrorCode = RejectionCode | AuthorizationProblemCode | keyof typeof GATEWAY_ERRORS;
+export type ErrorCode = RejectionCode | SignatureProblemCode | keyof typeof GATEWAY_ERRORS;
 
 export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERRORS, code);
 

@@ -1,9 +1,11 @@
 import type { SolanaGatewaySide } from "../chains/solana-side.ts";
 import type { SessionCommand } from "../domain/commands.ts";
-import type { Address } from "../domain/types.ts";
 import type { GatewayReply } from "../records/gateway-replies.ts";
 import type { SessionStateRecord } from "../records/session-state.ts";
 import { BaseError } from "../support/errors.ts";
+
+// The chain reads' port is the chains' (src/chains/gateway-chains.ts); the routes name it from here.
+export { type ChainReadPort, ChainUnavailableError } from "../chains/gateway-chains.ts";
 
 /**
  * What the HTTP gateway needs from the rest of the service. The real implementations talk to Kafka
@@ -31,43 +33,6 @@ export interface SessionReadPort {
 /** Pushes every new state of a session (from the session.state topic) to listeners. */
 export interface LiveUpdatesPort {
   subscribe(sessionId: string, listener: (state: SessionStateRecord) => void): () => void;
-}
-
-/**
- * What the settlement routes read from a chain on a request path: one try each, bounded by a short
- * timeout. An RPC that does not answer (refused, timed out, an error reply) rejects with
- * ChainUnavailableError, which the gateway answers 502 having changed nothing.
- */
-export interface ChainReadPort {
-  /**
-   * The USDC the source chain's pool gives for `amountIn` of `token` (the zero address: the native
-   * coin, quoted through WETH), over the router and path the delegate swaps with. `usdc` when
-   * `token` is the chain's USDC (nothing is swapped); `no_route` when the router has no pool.
-   */
-  quote(
-    chainId: number,
-    token: Address,
-    amountIn: bigint,
-  ): Promise<{ kind: "quote"; estimatedOut: bigint } | { kind: "usdc" } | { kind: "no_route" }>;
-  /**
-   * Proves the chain's RPC answers, before a command that leads to a transaction is sent: reads the
-   * balance `address` (the burner) holds of `token` (default the native coin); null when `token`
-   * is no ERC-20. Only refund-all judges the balance (nothing left: no new transaction).
-   */
-  probe(chainId: number, address: Address, token?: Address): Promise<bigint | null>;
-  /**
-   * What `gas` costs at the chain's gas price now, in base units of `token`: wei for the native
-   * coin, else through the chain's DEX (WETH to USDC, then USDC to the token); null when the DEX
-   * has no pool to price the token.
-   */
-  gasValue(chainId: number, token: Address, gas: bigint): Promise<bigint | null>;
-}
-
-/** Retryable: the chain's RPC did not answer; nothing was sent, so the same request may succeed later. */
-export class ChainUnavailableError extends BaseError {
-  override name = "ChainUnavailableError";
-  readonly code = "chain_unavailable";
-  readonly retryable = true;
 }
 
 export interface HealthReport {

@@ -13,11 +13,7 @@
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import {
-  checkAuthorization,
-  checkStandingRefund,
-  type DelegateChain,
-} from "../../src/chains/evm/authorization.ts";
+import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
 import { acceptJsonOnly } from "../../src/gateway/app.ts";
 import { createSessionCommand } from "../../src/gateway/routes/sessions.ts";
 import {
@@ -35,6 +31,7 @@ const { brokers, topic, chains } = JSON.parse(process.argv[2] ?? "{}") as {
   chains: DelegateChain[];
 };
 if (!brokers || !topic || !chains) throw new Error("usage: bare-post-sessions.ts '{brokers, topic, chains}'");
+const checks = evmSignatureChecks(chains);
 const TTL_SECONDS = 3600;
 
 const kafka = createKafka({ brokers, clientId: "bench.bare-post-sessions" });
@@ -58,10 +55,10 @@ app.post(
   async (request, reply) => {
     const body = request.body;
     const issuedAt = Date.now();
-    const auth = await checkAuthorization(body.eip7702_auth, body.burner_address, chains);
+    const auth = await checks.authorization(body.eip7702_auth, body.burner_address);
     if (!auth.ok) return reply.code(400).send({ error: auth.message });
     if (body.standing_refund !== undefined) {
-      const refund = await checkStandingRefund(body.standing_refund, body.burner_address, issuedAt / 1000);
+      const refund = await checks.standingRefund(body.standing_refund, body.burner_address, issuedAt / 1000);
       if (!refund.ok) return reply.code(400).send({ error: refund.message });
     }
     const ids = { sessionId: randomUUID(), commandId: randomUUID() };

@@ -10,8 +10,9 @@
  */
 import { performance } from "node:perf_hooks";
 import { readStack } from "../../deploy/local/stack.ts";
+import { createEvmAdapter } from "../../src/chains/evm/adapter.ts";
 import type { EvmChainConfig } from "../../src/chains/evm/config.ts";
-import { createEvmChainReads } from "../../src/chains/evm/gateway-reads.ts";
+import { createGatewayChains } from "../../src/chains/gateway-chains.ts";
 import {
   type Address,
   DEFAULT_SESSION_POLICY,
@@ -139,7 +140,7 @@ const evm: EvmChainConfig = {
   confirmations: 2,
   minRelayerBalanceWei: "0",
 };
-const reads = createEvmChainReads([evm]);
+const reads = createGatewayChains([createEvmAdapter({ ...evm, family: "evm" })]).reads;
 const burner = chain.funded.address;
 const dai = chain.dex?.dai;
 const tokens: Array<[string, Address]> = [

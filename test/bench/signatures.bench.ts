@@ -9,7 +9,7 @@
  */
 import type { Hex } from "viem";
 import { hashAuthorization, hashTypedData } from "viem/utils";
-import { checkAuthorization, checkStandingRefund } from "../../src/chains/evm/authorization.ts";
+import { evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
 import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
 import { nativeRecover, type RecoverSigner, viemRecover } from "../../src/chains/evm/recover.ts";
 import { newBurner } from "../../src/client/burner.ts";
@@ -71,10 +71,14 @@ async function measure(run: (v: Vector) => Promise<unknown> | unknown): Promise<
 const failures = (ok: boolean) => {
   if (!ok) throw new Error("a check refused a valid vector: the figures would measure the wrong path");
 };
-const authorizationCheck = (recover: RecoverSigner) => async (v: Vector) =>
-  failures((await checkAuthorization(v.auth, v.burner, CHAINS, recover)).ok);
-const refundCheck = (recover: RecoverSigner) => async (v: Vector) =>
-  failures((await checkStandingRefund(v.refund, v.burner, NOW, recover)).ok);
+const authorizationCheck = (recover: RecoverSigner) => {
+  const checks = evmSignatureChecks(CHAINS, recover);
+  return async (v: Vector) => failures((await checks.authorization(v.auth, v.burner)).ok);
+};
+const refundCheck = (recover: RecoverSigner) => {
+  const checks = evmSignatureChecks(CHAINS, recover);
+  return async (v: Vector) => failures((await checks.standingRefund(v.refund, v.burner, NOW)).ok);
+};
 
 const cases = [
   {

@@ -1,13 +1,15 @@
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { checkAuthorization } from "../../src/chains/evm/authorization.ts";
+import { evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
 import { makeBurner } from "../../src/client/actions/make-burner.ts";
 import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import { newBurner } from "../../src/client/burner.ts";
-import type { Address } from "../../src/domain/types.ts";
+import type { Address, Authorization } from "../../src/domain/types.ts";
 
 const DELEGATE: Address = "0x1111111111111111111111111111111111111111";
 const chain = { chainId: 31337, delegate: DELEGATE };
+const checkAuthorization = (auth: Authorization, burner: Address, chains: [typeof chain]) =>
+  evmSignatureChecks(chains).authorization(auth, burner);
 
 describe("the client library's newBurner", () => {
   it("makes a fresh burner whose authorization the service accepts for that burner", async () => {

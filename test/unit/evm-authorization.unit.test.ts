@@ -1,12 +1,9 @@
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import {
-  checkAuthorization,
-  checkStandingRefund,
-  expectedDelegate,
-} from "../../src/chains/evm/authorization.ts";
+import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
 import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { expectedDelegate } from "../../src/chains/signatures.ts";
 import type { Address, Authorization, StandingRefund } from "../../src/domain/types.ts";
 
 const burner = privateKeyToAccount(generatePrivateKey());
@@ -18,6 +15,10 @@ const chains = [
   { chainId: 31338, delegate: DELEGATE },
 ];
 const NOW = 1_800_000_000;
+const checkAuthorization = (auth: Authorization, signer: Address, over: readonly DelegateChain[]) =>
+  evmSignatureChecks(over).authorization(auth, signer);
+const checkStandingRefund = (refund: StandingRefund, signer: Address, now: number) =>
+  evmSignatureChecks(chains).standingRefund(refund, signer, now);
 
 async function authorization(
   signer = burner,

@@ -11,7 +11,7 @@ import {
   toHex,
 } from "viem/utils";
 import { describe, expect, it } from "vitest";
-import { checkAuthorization, checkStandingRefund } from "../../src/chains/evm/authorization.ts";
+import { evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
 import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
 import {
   nativeRecover,
@@ -190,8 +190,8 @@ describe.runIf(PREBUILT)("native secp256k1 recovery", { timeout: 60_000 }, () =>
       { ...auth, yParity: 27 },
     ];
     for (const variant of variants) {
-      expect(await checkAuthorization(variant, burner.address, chains, native)).toEqual(
-        await checkAuthorization(variant, burner.address, chains, viemRecover),
+      expect(await evmSignatureChecks(chains, native).authorization(variant, burner.address)).toEqual(
+        await evmSignatureChecks(chains, viemRecover).authorization(variant, burner.address),
       );
     }
     const to = DELEGATE;
@@ -202,8 +202,10 @@ describe.runIf(PREBUILT)("native secp256k1 recovery", { timeout: 60_000 }, () =>
       signatures: { "31337": await burner.account.signTypedData(typed) },
     };
     for (const burnerAddress of [burner.address, DELEGATE]) {
-      expect(await checkStandingRefund(refund, burnerAddress, 1_800_000_000, native)).toEqual(
-        await checkStandingRefund(refund, burnerAddress, 1_800_000_000, viemRecover),
+      expect(
+        await evmSignatureChecks(chains, native).standingRefund(refund, burnerAddress, 1_800_000_000),
+      ).toEqual(
+        await evmSignatureChecks(chains, viemRecover).standingRefund(refund, burnerAddress, 1_800_000_000),
       );
     }
   });

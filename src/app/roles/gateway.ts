@@ -30,6 +30,7 @@ export const gatewayRole: RoleModule = {
     const entities = entityGatewayDeps({ shared, bus, commands });
     const app = await createGateway({
       config,
+      chains: shared.chains,
       commands,
       live: bus.live,
       sessions: createSessionReads({

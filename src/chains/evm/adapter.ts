@@ -2,13 +2,14 @@ import { createPublicClient, http, type PublicClient } from "viem";
 import type { ChainAdapter } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
 import { createEvmExecutor } from "./executor.ts";
+import { createEvmGatewayChain } from "./gateway-reads.ts";
 import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
 
 /** The balance probe's request timeout: /health's own bound on the check. */
 const PROBE_TIMEOUT_MS = 2000;
 
 /**
- * The EVM family's adapter: viem clients live here and nowhere in the roles or /health.
+ * The EVM family's adapter: viem clients live here and nowhere in the roles, the gateway or /health.
  */
 export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainAdapter {
   let scan: PublicClient | undefined;
@@ -35,5 +36,6 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
       return probe.getBalance({ address: relayer });
     },
     createExecutor: (deps) => createEvmExecutor(chain, deps),
+    gateway: createEvmGatewayChain(chain),
   };
 }

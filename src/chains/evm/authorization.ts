@@ -1,29 +1,16 @@
 import type { Hex } from "viem";
 import { hashAuthorization, hashTypedData } from "viem/utils";
-import type { Address, Authorization, Intent, StandingRefund } from "../../domain/types.ts";
-import { intentTypedData, type RefundMessage, refundTypedData, standingRefundTypedData } from "./eip712.ts";
+import type { Address, ChainAddress } from "../../domain/types.ts";
+import type { GatewayChain, SignedMessage, Verdict } from "../adapter.ts";
+import { type SignatureChecks, type SignatureProblemCode, signatureChecks } from "../signatures.ts";
+import { intentTypedData, refundTypedData, standingRefundTypedData } from "./eip712.ts";
 import { type RecoverableSignature, type RecoverSigner, recoverSigner } from "./recover.ts";
 
 /**
- * Signature checks a burner's session request must pass before it becomes a command. viem hashes
- * (hashAuthorization, hashTypedData); `recover` finds the signer (libsecp256k1 natively where it loads,
- * see ./recover.ts). No client, no clock: the caller passes `now`.
+ * The EVM family's signature checks (GatewayChain.verify): viem hashes (hashAuthorization,
+ * hashTypedData); `recover` finds the signer (libsecp256k1 natively where it loads, see
+ * ./recover.ts). No client, no clock.
  */
-
-/** Every way a check can fail; the gateway answers each with 400 (docs/API.md lists them). */
-export const AUTHORIZATION_PROBLEMS = {
-  authorization_chain_unsupported: "the authorization's chain has no configured delegate",
-  authorization_wrong_delegate: "the authorization does not delegate to the service's delegate contract",
-  authorization_invalid_signature: "the authorization's signature is invalid",
-  authorization_not_burner: "the authorization was not signed by the burner",
-  standing_refund_expired: "the standing refund's deadline has passed",
-  standing_refund_invalid_signature: "a standing refund signature does not recover to the burner",
-  intent_invalid_signature: "an intent signature does not recover to the burner",
-  refund_invalid_signature: "the refund's signature does not recover to the burner",
-} as const;
-
-export type AuthorizationProblemCode = keyof typeof AUTHORIZATION_PROBLEMS;
-export type CheckResult = { ok: true } | { ok: false; code: AuthorizationProblemCode; message: string };
 
 /** The part of a chain's configuration the checks need. */
 export interface DelegateChain {
@@ -31,12 +18,9 @@ export interface DelegateChain {
   delegate: Address;
 }
 
-const OK: CheckResult = { ok: true };
-const fail = (code: AuthorizationProblemCode, detail?: string): CheckResult => ({
-  ok: false,
-  code,
-  message: detail === undefined ? AUTHORIZATION_PROBLEMS[code] : `${AUTHORIZATION_PROBLEMS[code]}: ${detail}`,
-});
+const OK: Verdict = { ok: true };
+const fail = (code: SignatureProblemCode, detail?: string): Verdict =>
+  detail === undefined ? { ok: false, code } : { ok: false, code, detail };
 
 // EIP-7702 (via EIP-2) and OpenZeppelin's ECDSA both refuse an s in the upper half of the curve order,
 // so such a signature can never delegate the burner or move funds; refuse it here, not at sweep time.
@@ -66,40 +50,53 @@ async function signerOf(
   return recover(digest, signature);
 }
 
-/**
- * The delegate an authorization must target. chainId 0 is valid on every chain, so it is only
- * acceptable when every configured chain uses the same delegate.
- */
-export function expectedDelegate(
+/** The message `signed` as this chain's EIP-712 digest (the domain binds the chain and the burner). */
+function typedDigest(
   chainId: number,
-  chains: readonly DelegateChain[],
-): { ok: true; delegate: Address } | { ok: false; message: string } {
-  if (chainId !== 0) {
-    const chain = chains.find((c) => c.chainId === chainId);
-    return chain
-      ? { ok: true, delegate: chain.delegate.toLowerCase() as Address }
-      : { ok: false, message: `chain ${chainId} is not supported` };
+  burner: Address,
+  signed: Exclude<SignedMessage, { kind: "authorization" }>,
+): Hex {
+  switch (signed.kind) {
+    case "intent": {
+      const { intent } = signed;
+      return hashTypedData(
+        intentTypedData(chainId, burner, {
+          ...intent,
+          destChainId: BigInt(intent.destChainId),
+          deadline: BigInt(intent.deadline),
+        }),
+      );
+    }
+    case "standing_refund":
+      return hashTypedData(
+        standingRefundTypedData(chainId, burner, {
+          to: signed.to as Address,
+          deadline: BigInt(signed.deadline),
+        }),
+      );
+    case "refund": {
+      const { token, to } = signed.refund;
+      return hashTypedData(
+        refundTypedData(chainId, burner, { ...signed.refund, token: token as Address, to: to as Address }),
+      );
+    }
+    default: {
+      const never: never = signed;
+      throw new Error(`no typed data for ${String(never)}`);
+    }
   }
-  const delegates = new Set(chains.map((c) => c.delegate.toLowerCase() as Address));
-  const [only] = delegates;
-  if (only === undefined) return { ok: false, message: "no chain is configured" };
-  if (delegates.size > 1) {
-    return { ok: false, message: "chainId 0 needs one delegate on every chain; sign for a specific chain" };
-  }
-  return { ok: true, delegate: only };
 }
 
-/** The authorization must target the configured delegate and be signed by the burner. */
-export async function checkAuthorization(
-  auth: Authorization,
-  burner: Address,
-  chains: readonly DelegateChain[],
-  recover: RecoverSigner = recoverSigner.recover,
-): Promise<CheckResult> {
-  const expected = expectedDelegate(auth.chainId, chains);
-  if (!expected.ok) return fail("authorization_chain_unsupported", expected.message);
-  if (auth.address.toLowerCase() !== expected.delegate) {
-    return fail("authorization_wrong_delegate", `expected ${expected.delegate}`);
+/** The authorization must target `delegate` (this chain's) and be signed by the burner (EIP-7702). */
+async function verifyAuthorization(
+  auth: Extract<SignedMessage, { kind: "authorization" }>["authorization"],
+  burner: ChainAddress,
+  delegate: Address | null,
+  recover: RecoverSigner,
+): Promise<Verdict> {
+  if (delegate === null) return fail("authorization_chain_unsupported");
+  if (auth.address.toLowerCase() !== delegate.toLowerCase()) {
+    return fail("authorization_wrong_delegate", `expected ${delegate.toLowerCase()}`);
   }
   if (!isLowS(auth.s))
     return fail("authorization_invalid_signature", "s must be in the lower half of the curve order");
@@ -116,84 +113,46 @@ export async function checkAuthorization(
   return authority.toLowerCase() === burner.toLowerCase() ? OK : fail("authorization_not_burner");
 }
 
-/**
- * A standing refund is signed once per source chain under that chain's domain; every signature must
- * recover to the burner, and the deadline must still be ahead (`now` in unix seconds).
- */
-export async function checkStandingRefund(
-  refund: StandingRefund,
-  burner: Address,
-  now: number,
-  recover: RecoverSigner = recoverSigner.recover,
-): Promise<CheckResult> {
-  if (refund.deadline <= now) return fail("standing_refund_expired");
-  const message = { to: refund.to, deadline: BigInt(refund.deadline) };
-  return checkPerChain(
-    refund.signatures,
-    (chainId) => hashTypedData(standingRefundTypedData(chainId, burner, message)),
-    burner,
-    "standing_refund_invalid_signature",
-    recover,
-  );
-}
+const PROBLEM_OF = {
+  intent: "intent_invalid_signature",
+  standing_refund: "standing_refund_invalid_signature",
+  refund: "refund_invalid_signature",
+} as const satisfies Record<Exclude<SignedMessage["kind"], "authorization">, SignatureProblemCode>;
 
-/**
- * The Intent is signed once per chain it may be swept on (the domain binds the chain id, and the
- * verifying contract is the burner); every signature given must recover to the burner.
- */
-export async function checkIntentSignatures(
-  intent: Intent,
-  signatures: Readonly<Record<string, Hex>>,
-  burner: Address,
-  recover: RecoverSigner = recoverSigner.recover,
-): Promise<CheckResult> {
-  const message = {
-    ...intent,
-    destChainId: BigInt(intent.destChainId),
-    deadline: BigInt(intent.deadline),
-  };
-  return checkPerChain(
-    signatures,
-    (chainId) => hashTypedData(intentTypedData(chainId, burner, message)),
-    burner,
-    "intent_invalid_signature",
-    recover,
-  );
-}
-
-/** A burner-signed Refund for one chain. */
-export async function checkRefundSignature(
-  refund: RefundMessage,
+/** One EVM chain's GatewayChain.verify: `delegate` is the chain's burner delegate. */
+export function evmVerifier(
   chainId: number,
-  signature: Hex,
-  burner: Address,
+  delegate: Address | null,
   recover: RecoverSigner = recoverSigner.recover,
-): Promise<CheckResult> {
-  return checkPerChain(
-    { [String(chainId)]: signature },
-    (id) => hashTypedData(refundTypedData(id, burner, refund)),
-    burner,
-    "refund_invalid_signature",
-    recover,
-  );
+): GatewayChain["verify"] {
+  return async (signer, signed) => {
+    if (signed.kind === "authorization")
+      return verifyAuthorization(signed.authorization, signer, delegate, recover);
+    const code = PROBLEM_OF[signed.kind];
+    if (!contractAcceptsSignature(signed.signature)) {
+      return fail(code, "not a 65-byte low-s signature with v 27 or 28");
+    }
+    const burner = signer as Address;
+    const recovered = await signerOf(
+      () => typedDigest(chainId, burner, signed),
+      signed.signature as Hex,
+      recover,
+    );
+    return recovered !== null && recovered.toLowerCase() === burner.toLowerCase() ? OK : fail(code);
+  };
 }
 
-/** Every (chain id, signature) must be one the contract accepts and recover to the burner under `hash(chainId)`. */
-async function checkPerChain(
-  signatures: Readonly<Record<string, Hex>>,
-  hash: (chainId: number) => Hex,
-  burner: Address,
-  code: AuthorizationProblemCode,
-  recover: RecoverSigner,
-): Promise<CheckResult> {
-  for (const [chainId, signature] of Object.entries(signatures)) {
-    if (!contractAcceptsSignature(signature)) {
-      return fail(code, `chain ${chainId}: not a 65-byte low-s signature with v 27 or 28`);
-    }
-    const signer = await signerOf(() => hash(Number(chainId)), signature, recover);
-    if (signer === null || signer.toLowerCase() !== burner.toLowerCase()) {
-      return fail(code, `chain ${chainId}`);
-    }
-  }
-  return OK;
+/** The checks over EVM chains given by their delegates, without adapters (tests and benches of the checks). */
+export function evmSignatureChecks(
+  chains: readonly DelegateChain[],
+  recover: RecoverSigner = recoverSigner.recover,
+): SignatureChecks {
+  const verifiers = chains.map((c) => ({
+    chainId: c.chainId,
+    gateway: { burnerDelegate: c.delegate, verify: evmVerifier(c.chainId, c.delegate, recover) },
+  }));
+  return signatureChecks({
+    byId: (chainId) => verifiers.find((c) => c.chainId === chainId)?.gateway,
+    all: () => verifiers,
+  });
 }

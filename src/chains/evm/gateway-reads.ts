@@ -4,23 +4,24 @@ import {
   createPublicClient,
   erc20Abi,
   http,
-  type PublicClient,
   BaseError as ViemBaseError,
 } from "viem";
 import type { Address } from "../../domain/types.ts";
 import { NATIVE_TOKEN } from "../../domain/types.ts";
-import { type ChainReadPort, ChainUnavailableError } from "../../gateway/ports.ts";
-import { TerminalError } from "../../support/errors.ts";
+import type { GatewayChain } from "../adapter.ts";
+import { ChainUnavailableError } from "../gateway-chains.ts";
 import { burnerDelegateAbi } from "./abi.ts";
+import { evmVerifier } from "./authorization.ts";
 import type { EvmChainConfig } from "./config.ts";
+import { recoverSigner } from "./recover.ts";
 import { uniswapV2RouterAbi } from "./uniswap-v2.ts";
 
 /**
- * The gateway's reads of EVM chains (quote, RPC probe), one client per chain that tries once with a
- * short timeout: a request path answers 502 quickly instead of waiting out viem's retries.
+ * The gateway's side of one EVM chain (quote, RPC probe, signature checks), with a client that tries
+ * once with a short timeout: a request path answers 502 quickly instead of waiting out viem's retries.
  *
  * The quote goes through the router, WETH and USDC the delegate itself is built with (its
- * immutables), so it prices exactly the swap the sweep makes; they are read once per chain and kept
+ * immutables), so it prices exactly the swap the sweep makes; they are read once and kept
  * (immutables never change), and read again only after a failed attempt.
  */
 
@@ -33,43 +34,48 @@ interface DelegateSetup {
   usdc: Address;
 }
 
-export function createEvmChainReads(chains: readonly EvmChainConfig[]): ChainReadPort {
-  const clients = new Map<number, { client: PublicClient; chain: EvmChainConfig }>();
-  for (const chain of chains) {
-    const client = createPublicClient({
-      transport: http(chain.rpcUrl, { retryCount: 0, timeout: READ_TIMEOUT_MS }),
-    });
-    clients.set(chain.chainId, { client, chain });
-  }
-  const setups = new Map<number, Promise<DelegateSetup>>();
+export function createEvmGatewayChain(chain: EvmChainConfig): GatewayChain {
+  const { chainId } = chain;
+  const client = createPublicClient({
+    transport: http(chain.rpcUrl, { retryCount: 0, timeout: READ_TIMEOUT_MS }),
+  });
+  let setup: Promise<DelegateSetup> | undefined;
 
-  const clientOf = (chainId: number) => {
-    const entry = clients.get(chainId);
-    if (!entry) throw new TerminalError("chain_not_configured", `chain ${chainId} is not configured`);
-    return entry;
-  };
-
-  const setupOf = (chainId: number): Promise<DelegateSetup> => {
-    let setup = setups.get(chainId);
+  const setupOf = (): Promise<DelegateSetup> => {
     if (setup === undefined) {
-      const { client, chain } = clientOf(chainId);
       const read = (functionName: "ROUTER" | "WETH" | "USDC") =>
         client.readContract({ address: chain.delegate, abi: burnerDelegateAbi, functionName });
-      setup = Promise.all([read("ROUTER"), read("WETH"), read("USDC")]).then(([router, weth, usdc]) => ({
-        router: lower(router),
-        weth: lower(weth),
-        usdc: lower(usdc),
-      }));
-      setups.set(chainId, setup);
-      setup.catch(() => setups.delete(chainId));
+      const reading = Promise.all([read("ROUTER"), read("WETH"), read("USDC")]).then(
+        ([router, weth, usdc]) => ({
+          router: lower(router),
+          weth: lower(weth),
+          usdc: lower(usdc),
+        }),
+      );
+      setup = reading;
+      reading.catch(() => {
+        if (setup === reading) setup = undefined;
+      });
     }
     return setup;
   };
 
   return {
-    async quote(chainId, token, amountIn) {
-      const { client } = clientOf(chainId);
-      const { router, weth, usdc } = await unavailableOnRpcError(chainId, setupOf(chainId));
+    burnerDelegate: chain.delegate,
+    usdc: chain.usdc ?? null,
+    verify: evmVerifier(chainId, chain.delegate),
+    verifierWarning:
+      recoverSigner.loadError === null
+        ? null
+        : {
+            // Still correct, ~35 times slower: POST /sessions then spends milliseconds of CPU per request.
+            message:
+              "the native secp256k1 binding did not load; signature checks use viem's JavaScript recovery",
+            err: recoverSigner.loadError,
+          },
+
+    async quote(token, amountIn) {
+      const { router, weth, usdc } = await unavailableOnRpcError(chainId, setupOf());
       if (lower(token) === usdc) return { kind: "usdc" };
       const path = [lower(token) === NATIVE_TOKEN ? weth : lower(token), usdc];
       try {
@@ -89,11 +95,10 @@ export function createEvmChainReads(chains: readonly EvmChainConfig[]): ChainRea
       }
     },
 
-    async gasValue(chainId, token, gas) {
-      const { client } = clientOf(chainId);
+    async gasValue(token, gas) {
       const wei = gas * (await unavailableOnRpcError(chainId, client.getGasPrice()));
       if (lower(token) === NATIVE_TOKEN) return wei;
-      const { router, weth, usdc } = await unavailableOnRpcError(chainId, setupOf(chainId));
+      const { router, weth, usdc } = await unavailableOnRpcError(chainId, setupOf());
       const path = lower(token) === usdc ? [weth, usdc] : [weth, usdc, lower(token)];
       try {
         const amounts = await client.readContract({
@@ -110,15 +115,16 @@ export function createEvmChainReads(chains: readonly EvmChainConfig[]): ChainRea
       }
     },
 
-    async probe(chainId, address, token = NATIVE_TOKEN) {
-      const { client } = clientOf(chainId);
-      if (token === NATIVE_TOKEN) return unavailableOnRpcError(chainId, client.getBalance({ address }));
+    async balance(address, token = NATIVE_TOKEN) {
+      const owner = address as Address;
+      if (token === NATIVE_TOKEN)
+        return unavailableOnRpcError(chainId, client.getBalance({ address: owner }));
       try {
         return await client.readContract({
-          address: token,
+          address: token as Address,
           abi: erc20Abi,
           functionName: "balanceOf",
-          args: [address],
+          args: [owner],
         });
       } catch (err) {
         // The RPC answered, but `token` is no ERC-20 (no code, or balanceOf reverts): no balance to tell.
@@ -149,7 +155,6 @@ async function unavailableOnRpcError<T>(chainId: number, read: Promise<T>): Prom
   try {
     return await read;
   } catch (err) {
-    if (err instanceof TerminalError) throw err;
     throw unavailable(chainId, err);
   }
 }

@@ -7,11 +7,7 @@ import {
   paymentSessionCreatedSchema,
   paymentSessionSchema,
 } from "../../api/payment-sessions.ts";
-import {
-  checkAuthorization,
-  checkStandingRefund,
-  type DelegateChain,
-} from "../../chains/evm/authorization.ts";
+import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { RegisterBurner } from "../../domain/commands.ts";
 import { MAX_FEE_BPS } from "../../domain/settlement.ts";
 import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
@@ -183,7 +179,8 @@ export interface RegisterRouteOptions {
   guards: Guards;
   /** The session's merchant and client secret hash, for the checkout guard. */
   resources: (sessionId: string) => Promise<CheckoutResource | null>;
-  chains: readonly DelegateChain[];
+  /** The configured chains: where the burner's authorization and signatures are checked. */
+  chains: GatewayChains;
   commands: CommandPort;
   newId: () => string;
   /** Unix ms. */
@@ -224,10 +221,10 @@ export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async
       const { id } = request.params;
       const body = request.body;
       const issuedAt = opts.now();
-      const auth = await checkAuthorization(body.eip7702_auth, body.burner_address, opts.chains);
+      const auth = await opts.chains.checks.authorization(body.eip7702_auth, body.burner_address);
       if (!auth.ok) throw gatewayError(auth.code, auth.message);
       if (body.standing_refund !== undefined) {
-        const refund = await checkStandingRefund(
+        const refund = await opts.chains.checks.standingRefund(
           body.standing_refund,
           body.burner_address,
           Math.floor(issuedAt / 1000),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { EvmChainConfig } from "../../chains/evm/config.ts";
+import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
 import type { LinkAdmin } from "../admin/link-admin.ts";
 import type { MerchantView } from "../admin/merchant-admin.ts";
@@ -181,7 +181,7 @@ export interface LinkRouteDeps {
   merchants: { view(merchantId: string): Promise<MerchantView | null> };
   checkout: PublicLinkRouteOptions["checkout"];
   destinations(merchantId: string): Promise<Array<{ sourceChainId: number }>>;
-  chains: readonly EvmChainConfig[];
+  chains: Pick<GatewayChains, "payable">;
   publicUrl: string | undefined;
   now: () => number;
 }
@@ -204,11 +204,13 @@ export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDe
     },
     async payableChains(merchantId) {
       const pinned = new Set((await deps.destinations(merchantId)).map((p) => p.sourceChainId));
-      return deps.chains.flatMap((c) =>
-        pinned.has(c.chainId) && c.usdc
-          ? [{ chain_id: c.chainId, name: c.name, delegate: c.delegate, usdc: c.usdc }]
-          : [],
-      );
+      return deps.chains
+        .payable()
+        .flatMap((c) =>
+          pinned.has(c.chainId)
+            ? [{ chain_id: c.chainId, name: c.name, delegate: c.delegate, usdc: c.usdc }]
+            : [],
+        );
     },
     script: createPageScript(),
     now: deps.now,

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { checkRefundSignature } from "../../chains/evm/authorization.ts";
 import type { ChainBalance, RequestRefund, RequestRefundAll } from "../../domain/commands.ts";
 import { refundCommandId } from "../../domain/refunds.ts";
 import { type Address, NATIVE_TOKEN, sameId } from "../../domain/types.ts";
@@ -35,7 +34,7 @@ type RefundView = SessionStateRecord["session"]["refunds"][number];
 export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = async (app, opts) => {
   const { config, chains, commands, sessions, live, chainReads, newId, now } = opts;
   const configured = (chainId: number) => {
-    if (!chains.some((c) => c.chainId === chainId)) {
+    if (!chains.has(chainId)) {
       throw gatewayError("chain_unsupported", `chain_id ${chainId} is not a configured chain`);
     }
   };
@@ -102,7 +101,7 @@ export const refundRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = asyn
       if (body.deadline <= Math.floor(issuedAt / 1000)) throw gatewayError("refund_expired");
       const { token, to, amount, salt, signature } = body;
       const message = { token, to, amount, deadline: BigInt(body.deadline), salt };
-      const signed = await checkRefundSignature(message, body.chain_id, signature, burner);
+      const signed = await chains.checks.refund(message, body.chain_id, signature, burner);
       if (!signed.ok) throw gatewayError(signed.code, signed.message);
       const onChain = await chainBalance(body.chain_id, burner, token);
 

@@ -2,12 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
-import {
-  checkAuthorization,
-  checkStandingRefund,
-  type DelegateChain,
-} from "../../chains/evm/authorization.ts";
-import { recoverSigner } from "../../chains/evm/recover.ts";
+import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
@@ -28,8 +23,8 @@ import { type WidgetPolicy, widgetPolicy } from "../widget-policy.ts";
 
 export interface SessionRoutesOptions {
   config: Config;
-  /** The EVM chains: where a burner's authorization can delegate to the service's delegate. */
-  chains: readonly DelegateChain[];
+  /** The configured chains: where a burner's authorization and signatures are checked. */
+  chains: GatewayChains;
   commands: CommandPort;
   sessions: SessionReadPort;
   newId: () => string;
@@ -52,13 +47,6 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
   const { config, chains, commands, sessions, newId, now, widgetOwner, widgetSettings } = opts;
   /** The merchant of a pk-tagged request, checked before the body is read; null without the header. */
   const owners = new WeakMap<FastifyRequest, string>();
-  if (recoverSigner.loadError !== null) {
-    // Still correct, ~35 times slower: POST /sessions then spends milliseconds of CPU per request.
-    app.log.warn(
-      { err: recoverSigner.loadError },
-      "the native secp256k1 binding did not load; signature checks use viem's JavaScript recovery",
-    );
-  }
 
   app.post(
     "/sessions",
@@ -163,13 +151,13 @@ function serializeSession(session: object): string {
 
 async function verifySignatures(
   body: CreateSessionBody,
-  chains: readonly DelegateChain[],
+  chains: GatewayChains,
   nowSeconds: number,
 ): Promise<void> {
-  const auth = await checkAuthorization(body.eip7702_auth, body.burner_address, chains);
+  const auth = await chains.checks.authorization(body.eip7702_auth, body.burner_address);
   if (!auth.ok) throw gatewayError(auth.code, auth.message);
   if (body.standing_refund !== undefined) {
-    const refund = await checkStandingRefund(body.standing_refund, body.burner_address, nowSeconds);
+    const refund = await chains.checks.standingRefund(body.standing_refund, body.burner_address, nowSeconds);
     if (!refund.ok) throw gatewayError(refund.code, refund.message);
   }
 }

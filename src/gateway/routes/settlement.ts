@@ -1,11 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import {
-  checkAuthorization,
-  checkIntentSignatures,
-  checkStandingRefund,
-  type DelegateChain,
-} from "../../chains/evm/authorization.ts";
+import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { Config } from "../../config.ts";
 import type { AttachStandingRefund, CommitIntent } from "../../domain/commands.ts";
 import type { DestinationPin } from "../../domain/merchant/types.ts";
@@ -32,8 +27,8 @@ import { canonicalJson, uuidFrom } from "./sessions.ts";
 
 export interface SettlementRoutesOptions {
   config: Config;
-  /** The EVM chains: where a burner's authorization and signatures are checked. */
-  chains: readonly DelegateChain[];
+  /** The configured chains: where a burner's authorization and signatures are checked. */
+  chains: GatewayChains;
   commands: CommandPort;
   sessions: SessionReadPort;
   live: LiveUpdatesPort;
@@ -109,7 +104,7 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       if (session.burner_address === null || session.eip7702_auth === null)
         throw gatewayError("not_detected", "no burner is registered on this session yet");
       if (body.burner !== session.burner_address.toLowerCase()) throw gatewayError("burner_mismatch");
-      const auth = await checkAuthorization(body.eip7702_auth, body.burner, chains);
+      const auth = await chains.checks.authorization(body.eip7702_auth, body.burner);
       if (!auth.ok) throw gatewayError(auth.code, auth.message);
       if (!sameAuthorization(body.eip7702_auth, session.eip7702_auth)) {
         throw gatewayError("authorization_mismatch");
@@ -137,7 +132,7 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         )
           throw gatewayError("destination_mismatch");
       }
-      const signed = await checkIntentSignatures(intent, body.intent_sigs, body.burner);
+      const signed = await chains.checks.intent(intent, body.intent_sigs, body.burner);
       if (!signed.ok) throw gatewayError(signed.code, signed.message);
       // The commit leads to the sweep transaction: an RPC that does not answer is a 502 before anything is sent.
       await chainReads.probe(sourceChainId, body.burner);
@@ -205,7 +200,7 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       const refund = request.body;
       const session = (await sessionOrThrow(sessions, id)).session;
       const issuedAt = now();
-      const checked = await checkStandingRefund(
+      const checked = await chains.checks.standingRefund(
         refund,
         session.burner_address as Address,
         Math.floor(issuedAt / 1000),
