@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { type ChainConfig, parseChainList } from "./chains/config.ts";
-import type { EvmChainConfig } from "./chains/evm/config.ts";
+import { type ChainConfig, type EvmChainConfig, parseChainList } from "./chains/config.ts";
 import { BaseError } from "./support/errors.ts";
 
 export type { ChainConfig, EvmChainConfig };

@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import type { ChainConfig } from "../chains/config.ts";
-import { DEFAULT_MIN_NATIVE, DEFAULT_MIN_USDC } from "../chains/evm/config.ts";
+import { type ChainConfig, localEvmChain } from "../chains/config.ts";
 import type { Config } from "../config.ts";
 import { BaseError } from "../support/errors.ts";
 
@@ -99,49 +98,7 @@ export async function resolveInfra(
         : (stack?.cassandra.localDataCenter ?? "datacenter1"),
       keyspace: config.CASSANDRA_KEYSPACE,
     },
-    chains: config.chains ?? (stack?.chains ?? []).map((c) => localChain(c, config.LOCAL_CONFIRMATIONS)),
+    chains: config.chains ?? (stack?.chains ?? []).map((c) => localEvmChain(c, config.LOCAL_CONFIRMATIONS)),
     attestationApiUrl: stack?.attester?.url,
   };
 }
-
-/** 0.01 of the local TestDAI (18 decimals, a dollar in its seeded pool). */
-const MIN_DAI = 10_000_000_000_000_000n;
-
-/**
- * A local anvil chain as an EVM chain entry. It accepts what the local stack can settle: USDC, the
- * tokens its DEX swaps to USDC (DAI, WETH) and the coin, each above a dust minimum worth about a cent.
- */
-const localChain = (c: StackFile["chains"][number], confirmations: number): ChainConfig => ({
-  family: "evm",
-  name: c.name,
-  chainId: c.chainId,
-  rpcUrl: c.rpcUrl,
-  delegate: c.delegate.toLowerCase() as `0x${string}`,
-  usdc: c.usdc.toLowerCase() as `0x${string}`,
-  confirmations,
-  relayer: {
-    address: c.relayer.address.toLowerCase() as `0x${string}`,
-    privateKey: c.relayer.privateKey,
-  },
-  minRelayerBalanceWei: "10000000000000000",
-  acceptedTokens: [
-    { token: c.usdc.toLowerCase() as `0x${string}`, minAmount: String(DEFAULT_MIN_USDC) },
-    ...(c.dex
-      ? [
-          { token: c.dex.dai.toLowerCase() as `0x${string}`, minAmount: String(MIN_DAI) },
-          { token: c.dex.weth.toLowerCase() as `0x${string}`, minAmount: String(DEFAULT_MIN_NATIVE) },
-        ]
-      : []),
-    { token: "native", minAmount: String(DEFAULT_MIN_NATIVE) },
-  ],
-  ...(c.subscriptions ? { subscriptions: c.subscriptions.toLowerCase() as `0x${string}` } : {}),
-  ...(c.cctp
-    ? {
-        cctp: {
-          domain: c.cctp.domain,
-          messageTransmitter: c.cctp.messageTransmitter.toLowerCase() as `0x${string}`,
-          tokenMessenger: c.cctp.tokenMessenger.toLowerCase() as `0x${string}`,
-        },
-      }
-    : {}),
-});

@@ -1,4 +1,13 @@
-import type { Authorization, BlockId, ChainAddress, Hex, Intent, Transfer } from "../domain/types.ts";
+import type { SubscriptionCommand } from "../domain/subscription/types.ts";
+import type {
+  Address,
+  Authorization,
+  BlockId,
+  ChainAddress,
+  Hex,
+  Intent,
+  Transfer,
+} from "../domain/types.ts";
 import type { TransferObserved } from "../records/chain-transfers.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { ExecutorResult } from "../records/executor-results.ts";
@@ -37,6 +46,20 @@ export interface ChainAdapter {
   solanaGateway?(): SolanaGatewaySide;
   /** The gateway's side of the chain: one-try reads and signature checks on a request path. */
   readonly gateway: GatewayChain;
+  /**
+   * Mirrors the chain's on-chain subscription cancels to subscription.commands (the indexer role,
+   * docs/SUBSCRIPTIONS.md); null where the chain has no subscription manager.
+   */
+  readonly subscriptionWatcher: ((deps: SubscriptionWatcherDeps) => { run(): Promise<void> }) | null;
+}
+
+export interface SubscriptionWatcherDeps {
+  cassandra: CassandraClient;
+  /** Sends the cancels to subscription.commands; resolves once they are durable. */
+  send: (commands: SubscriptionCommand[]) => Promise<void>;
+  pollMs: number;
+  signal: AbortSignal;
+  log: (msg: string, fields?: object) => void;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -77,6 +100,35 @@ export interface GatewayChain {
   verify(signer: ChainAddress, signed: SignedMessage): Promise<Verdict>;
   /** Why signature checks run degraded (slower, still correct), for the gateway to log once; null when they do not. */
   readonly verifierWarning: { message: string; err: Error } | null;
+  /** The chain's subscription manager (docs/SUBSCRIPTIONS.md); null where the chain has none. */
+  readonly subscriptions: GatewaySubscriptions | null;
+}
+
+/** A payer's subscription mandate as signed (the manager's struct, field for field). */
+export interface MandateTerms {
+  payer: Address;
+  token: Address;
+  amount: bigint;
+  /** seconds */
+  period: bigint;
+  /** unix seconds: period 0 starts here, period i at start + i * period */
+  start: bigint;
+  merchant: Address;
+  appFeeBps: number;
+  appFeeRecipient: Address;
+  salt: Hex;
+}
+
+/** What the subscription routes check on the chain a mandate is for; local, no RPC. */
+export interface GatewaySubscriptions {
+  /** The contract mandates are signed for and charged through. */
+  readonly manager: ChainAddress;
+  /** The mandate's identity on chain (EVM: its EIP-712 digest under the manager's domain). */
+  mandateDigest(mandate: MandateTerms): Hex;
+  /** Whether `mandate.payer` signed the mandate for this manager; never throws. */
+  mandateSigned(mandate: MandateTerms, signature: string): Promise<boolean>;
+  /** Whether `payer` signed the gasless cancel of the mandate `digest` under `manager`; never throws. */
+  cancelSigned(payer: ChainAddress, manager: ChainAddress, digest: Hex, signature: string): Promise<boolean>;
 }
 
 export type Quote = { kind: "quote"; estimatedOut: bigint } | { kind: "usdc" } | { kind: "no_route" };

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { type EvmChainConfig, evmChainSchema } from "./evm/config.ts";
 
+/** The local stack's chains as CHAINS entries, one function per family (src/app/infra.ts). */
+export { localEvmChain } from "./evm/local-chain.ts";
+export type { EvmChainConfig };
+
 /**
  * The configured chains: one list, each entry naming its `family`. Each family's adapter owns the
  * schema of its entries (addresses, keys and URLs are spelled differently per family); a new family

@@ -35,6 +35,7 @@ function nonDelegating(chainId: number, asked: string[]): ChainAdapter {
     burnerDelegate: null,
     usdc: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
     verifierWarning: null,
+    subscriptions: null,
     async balance(address) {
       asked.push(`balance ${address}`);
       return 7n;

@@ -1,6 +1,5 @@
-import type { Address } from "viem";
 import { TOPIC } from "../../../topics/catalogue.ts";
-import { createSubscriptionWatcher } from "../../chains/evm/subscription-watcher.ts";
+import type { GatewaySubscriptions } from "../../chains/adapter.ts";
 import { subscriptionEntity } from "../../entities/subscription.ts";
 import { createSubscriptionAdmin } from "../../gateway/admin/subscription-admin.ts";
 import { createPlainProducer } from "../../kafka/at-least-once.ts";
@@ -30,7 +29,7 @@ export const subscriptionModule: EntityModule = {
     const admin = createSubscriptionAdmin({
       send: bus.subscriptionCommands.send,
       store: createSubscriptionStore(shared.cassandra),
-      managers: subscriptionManagers(shared),
+      chains: subscriptionChains(shared),
       feeBps: shared.config.PLATFORM_FEE_BPS,
       timeoutMs: shared.config.REPLY_TIMEOUT_MS,
     });
@@ -47,32 +46,29 @@ async function startSubscriptionWatchers(
   shared: Pick<Shared, "config" | "cassandra" | "chains" | "kafka" | "codecs">,
   log: Logger,
 ): Promise<RunningPart | null> {
-  const chains = shared.chains.flatMap(({ chain }) =>
-    chain.family === "evm" && chain.subscriptions ? [{ ...chain, manager: chain.subscriptions }] : [],
+  const chains = shared.chains.flatMap(({ chain, subscriptionWatcher }) =>
+    subscriptionWatcher ? [{ chainId: chain.chainId, watcher: subscriptionWatcher }] : [],
   );
   if (chains.length === 0) return null;
   const producer = createPlainProducer(shared.kafka);
   await producer.connect();
   const abort = new AbortController();
   const runs = chains.map((c) =>
-    createSubscriptionWatcher({
-      chainId: c.chainId,
-      rpcUrl: c.rpcUrl,
-      manager: c.manager,
-      confirmations: c.confirmations,
-      cassandra: shared.cassandra,
-      send: (commands) =>
-        producer.send(
-          TOPIC.subscriptionCommands,
-          commands.map((cmd) => ({
-            key: cmd.data.subscriptionId,
-            value: shared.codecs.subscriptionCommand.encode(cmd),
-          })),
-        ),
-      pollMs: shared.config.INDEXER_POLL_MS,
-      signal: abort.signal,
-      log: (msg, fields) => log.info(fields ?? {}, msg),
-    })
+    c
+      .watcher({
+        cassandra: shared.cassandra,
+        send: (commands) =>
+          producer.send(
+            TOPIC.subscriptionCommands,
+            commands.map((cmd) => ({
+              key: cmd.data.subscriptionId,
+              value: shared.codecs.subscriptionCommand.encode(cmd),
+            })),
+          ),
+        pollMs: shared.config.INDEXER_POLL_MS,
+        signal: abort.signal,
+        log: (msg, fields) => log.info(fields ?? {}, msg),
+      })
       .run()
       .catch((err) => log.error({ err, chainId: c.chainId }, "subscription watcher stopped")),
   );
@@ -86,11 +82,11 @@ async function startSubscriptionWatchers(
   };
 }
 
-/** The SubscriptionManager of each configured EVM chain that has one. */
-function subscriptionManagers(shared: Pick<Shared, "chains">): Map<number, Address> {
-  const managers = new Map<number, Address>();
-  for (const { chain } of shared.chains) {
-    if (chain.family === "evm" && chain.subscriptions) managers.set(chain.chainId, chain.subscriptions);
+/** The subscription side of each configured chain that has a SubscriptionManager. */
+function subscriptionChains(shared: Pick<Shared, "chains">): Map<number, GatewaySubscriptions> {
+  const chains = new Map<number, GatewaySubscriptions>();
+  for (const { chain, gateway } of shared.chains) {
+    if (gateway.subscriptions) chains.set(chain.chainId, gateway.subscriptions);
   }
-  return managers;
+  return chains;
 }

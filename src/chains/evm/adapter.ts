@@ -1,9 +1,10 @@
 import { createPublicClient, http, type PublicClient } from "viem";
-import type { ChainAdapter } from "../adapter.ts";
+import type { ChainAdapter, SubscriptionWatcherDeps } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
 import { createEvmExecutor } from "./executor.ts";
 import { createEvmGatewayChain } from "./gateway-reads.ts";
 import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
+import { createSubscriptionWatcher } from "./subscription-watcher.ts";
 
 /** The balance probe's request timeout: /health's own bound on the check. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -37,5 +38,20 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
     },
     createExecutor: (deps) => createEvmExecutor(chain, deps),
     gateway: createEvmGatewayChain(chain),
+    subscriptionWatcher: chain.subscriptions
+      ? subscriptionWatcherOf({ ...chain, manager: chain.subscriptions })
+      : null,
   };
 }
+
+/** The manager's Canceled logs at the chain's confirmation depth (./subscription-watcher.ts). */
+const subscriptionWatcherOf =
+  (chain: { chainId: number; rpcUrl: string; manager: `0x${string}`; confirmations: number }) =>
+  (deps: SubscriptionWatcherDeps) =>
+    createSubscriptionWatcher({
+      chainId: chain.chainId,
+      rpcUrl: chain.rpcUrl,
+      manager: chain.manager,
+      confirmations: chain.confirmations,
+      ...deps,
+    });

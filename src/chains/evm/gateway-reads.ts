@@ -14,6 +14,7 @@ import { burnerDelegateAbi } from "./abi.ts";
 import { evmVerifier } from "./authorization.ts";
 import type { EvmChainConfig } from "./config.ts";
 import { recoverSigner } from "./recover.ts";
+import { evmGatewaySubscriptions } from "./subscriptions.ts";
 import { uniswapV2RouterAbi } from "./uniswap-v2.ts";
 
 /**
@@ -64,6 +65,7 @@ export function createEvmGatewayChain(chain: EvmChainConfig): GatewayChain {
     burnerDelegate: chain.delegate,
     usdc: chain.usdc ?? null,
     verify: evmVerifier(chainId, chain.delegate),
+    subscriptions: chain.subscriptions ? evmGatewaySubscriptions(chainId, chain.subscriptions) : null,
     verifierWarning:
       recoverSigner.loadError === null
         ? null

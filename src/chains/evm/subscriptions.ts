@@ -1,6 +1,14 @@
 // EIP-712 definitions for what a payer signs for SubscriptionManager (a Mandate, and a Cancel for the gasless
 // cancel), and the subscription id derived from a mandate's digest. Hashing, signing and recovery stay in viem.
-import { type Address, type Hex, hashTypedData, type TypedData, type TypedDataDomain } from "viem";
+import {
+  type Address,
+  type Hex,
+  hashTypedData,
+  type TypedData,
+  type TypedDataDomain,
+  verifyTypedData,
+} from "viem";
+import type { GatewaySubscriptions, MandateTerms } from "../adapter.ts";
 
 export const SUBSCRIPTION_DOMAIN_NAME = "SubscriptionManager";
 export const SUBSCRIPTION_DOMAIN_VERSION = "1";
@@ -34,19 +42,7 @@ export const cancelTypes = {
 } as const satisfies TypedData;
 
 /** Same field order as the Solidity struct, so it can be passed straight as the `m` argument of charge/cancel. */
-export type MandateMessage = {
-  payer: Address;
-  token: Address;
-  amount: bigint;
-  /** seconds */
-  period: bigint;
-  /** unix seconds: period 0 starts here, period i at start + i * period */
-  start: bigint;
-  merchant: Address;
-  appFeeBps: number;
-  appFeeRecipient: Address;
-  salt: Hex;
-};
+export type MandateMessage = MandateTerms;
 
 export function mandateTypedData(chainId: number | bigint, manager: Address, message: MandateMessage) {
   return {
@@ -71,15 +67,25 @@ export function mandateDigest(chainId: number | bigint, manager: Address, messag
   return hashTypedData(mandateTypedData(chainId, manager, message));
 }
 
-/**
- * The subscription id: the digest's first 16 bytes as an RFC 9562 version 8 ("custom") UUID. Deterministic,
- * so registering the same mandate twice lands on the same entity, which answers the second with 409.
- * 122 bits of a keccak digest keep distinct mandates apart.
- */
-export function subscriptionIdFromDigest(digest: Hex): string {
-  const hex = digest.slice(2, 34).toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(hex)) throw new Error(`not a 32-byte digest: ${digest}`);
-  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  const v = `${hex.slice(0, 12)}8${hex.slice(13, 16)}${variant}${hex.slice(17)}`;
-  return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20)}`;
+// The id is chain-neutral (a UUID from any 32-byte digest): it lives with the domain.
+export { subscriptionIdFromDigest } from "../../domain/subscription/id.ts";
+
+/** The gateway's side of one chain's SubscriptionManager: viem hashes and verifies (the signer must recover). */
+export function evmGatewaySubscriptions(chainId: number, manager: Address): GatewaySubscriptions {
+  return {
+    manager,
+    mandateDigest: (mandate) => mandateDigest(chainId, manager, mandate),
+    mandateSigned: (mandate, signature) =>
+      verifyTypedData({
+        ...mandateTypedData(chainId, manager, mandate),
+        address: mandate.payer,
+        signature: signature as Hex,
+      }).catch(() => false),
+    cancelSigned: (payer, signedManager, digest, signature) =>
+      verifyTypedData({
+        ...cancelTypedData(chainId, signedManager as Address, digest),
+        address: payer as Address,
+        signature: signature as Hex,
+      }).catch(() => false),
+  };
 }

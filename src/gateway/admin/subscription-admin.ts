@@ -1,12 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type Address, type Hex, verifyTypedData } from "viem";
-import {
-  cancelTypedData,
-  type MandateMessage,
-  mandateDigest,
-  mandateTypedData,
-  subscriptionIdFromDigest,
-} from "../../chains/evm/subscriptions.ts";
+import type { Address, Hex } from "viem";
+import type { GatewaySubscriptions, MandateTerms as MandateMessage } from "../../chains/adapter.ts";
+import { subscriptionIdFromDigest } from "../../domain/subscription/id.ts";
 import { chargeDueAt } from "../../domain/subscription/periods.ts";
 import type {
   Mandate,
@@ -20,7 +15,7 @@ import { TerminalError } from "../../support/errors.ts";
 import { ReplyTimeoutError } from "../ports.ts";
 
 /**
- * What the subscription routes do: check the payer's signature (viem's verifyTypedData, so it must
+ * What the subscription routes do: check the payer's signature (the chain's adapter: it must
  * recover to the payer), send the command to the owning actor, and answer once the projection shows
  * the change, so a GET right after an answer sees it.
  */
@@ -28,8 +23,8 @@ export interface SubscriptionAdminDeps {
   /** Sends a command to the owning subscription actor and waits (bounded) for its reply. */
   send(command: SubscriptionCommand): Promise<GatewayReply>;
   store: SubscriptionStore;
-  /** The SubscriptionManager of each chain that has one, by chain id. */
-  managers: ReadonlyMap<number, Address>;
+  /** The subscription side of each chain that has a SubscriptionManager, by chain id (its adapter's). */
+  chains: ReadonlyMap<number, GatewaySubscriptions>;
   /** The platform fee fixed into each new subscription (PLATFORM_FEE_BPS). */
   feeBps: number;
   /** How long to wait for the projection to show an accepted change (then ReplyTimeoutError). */
@@ -93,14 +88,13 @@ export function createSubscriptionAdmin(deps: SubscriptionAdminDeps): Subscripti
 
   return {
     async register({ merchantId, chainId, mandate, signature }) {
-      const manager = deps.managers.get(chainId);
-      if (!manager) throw refuse("chain_unsupported", `chain ${chainId} has no subscription manager`);
+      const chain = deps.chains.get(chainId);
+      if (!chain) throw refuse("chain_unsupported", `chain ${chainId} has no subscription manager`);
+      const { manager } = chain;
       checkMandate(mandate, deps.feeBps, refuse);
-      const typed = mandateTypedData(chainId, manager, mandate);
-      const valid = await verifyTypedData({ ...typed, address: mandate.payer, signature }).catch(() => false);
-      if (!valid)
+      if (!(await chain.mandateSigned(mandate, signature)))
         throw refuse("mandate_signature_invalid", "the signature does not recover to the mandate's payer");
-      const digest = mandateDigest(chainId, manager, mandate);
+      const digest = chain.mandateDigest(mandate);
       const id = subscriptionIdFromDigest(digest);
       await send(id, {
         type: "CreateSubscription",
@@ -132,11 +126,10 @@ export function createSubscriptionAdmin(deps: SubscriptionAdminDeps): Subscripti
     async cancelByPayer(id, signature) {
       const s = await deps.store.get(id);
       if (!s) throw refuse("subscription_not_found", "no such subscription");
-      const typed = cancelTypedData(s.chainId, s.manager, s.digest);
-      const valid = await verifyTypedData({ ...typed, address: s.mandate.payer, signature }).catch(
-        () => false,
-      );
-      if (!valid)
+      // The manager the mandate was signed for, as recorded: the Cancel names the same domain.
+      const chain = deps.chains.get(s.chainId);
+      if (!chain) throw refuse("chain_unsupported", `chain ${s.chainId} has no subscription manager`);
+      if (!(await chain.cancelSigned(s.mandate.payer, s.manager, s.digest, signature)))
         throw refuse(
           "cancel_signature_invalid",
           "the signature is not the payer's Cancel of this subscription",
