@@ -34,6 +34,7 @@ import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
+import { CHILD_ENV } from "../support/child-process.ts";
 import {
   createSessionCommand,
   drivenService,
@@ -113,7 +114,7 @@ function startActors(name: string) {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "actors"], {
     cwd: ROOT,
     // snapshots as often as the host allows, so a restore after a kill can start from a recent one
-    env: { ...process.env, LOG_LEVEL: "warn", SNAPSHOT_EVERY_EVENTS: "400" },
+    env: { ...process.env, ...CHILD_ENV, LOG_LEVEL: "warn", SNAPSHOT_EVERY_EVENTS: "400" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let exited = false;
