@@ -11,6 +11,7 @@ export { refundCommandId } from "./refunds.ts";
 export * from "./rejections.ts";
 export * from "./relayer-work.ts";
 export * from "./session-decider.ts";
+export { fillCommandId } from "./fast-fill.ts";
 export { MAX_FEE_BPS, settleCommandId } from "./settlement.ts";
 export * from "./types.ts";
 export * from "./view.ts";
