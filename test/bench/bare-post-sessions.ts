@@ -23,7 +23,7 @@ import {
   errorSchema,
 } from "../../src/gateway/schemas.ts";
 import { createKafka, kafkajs } from "../../src/kafka/client.ts";
-import { sessionCommandCodec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 
 const { brokers, topic, chains } = JSON.parse(process.argv[2] ?? "{}") as {
   brokers: string[];
@@ -66,7 +66,7 @@ app.post(
     await producer.send({
       topic,
       acks: -1,
-      messages: [{ key: ids.sessionId, value: sessionCommandCodec.encode(command) }],
+      messages: [{ key: ids.sessionId, value: codecs.sessionCommand.encode(command) }],
     });
     return { id: ids.sessionId, status: "pending" as const, expires_at: command.data.expiresAt };
   },
