@@ -33,7 +33,15 @@ export function recordGenerator(seed: number): RecordGen {
     salt: g.hex(32),
   });
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 6)) {
+    switch (g.int(0, 7)) {
+      case 7:
+        return {
+          type: "FastFill",
+          to: g.address(),
+          amount: g.amount(),
+          sourceChainId: g.int(1, 2 ** 31 - 1),
+          sourceTx: g.hex(32),
+        };
       case 5:
         return {
           type: "ChargeSubscription",
