@@ -7,7 +7,7 @@ import {
   type MandateMessage,
   mandateDigest,
   subscriptionIdFromDigest,
-} from "../../src/chains/evm/subscriptions.ts";
+} from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { codecs } from "../support/codecs.ts";
 import { startTestService, type TestService } from "../support/service.ts";

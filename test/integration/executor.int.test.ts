@@ -6,7 +6,7 @@ import { type Address, concat, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
-import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { kafkajs } from "../../src/kafka/client.ts";
 import { listParked } from "../../src/kafka/dead-letter.ts";
 import type { ExecutorCommand } from "../../src/records/executor-commands.ts";

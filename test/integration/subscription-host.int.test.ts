@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { keccak256, toHex } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions.ts";
+import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import type { SubscriptionCommand } from "../../src/domain/subscription/types.ts";
 import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";

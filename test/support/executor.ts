@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Address, Hex, SignedAuthorization } from "viem";
 import { afterAll, beforeAll } from "vitest";
-import { type IntentMessage, intentTypedData } from "../../src/chains/evm/eip712.ts";
+import { type IntentMessage, intentTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import {
   createBatchConsumer,
   createPlainProducer,

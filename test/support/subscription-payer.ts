@@ -19,7 +19,7 @@ import {
   cancelTypedData,
   type MandateMessage,
   mandateTypedData,
-} from "../../src/chains/evm/subscriptions.ts";
+} from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
