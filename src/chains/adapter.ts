@@ -7,6 +7,7 @@ import type {
   Hex,
   Intent,
   Transfer,
+  TxId,
 } from "../domain/types.ts";
 import type { TransferObserved } from "../records/chain-transfers.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
@@ -263,6 +264,7 @@ export type RefundCommand = CommandOf<"Refund">;
 export type RefundAllCommand = CommandOf<"RefundAll">;
 export type ChargeSubscriptionCommand = CommandOf<"ChargeSubscription">;
 export type CancelMandateCommand = CommandOf<"CancelMandate">;
+export type RelaySolanaSweepCommand = CommandOf<"RelaySolanaSweep">;
 
 /** A transaction id as executor.results carries it (hex, as every family's records spell it there). */
 export type TxHash = `0x${string}`;
@@ -274,7 +276,7 @@ export interface StepTry {
   /** The previous try found the transaction stuck: replace it at its nonce with higher fees. */
   bump: boolean;
   /** Told each transaction hash put on the wire (first, replacements, re-sends after a restart). */
-  onSubmitted: (txHash: TxHash) => Promise<void>;
+  onSubmitted: (txHash: TxId) => Promise<void>;
 }
 
 type ResultOf<T extends ExecutorResult["result"]["type"]> = Omit<
@@ -282,11 +284,17 @@ type ResultOf<T extends ExecutorResult["result"]["type"]> = Omit<
   "type"
 >;
 
+/** An EVM transaction's hash where results carry any family's id (a Solana signature is base58). */
+type OnEvm<T> = Omit<T, "txHash"> & { txHash: TxHash };
+
 /** A mined transaction whose effect was checked. */
-export type Mined = ResultOf<"TransactionConfirmed">;
+export type Mined = OnEvm<ResultOf<"TransactionConfirmed">>;
+
+/** A Solana transaction confirmed at `finalized` and found successful; its id is the base58 signature. */
+export type SolanaMined = ResultOf<"TransactionConfirmed">;
 
 /** The sweep mined with its Swept log (the amounts are the log's), and where it delivered. */
-export type SweepDone = ResultOf<"SweepConfirmed"> & { destChainId: number; destAddr: string };
+export type SweepDone = OnEvm<ResultOf<"SweepConfirmed">> & { destChainId: number; destAddr: string };
 
 /** A bridge message ready to be received on its destination chain. */
 export interface AttestedMessage {
@@ -294,7 +302,7 @@ export interface AttestedMessage {
   attestation: string;
 }
 
-export type RelayDone = Omit<ResultOf<"BridgeRelayed">, "destChainId">;
+export type RelayDone = OnEvm<Omit<ResultOf<"BridgeRelayed">, "destChainId">>;
 
 export interface ChainExecutorDeps {
   ledger: ExecutorLedger;
@@ -336,4 +344,9 @@ export interface ChainExecutor {
    * same nonce. Returns the no-op's hash, or null when nothing of the step was pending.
    */
   cancel(stepKey: string): Promise<TxHash | null>;
+  /**
+   * Solana chains only: co-signs a Solana-origin session's checked sweep as fee payer, sends it and
+   * confirms it at `finalized` (src/chains/solana/executor.ts).
+   */
+  relaySolanaSweep?(command: RelaySolanaSweepCommand, step: StepTry): Promise<SolanaMined>;
 }

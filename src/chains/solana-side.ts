@@ -18,4 +18,13 @@ export interface SolanaGatewaySide {
   verifyMessage(signer: string, message: Uint8Array, signature: string): boolean;
   /** The newest blockhash at `confirmed` and the last block height a transaction using it lands in. */
   latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
+  /**
+   * Whether `transaction` (base64, burner-signed) is exactly the sweep of `legs` out of `burner`'s
+   * `token` with the relayer as fee payer (src/chains/solana/sweep.ts), and can land now: its
+   * blockhash is still valid and every USDC recipient has its token account. Reads the chain.
+   */
+  checkSweep(
+    transaction: string,
+    expected: { burner: string; token: string; legs: ReadonlyArray<{ to: string; amount: bigint }> },
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
 }

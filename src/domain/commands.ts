@@ -10,6 +10,7 @@ import type {
   Intent,
   PinnedDestination,
   SignedRefund,
+  SolanaSweepLeg,
   StandingRefund,
   StealthAnnouncement,
   SweepAmounts,
@@ -182,6 +183,27 @@ export interface RecordExecutionResult {
   metadata: CommandMetadata;
 }
 
+/**
+ * POST /sessions/:id/commit with a Solana body: the gateway checked that `transaction` is exactly the
+ * sweep of `legs` out of `burner`'s `token`, fee payer the relayer, signed by the burner; the decider
+ * judges the legs against what the session owes. `feeRecipient` (the relayer) and `vault` are the
+ * chain's configuration as the gateway found it.
+ */
+export interface CommitSolanaSweep {
+  type: "CommitSolanaSweep";
+  data: {
+    sessionId: string;
+    transaction: string;
+    burner: ChainAddress;
+    token: ChainAddress;
+    legs: SolanaSweepLeg[];
+    feeBps: number;
+    feeRecipient: ChainAddress;
+    vault: ChainAddress;
+  };
+  metadata: CommandMetadata;
+}
+
 /** The commands that travel on session.commands (the gateway's, the indexer's mapped, the timers'). */
 export type SessionCommand =
   | CreateSession
@@ -192,7 +214,8 @@ export type SessionCommand =
   | AttachStandingRefund
   | RequestRefund
   | RequestRefundAll
-  | RegisterBurner;
+  | RegisterBurner
+  | CommitSolanaSweep;
 /** Everything a session decides: its commands and the executor's results (from executor.results). */
 export type SessionInput = SessionCommand | RecordExecutionResult;
 export type SessionCommandType = SessionCommand["type"];

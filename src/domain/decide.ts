@@ -2,7 +2,6 @@ import { unsupportedReason } from "./acceptance.ts";
 import type { SessionInput } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { assertNever, evolve } from "./evolve.ts";
-import { decideFillResult, fillCommandId, paidByFastFill } from "./fast-fill.ts";
 import { isFinal } from "./finality.ts";
 import {
   decideAttachStandingRefund,
@@ -14,6 +13,7 @@ import {
 import { reject } from "./rejections.ts";
 import { DEFAULT_SESSION_POLICY, type SessionPolicy, withGasSpent } from "./relayer-work.ts";
 import { decideCommit, decideSettlementResult, settleCommandId } from "./settlement.ts";
+import { decideSolanaCommit, relayWhenFinal } from "./solana-sweep.ts";
 import { type Session, type SessionState, sameId, sameTransfer } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
 
@@ -83,13 +83,13 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       return decideRefundAll(command, state, policy);
     case "RegisterBurner":
       return decideRegister(command, state);
+    case "CommitSolanaSweep":
+      return decideSolanaCommit(command, state, policy);
     case "RecordExecutionResult": {
       const { executorCommandId, outcome } = command.data;
-      if (executorCommandId === settleCommandId(state.id) && state.commitment !== null) {
+      const committed = state.commitment !== null || state.solanaSweep !== null;
+      if (executorCommandId === settleCommandId(state.id) && committed) {
         return withGasSpent(state, command, decideSettlementResult(state, outcome, command.metadata, policy));
-      }
-      if (executorCommandId === fillCommandId(state.id) && paidByFastFill(state)) {
-        return withGasSpent(state, command, decideFillResult(state, outcome, command.metadata));
       }
       const refund = state.refunds.find((r) => r.id === executorCommandId);
       if (refund) {
@@ -110,7 +110,7 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
  * the session could never settle; expiring it lets the standing refund return the money).
  */
 export const expires = (s: Session): boolean =>
-  s.status === "pending" || (s.status === "detected" && s.commitment === null);
+  s.status === "pending" || (s.status === "detected" && s.commitment === null && s.solanaSweep === null);
 
 /**
  * A checkout session's burner (with its EIP-7702 authorization), or a Solana-origin session's
@@ -164,9 +164,13 @@ function decideTransfer(
     // The same deposit published again once its slot is finalized: now it may be settled.
     if (known && finality !== "confirmed" && !isFinal(state, known)) {
       const { chainId, txHash, logIndex } = known;
-      return DecisionBuilder.for(state, command.metadata)
-        .append({ type: "DepositFinalized", data: { chainId, txHash, logIndex } })
-        .decision();
+      const b = DecisionBuilder.for(state, command.metadata).append({
+        type: "DepositFinalized",
+        data: { chainId, txHash, logIndex },
+      });
+      // A Solana sweep committed before its deposit was final is relayed now.
+      relayWhenFinal(state, evolve(state, b.events[0] as never) as Session, b, command.metadata);
+      return b.decision();
     }
     return nothingToDo();
   }

@@ -9,6 +9,7 @@ import type {
   RefundKind,
   RefundRecord,
   RefundStatus,
+  SolanaSweep,
   StandingRefund,
   SweepAmounts,
   Transfer,
@@ -175,6 +176,13 @@ export interface DepositFinalized {
   metadata: EventMetadata;
 }
 
+/** A Solana-origin session's sweep was accepted; the executor relays it once every deposit is final. */
+export interface SolanaSweepCommitted {
+  type: "SolanaSweepCommitted";
+  data: SolanaSweep;
+  metadata: EventMetadata;
+}
+
 export type SessionEvent =
   | SessionCreated
   | DepositObserved
@@ -192,5 +200,6 @@ export type SessionEvent =
   | BurnerRegistered
   | UnsupportedDepositObserved
   | RelayerGasSpent
-  | DepositFinalized;
+  | DepositFinalized
+  | SolanaSweepCommitted;
 export type SessionEventType = SessionEvent["type"];

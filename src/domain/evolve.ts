@@ -44,6 +44,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       unsupportedDeposits: [],
       awaitingFinality: [],
       commitment: null,
+      solanaSweep: null,
       sweepTx: null,
       swapOutputAmount: null,
       feeAmount: null,
@@ -133,6 +134,9 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       return session;
     case "IntentCommitted":
       session.commitment = event.data;
+      return session;
+    case "SolanaSweepCommitted":
+      session.solanaSweep = event.data;
       return session;
     case "SweepSubmitted":
       session.sweepTx = event.data.txHash;

@@ -75,6 +75,29 @@ export interface Intent {
   appFeeRecipient: Address;
 }
 
+/** One payment of a Solana sweep: to a wallet (its associated USDC account for USDC), base units or lamports. */
+export interface SolanaSweepLeg {
+  to: ChainAddress;
+  amount: bigint;
+}
+
+/** A Solana-origin session's committed sweep (src/domain/solana-sweep.ts). */
+export interface SolanaSweep {
+  /** The burner-signed transaction, base64 wire form; the relayer signs it as fee payer when it relays. */
+  transaction: string;
+  /** The deposited token: the USDC mint, or the native mint for SOL. */
+  token: ChainAddress;
+  /** The delivery (to the destination, or the vault), then the platform fee, then the app fee. */
+  legs: SolanaSweepLeg[];
+  feeBps: number;
+  amountIn: bigint;
+  feeAmount: bigint;
+  appFeeAmount: bigint;
+  deliveredAmount: bigint;
+  /** Delivered to the vault: an EVM destination, paid by the fast fill. */
+  bridged: boolean;
+}
+
 /** A committed Intent: what the executor is asked to carry out. */
 export interface Commitment {
   intent: Intent;
@@ -295,6 +318,8 @@ export interface Session {
   awaitingFinality: TransferRef[];
   /** The committed Intent, once POST /sessions/:id/commit was accepted. */
   commitment: Commitment | null;
+  /** A Solana-origin session's committed sweep, once its commit was accepted. */
+  solanaSweep: SolanaSweep | null;
   sweepTx: TxId | null;
   swapOutputAmount: bigint | null;
   /** Platform fee taken by the sweep, in USDC base units. */

@@ -38,7 +38,7 @@ export function sessionView(s: Session) {
     retry_count: s.retryCount,
     error_message: s.errorMessage,
     deposits: s.deposits.map(depositRow),
-    fee_bps: s.commitment?.feeBps ?? null,
+    fee_bps: s.commitment?.feeBps ?? s.solanaSweep?.feeBps ?? null,
     expected_amount: s.expectedAmount?.toString() ?? null,
     settled_amount: s.settledAmount?.toString() ?? null,
     app_fee_amount: s.appFeeAmount?.toString() ?? null,

@@ -23,6 +23,14 @@ export function stateToJson(state: Session): string {
     expectedAmount: bigOrNull(state.expectedAmount),
     appFeeAmount: bigOrNull(state.appFeeAmount),
     settledAmount: bigOrNull(state.settledAmount),
+    solanaSweep: state.solanaSweep && {
+      ...state.solanaSweep,
+      legs: state.solanaSweep.legs.map((l) => ({ ...l, amount: big(l.amount) })),
+      amountIn: big(state.solanaSweep.amountIn),
+      feeAmount: big(state.solanaSweep.feeAmount),
+      appFeeAmount: big(state.solanaSweep.appFeeAmount),
+      deliveredAmount: big(state.solanaSweep.deliveredAmount),
+    },
     commitment: state.commitment && {
       ...state.commitment,
       intent: {
@@ -62,6 +70,7 @@ export function stateFromJson(json: string): Session {
   state.awaitingFinality ??= [];
   // ... and those written before Solana sessions are EVM sessions.
   state.originChainId ??= null;
+  state.solanaSweep ??= null;
   state.refundAddress ??= null;
   return state;
 }

@@ -80,6 +80,30 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
         await report(command, { type: "TransactionConfirmed", ...done });
         return;
       }
+      case "RelaySolanaSweep": {
+        const chain = executorOf(command.chainId);
+        const relay = chain.relaySolanaSweep?.bind(chain);
+        if (!relay)
+          throw new StepGaveUp(
+            `chain ${command.chainId} is no Solana chain: it relays no Solana sweep`,
+            null,
+          );
+        const done = await step("sweep", command.chainId, (t) => relay(c, t));
+        // The transaction was checked to be exactly these transfers, and it succeeded: they happened.
+        const { amountIn, feeAmount, appFeeAmount, deliveredAmount, bridged } = c;
+        await report(command, {
+          type: "SweepConfirmed",
+          ...done,
+          amountIn,
+          swapOutputAmount: amountIn,
+          feeAmount,
+          appFeeAmount,
+          deliveredAmount,
+          bridged,
+          swapped: false,
+        });
+        return;
+      }
       case "ChargeSubscription":
       case "CancelMandate":
         await handleSubscriptionWork(command, c, deps);

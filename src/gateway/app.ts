@@ -44,7 +44,7 @@ import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
-import { solanaRoutes } from "./routes/solana.ts";
+import { solanaCommit, solanaRoutes } from "./routes/solana.ts";
 import {
   payerSubscriptionRoutes,
   type SubscriptionRouteOptions,
@@ -185,17 +185,17 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       resources: checkout.resources,
       destinations: checkout.settings.destinations,
     };
+  const evmChainIds = (config.chains ?? []).filter((c) => c.family === "evm").map((c) => c.chainId);
+  const solana = deps.solana && { ...session, solana: deps.solana, evmChainIds };
   const settlement = {
     ...session,
     live: deps.live,
     chainReads: deps.chainReads ?? chains.reads,
     checkout: checkoutAccess,
+    solanaCommit: solana && solanaCommit(solana),
   };
   await app.register(settlementRoutes, settlement);
-  if (deps.solana) {
-    const evmChainIds = (config.chains ?? []).filter((c) => c.family === "evm").map((c) => c.chainId);
-    await app.register(solanaRoutes, { ...session, solana: deps.solana, evmChainIds });
-  }
+  if (solana) await app.register(solanaRoutes, solana);
   await app.register(refundRoutes, settlement);
   await app.register(eventRoutes, {
     sessions: deps.sessions,

@@ -72,6 +72,11 @@ const GATEWAY_ERRORS = {
     retryable: false,
   },
   chain_unsupported: { status: 400, message: "chain_id is not a configured chain", retryable: false },
+  sweep_invalid: {
+    status: 400,
+    message: "the transaction is not the sweep this session owes",
+    retryable: false,
+  },
   burner_signature_invalid: {
     status: 400,
     message: "the signature is not the burner's ed25519 signature of its registration message",

@@ -80,3 +80,16 @@ export const blockhashResponseSchema = z.object({
 /** The message a burner signs to register on a session: names the session, so it is good for no other. */
 export const solanaBurnerMessage = (sessionId: string): Uint8Array =>
   new TextEncoder().encode(`deposit-settlement:solana-burner:${sessionId}`);
+
+/**
+ * POST /sessions/:id/commit with a Solana body (a Solana-origin session): the sweep the payer's client
+ * built with buildSolanaSweep from the creation's `sweep` terms and signed with the burner key.
+ */
+export const solanaCommitBodySchema = z.strictObject({
+  /** The burner-signed transaction, base64 wire form (at most 1232 bytes). */
+  transaction: z.string().min(1).max(1700),
+});
+
+/** A commit body is a Solana one when it carries a transaction (the EVM body never does). */
+export const isSolanaCommitBody = (body: unknown): boolean =>
+  typeof body === "object" && body !== null && Object.hasOwn(body, "transaction");

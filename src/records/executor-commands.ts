@@ -38,6 +38,15 @@ export const executorCommand = f.record({
     CancelMandate: { subscriptionId: f.string, manager: f.address, mandate, signature: f.hex },
     // The fast fill (docs/SOLANA.md): the relayer's USDC on this (EVM) chain pays for money in a vault elsewhere.
     FastFill: { to: f.address, amount: f.amount, sourceChainId: f.number, sourceTx: f.txId },
+    // A Solana-origin session's sweep (src/domain/solana-sweep.ts), relayed on its Solana chain.
+    RelaySolanaSweep: {
+      transaction: f.string,
+      amountIn: f.amount,
+      feeAmount: f.amount,
+      appFeeAmount: f.amount,
+      deliveredAmount: f.amount,
+      bridged: f.boolean,
+    },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;

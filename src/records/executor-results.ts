@@ -10,12 +10,12 @@ export const executorResult = f.record({
   /** Unix ms. */
   occurredAt: f.number,
   result: union({
-    TransactionSubmitted: { txHash: f.hex },
-    TransactionConfirmed: { txHash: f.hex, blockNumber: f.blockNumber, gas },
-    ExecutionFailed: { errorMessage: f.string, retryable: f.boolean, txHash: f.nullable(f.hex) },
-    SweepConfirmed: { txHash: f.hex, blockNumber: f.blockNumber, ...sweepAmounts, swapped: f.boolean, gas },
+    TransactionSubmitted: { txHash: f.txId },
+    TransactionConfirmed: { txHash: f.txId, blockNumber: f.blockNumber, gas },
+    ExecutionFailed: { errorMessage: f.string, retryable: f.boolean, txHash: f.nullable(f.txId) },
+    SweepConfirmed: { txHash: f.txId, blockNumber: f.blockNumber, ...sweepAmounts, swapped: f.boolean, gas },
     BridgeRelayed: {
-      txHash: f.hex,
+      txHash: f.txId,
       blockNumber: f.blockNumber,
       destChainId: f.number,
       mintedAmount: f.amount,

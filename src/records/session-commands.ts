@@ -11,6 +11,7 @@ import {
   onChain,
   replyTo,
   signedRefund,
+  solanaSweepLegs,
   standingRefund,
   transfer,
 } from "./shared.ts";
@@ -33,6 +34,15 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
       burner: f.chainAddress,
       auth: f.nullable(authorization),
       standingRefund: f.nullable(standingRefund),
+    },
+    CommitSolanaSweep: {
+      transaction: f.string,
+      burner: f.chainAddress,
+      token: f.chainAddress,
+      legs: solanaSweepLegs,
+      feeBps: f.number,
+      feeRecipient: f.chainAddress,
+      vault: f.chainAddress,
     },
   },
 });

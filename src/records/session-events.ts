@@ -11,6 +11,7 @@ import {
   OUTCOMES,
   REFUND_KINDS,
   REFUND_STATUSES,
+  solanaSweep,
   standingRefund,
   sweepAmounts,
   transfer,
@@ -52,5 +53,6 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     UnsupportedDepositObserved: { transfer, reason: f.oneOf(UNSUPPORTED_REASONS) },
     RelayerGasSpent: { chainId: f.number, txHash: f.txId, commandId: f.string, ...gasSpentFields },
     DepositFinalized: { chainId: f.number, txHash: f.txId, logIndex: f.number },
+    SolanaSweepCommitted: solanaSweep,
   },
 });

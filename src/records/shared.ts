@@ -93,6 +93,22 @@ export const REFUND_STATUSES = [
   "failed",
 ] as const satisfies readonly RefundStatus[];
 
+/** A Solana sweep's payments (src/domain/types.ts, SolanaSweepLeg). */
+export const solanaSweepLegs = f.array(f.record({ to: f.chainAddress, amount: f.amount }));
+
+/** A Solana-origin session's committed sweep (src/domain/types.ts, SolanaSweep). */
+export const solanaSweep = {
+  transaction: f.string,
+  token: f.chainAddress,
+  legs: solanaSweepLegs,
+  feeBps: f.number,
+  amountIn: f.amount,
+  feeAmount: f.amount,
+  appFeeAmount: f.amount,
+  deliveredAmount: f.amount,
+  bridged: f.boolean,
+};
+
 /** The creation data of CreateSession and SessionCreated (all but the session id). */
 export const creation = {
   flow: f.oneOf(FLOWS),

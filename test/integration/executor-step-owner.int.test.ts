@@ -10,7 +10,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StepTry } from "../../src/chains/adapter.ts";
-import { createRelayerWallet, type TxRequest } from "../../src/chains/evm/settle/relayer-wallet.ts";
+import { createRelayerWallet, type TxRequest } from "../../src/chains/evm/relayer-wallet.ts";
 import { StepOwnedElsewhere } from "../../src/chains/execution-errors.ts";
 import { executorLedger } from "../../src/store/executor-ledger.ts";
 import { startTestChain, type TestChain } from "../support/anvil-chain.ts";
@@ -44,8 +44,9 @@ const wallet = (opts: { stepLeaseMs?: number } = {}) =>
 const stepTry = (key: string, submitted: Hex[]): StepTry => ({
   key,
   bump: false,
+  // The EVM relayer puts 0x hashes on the wire.
   onSubmitted: async (hash) => {
-    submitted.push(hash);
+    submitted.push(hash as Hex);
   },
 });
 /** A transfer of nothing, built slowly: both executors are past their ledger look-up before either signs. */

@@ -33,14 +33,24 @@ export function recordGenerator(seed: number): RecordGen {
     salt: g.hex(32),
   });
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 7)) {
-      case 7:
+    switch (g.int(0, 8)) {
+      case 8:
         return {
           type: "FastFill",
           to: g.address(),
           amount: g.amount(),
-          sourceChainId: g.int(1, 2 ** 31 - 1),
+          sourceChainId: g.int(1, 1e6),
           sourceTx: g.hex(32),
+        };
+      case 7:
+        return {
+          type: "RelaySolanaSweep",
+          transaction: Buffer.from(g.hex(64).slice(2), "hex").toString("base64"),
+          amountIn: g.amount(),
+          feeAmount: g.amount(),
+          appFeeAmount: g.amount(),
+          deliveredAmount: g.amount(),
+          bridged: g.bool(),
         };
       case 5:
         return {

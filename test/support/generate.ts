@@ -174,6 +174,19 @@ export function generator(seed: number): Gen {
     status: pick(["requested", "submitted", "confirmed", "failed"] as const),
     errorMessage: maybe(text),
   });
+  const SOL_KEY = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  const solanaLegs = () => Array.from({ length: int(1, 3) }, () => ({ to: SOL_KEY, amount: amount() }));
+  const solanaSweep = () => ({
+    transaction: Buffer.from(hexDigits(64), "hex").toString("base64"),
+    token: "So11111111111111111111111111111111111111112",
+    legs: solanaLegs(),
+    feeBps: int(0, 100),
+    amountIn: amount(),
+    feeAmount: amount(),
+    appFeeAmount: amount(),
+    deliveredAmount: amount(),
+    bridged: bool(),
+  });
   const command = (): SessionCommand => {
     const sessionId = uuid();
     const metadata = {
@@ -181,7 +194,12 @@ export function generator(seed: number): Gen {
       issuedAt: ms(),
       replyTo: maybe(() => ({ gatewayId: `gw-${int(0, 9)}`, correlationId: uuid() })),
     };
-    switch (int(0, 8)) {
+    switch (int(0, 9)) {
+      case 9: {
+        const { transaction, token, legs, feeBps } = solanaSweep();
+        const data = { sessionId, transaction, burner: SOL_KEY, token, legs, feeBps, feeRecipient: SOL_KEY };
+        return { type: "CommitSolanaSweep", data: { ...data, vault: SOL_KEY }, metadata };
+      }
       case 4:
         return { type: "CommitIntent", data: { sessionId, ...commitment() }, metadata };
       case 5:
@@ -240,7 +258,9 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 15)) {
+    switch (int(0, 16)) {
+      case 16:
+        return { type: "SolanaSweepCommitted", data: solanaSweep(), metadata };
       case 15:
         return { type: "RelayerGasSpent", data: gasRecord(), metadata };
       case 4:
@@ -344,6 +364,7 @@ export function generator(seed: number): Gen {
       retryCount: int(0, 5),
       errorMessage: maybe(text),
       commitment: maybe(commitment),
+      solanaSweep: maybe(solanaSweep),
       appFeeAmount: maybe(amount),
       settledAmount: maybe(amount),
       refunds: Array.from({ length: int(0, 2) }, refundRecord),

@@ -1,8 +1,9 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
-import { PublicKey } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSolanaAddress, verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
+import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
 import type { SessionInput } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
 import { evolve } from "../../src/domain/evolve.ts";
@@ -44,6 +45,11 @@ const port: SolanaPort = {
   async latestBlockhash() {
     if (!rpcUp) throw new ChainUnavailableError("chain 792703810's RPC did not answer: ECONNREFUSED");
     return { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn", lastValidBlockHeight: 1150 };
+  },
+  // The byte-for-byte check is the real one; the chain reads (blockhash valid, accounts exist) say yes.
+  async checkSweep(transaction, expected) {
+    const checked = checkSolanaSweep(transaction, { ...expected, feePayer });
+    return checked.ok ? { ok: true } : checked;
   },
 };
 
@@ -304,5 +310,56 @@ describe("the session core on a Solana-origin session", () => {
       metadata: meta(3),
     };
     expect(refusal(commit, state)).toBe("solana_sweep_expected");
+  });
+});
+
+describe("POST /sessions/:id/commit with a Solana body", () => {
+  it("takes the sweep the session owes and refuses one signed for another destination, sending nothing", async () => {
+    const burner = Keypair.generate();
+    const { id } = await created({ burner_address: burner.publicKey.toBase58() });
+    const deposit: SessionInput = {
+      type: "RecordTransfer",
+      data: {
+        sessionId: id,
+        transfer: {
+          chainId: SOLANA,
+          token: USDC_MINT,
+          amount: 10_000_000n,
+          txHash: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+          logIndex: 0,
+          blockNumber: 100n,
+          blockHash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn",
+          from: solanaKey().address,
+        },
+        terms: null,
+        finality: "finalized",
+      },
+      metadata: { commandId: "d1", issuedAt: 1_800_000_000_000, replyTo: null },
+    };
+    await gw.service.commands.send(deposit);
+    const signedSweep = (to: string) => {
+      const tx = buildSolanaSweep({
+        burner: burner.publicKey.toBase58(),
+        feePayer,
+        token: USDC_MINT,
+        legs: [
+          { to, amount: 9_920_000n },
+          { to: feePayer, amount: 80_000n },
+        ],
+        blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn",
+      });
+      tx.partialSign(burner);
+      return tx.serialize({ requireAllSignatures: false }).toString("base64");
+    };
+    const before = gw.service.sent.length;
+    const refused = await post(`/sessions/${id}/commit`, { transaction: signedSweep(solanaKey().address) });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatch(/not the sweep this session owes/);
+    expect(gw.service.sent.length).toBe(before);
+    const res = await post(`/sessions/${id}/commit`, { transaction: signedSweep(destination) });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ id, status: "detected", fee_bps: 80, app_fee_bps: 0 });
+    expect(gw.service.sent.at(-1)).toMatchObject({ type: "CommitSolanaSweep", data: { feeBps: 80 } });
+    expect((await post(`/sessions/${id}/commit`, { transaction: "AAAA", extra: 1 })).statusCode).toBe(400);
   });
 });

@@ -1,8 +1,10 @@
 import { createPublicKey, verify } from "node:crypto";
 import { getBase58Encoder } from "@solana/kit";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, PublicKey } from "@solana/web3.js";
 import { ChainUnavailableError } from "../../gateway/ports.ts";
 import type { SolanaGatewaySide } from "../solana-side.ts";
+import { checkSolanaSweep, NATIVE_MINT } from "./sweep.ts";
 
 /** What the gateway side needs of a Solana CHAINS entry (src/chains/solana/config.ts). */
 export interface SolanaGatewayChain {
@@ -26,6 +28,14 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
     commitment: "confirmed",
     fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(RPC_TIMEOUT_MS) }),
   });
+  const read = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (err) {
+      const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
+      throw new ChainUnavailableError(`chain ${chain.chainId}'s RPC did not answer: ${why}`, { cause: err });
+    }
+  };
   return {
     chainId: chain.chainId,
     feePayer: chain.feePayer,
@@ -33,15 +43,27 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
     usdcMint: chain.usdcMint,
     parseAddress: parseSolanaAddress,
     verifyMessage: verifyEd25519,
-    async latestBlockhash() {
-      try {
-        return await connection.getLatestBlockhash("confirmed");
-      } catch (err) {
-        const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
-        throw new ChainUnavailableError(`chain ${chain.chainId}'s RPC did not answer: ${why}`, {
-          cause: err,
-        });
-      }
+    latestBlockhash: () => read(() => connection.getLatestBlockhash("confirmed")),
+    async checkSweep(transaction, expected) {
+      const checked = checkSolanaSweep(transaction, { ...expected, feePayer: chain.feePayer });
+      if (!checked.ok) return checked;
+      const blockhash = checked.transaction.recentBlockhash ?? "";
+      if (!(await read(() => connection.isBlockhashValid(blockhash, { commitment: "confirmed" }))).value)
+        return {
+          ok: false,
+          reason: "its blockhash expired: sign it again with one from GET /solana/blockhash",
+        };
+      if (expected.token === NATIVE_MINT) return { ok: true };
+      // A TransferChecked to a USDC account that does not exist fails on chain, at the relayer's fee.
+      const mint = new PublicKey(expected.token);
+      const accounts = expected.legs.map((l) =>
+        getAssociatedTokenAddressSync(mint, new PublicKey(l.to), true),
+      );
+      const found = await read(() => connection.getMultipleAccountsInfo(accounts));
+      const missing = expected.legs.filter((_, i) => found[i] == null).map((l) => l.to);
+      return missing.length === 0
+        ? { ok: true }
+        : { ok: false, reason: `no USDC account for ${missing.join(", ")}: create it before the sweep` };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { z } from "zod";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { Config } from "../../config.ts";
 import type { AttachStandingRefund, CommitIntent } from "../../domain/commands.ts";
@@ -23,6 +24,7 @@ import {
   standingRefundResponseSchema,
   standingRefundSchema,
 } from "../schemas.ts";
+import { isSolanaCommitBody } from "../solana-schemas.ts";
 import { canonicalJson, uuidFrom } from "./sessions.ts";
 
 export interface SettlementRoutesOptions {
@@ -38,6 +40,10 @@ export interface SettlementRoutesOptions {
   now: () => number;
   /** Merchant mode: the checkout guard and pinned destinations (absent: no checkout session exists). */
   checkout?: CheckoutAccess | undefined;
+  /** A commit with a Solana body (docs/SOLANA.md, "The sweep"); absent without a Solana chain. */
+  solanaCommit?:
+    | ((sessionId: string, body: unknown) => Promise<z.input<typeof commitResponseSchema>>)
+    | undefined;
 }
 
 /** What commit and quote need to guard a checkout session (docs/MERCHANTS.md, "Checkout"). */
@@ -87,9 +93,12 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         response: { 200: commitResponseSchema, ...settlementErrors },
       },
       // A checkout session's key and client secret come before its body's rules, as for register.
-      preValidation: async (request) => {
+      preValidation: async (request, reply) => {
         const id = sessionIdOf(request.params);
         if (id === null) return; // the params' own 400 follows
+        // A Solana-origin session's sweep: its own body, checks and command (routes/solana.ts).
+        if (opts.solanaCommit && isSolanaCommitBody(request.body))
+          return reply.send(await opts.solanaCommit(id, request.body));
         const record = await sessions.get(id);
         if (!record) return; // the handler's 404
         await guardCheckout(request, record.session, checkout);

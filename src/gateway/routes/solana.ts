@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
 import type { Config } from "../../config.ts";
-import type { CreateSession, RegisterBurner } from "../../domain/commands.ts";
+import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
+import { owedLegs } from "../../domain/solana-sweep.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
 import { gatewayError, replyError } from "../errors.ts";
-import type { CommandPort, SolanaPort } from "../ports.ts";
+import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
 import { addressSchema, createSessionHeadersSchema, errorSchema, sessionParamsSchema } from "../schemas.ts";
 import {
   blockhashQuerySchema,
@@ -15,6 +16,7 @@ import {
   solanaBurnerBodySchema,
   solanaBurnerMessage,
   solanaBurnerResponseSchema,
+  solanaCommitBodySchema,
 } from "../solana-schemas.ts";
 import { canonicalJson, uuidFrom } from "./sessions.ts";
 
@@ -205,4 +207,68 @@ function acceptedSession(reply: GatewayReply, what: string) {
   const session = reply.session?.session;
   if (session === undefined) throw new Error(`the owner accepted ${what} but sent no session`);
   return session;
+}
+
+/**
+ * POST /sessions/:id/commit with a Solana body (docs/SOLANA.md, "The sweep"): the transaction must be
+ * exactly the sweep the session owes as the read model shows it, signed by its burner; the session's
+ * actor judges the same legs against its own state before anything is sent. Answers like the EVM commit.
+ */
+export function solanaCommit(opts: SolanaRoutesOptions & { sessions: SessionReadPort }) {
+  const { config, solana, commands, sessions, now } = opts;
+  return async (id: string, rawBody: unknown) => {
+    const parsed = solanaCommitBodySchema.safeParse(rawBody);
+    if (!parsed.success)
+      throw gatewayError("invalid_request", `body: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    const { transaction } = parsed.data;
+    const record = await sessions.get(id);
+    if (record === null) throw gatewayError("session_not_found");
+    const s = record.session;
+    const burner = s.burner_address === null ? null : solana.parseAddress(s.burner_address);
+    if (s.source_chain_id !== null && s.source_chain_id !== solana.chainId)
+      throw gatewayError("not_solana_session");
+    if (burner === null) throw gatewayError("not_solana_session");
+    if (s.detected_token === null || s.detected_amount === null) throw gatewayError("not_detected");
+    const feeBps = config.PLATFORM_FEE_BPS;
+    const { legs } = owedLegs(
+      {
+        appFeeBps: s.app_fee_bps,
+        appFeeRecipientSol: s.app_fee_recipient_sol,
+        destAddress: s.dest_address,
+        destChainId: s.dest_chain_id,
+        originChainId: solana.chainId,
+      },
+      { amount: BigInt(s.detected_amount), feeBps, feeRecipient: solana.feePayer, vault: solana.vault },
+    );
+    const token = s.detected_token;
+    const checked = await solana.checkSweep(transaction, { burner, token, legs });
+    if (!checked.ok) throw gatewayError("sweep_invalid", `transaction: ${checked.reason}`);
+    const command: CommitSolanaSweep = {
+      type: "CommitSolanaSweep",
+      data: {
+        sessionId: id,
+        transaction,
+        burner,
+        token,
+        legs,
+        feeBps,
+        feeRecipient: solana.feePayer,
+        vault: solana.vault,
+      },
+      // The same transaction retried is the same command: answered, never relayed twice.
+      metadata: {
+        commandId: uuidFrom("sessions.solana-commit/command", `${id}\n${transaction}`),
+        issuedAt: now(),
+        replyTo: null,
+      },
+    };
+    const session = acceptedSession(await commands.send(command), "CommitSolanaSweep");
+    return {
+      id,
+      status: session.status,
+      fee_bps: session.fee_bps ?? feeBps,
+      app_fee_bps: session.app_fee_bps,
+      app_fee_recipient: session.app_fee_recipient,
+    };
+  };
 }
