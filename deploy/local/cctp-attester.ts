@@ -31,7 +31,7 @@ import {
   encodeMessage,
   FINALITY_CONFIRMED,
   FINALITY_FINALIZED,
-} from "../../src/chains/evm/cctp-message.ts";
+} from "../../src/chains/evm/settle/cctp-message.ts";
 
 export type AttesterChain = {
   domain: number;

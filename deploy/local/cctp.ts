@@ -3,8 +3,8 @@
 // other chain's messenger and USDC.
 import type { Address, PublicClient } from "viem";
 import { testUsdcAbi, tokenMessengerV2Abi } from "../../src/chains/evm/abi.ts";
-import { addressToBytes32 } from "../../src/chains/evm/cctp-message.ts";
 import type { Artifacts } from "../../src/chains/evm/contracts.ts";
+import { addressToBytes32 } from "../../src/chains/evm/settle/cctp-message.ts";
 import type { TxBatch } from "./batch.ts";
 
 export type LocalCctp = {

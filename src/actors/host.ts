@@ -2,6 +2,7 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import type { VersionedEvent } from "../domain/decider.ts";
 import { createPlainProducer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import { parkedMessage } from "../kafka/dead-letter.ts";
 import { createPartitionedConsumer, type InputBatch } from "../kafka/partitioned-consumer.ts";
 import { readTopic } from "../kafka/topic-reader.ts";
@@ -19,6 +20,8 @@ import type { SnapshotStore } from "./snapshots.ts";
 
 export interface EntityHostDeps<State> {
   kafka: KafkaClient;
+  /** The dead-letter record's codec: an input record that fails for good is parked with it. */
+  codecs: Pick<Codecs, "deadLetter">;
   snapshots: SnapshotStore<State>;
   log: Logger;
   /** Events between two snapshots of a partition. */
@@ -413,7 +416,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       { err: error, topic: batch.topic, partition: batch.partition, offset: record.offset.toString() },
       `${what}: parked on ${deadLetterTopic}`,
     );
-    return parkedMessage(entity.group, batch.topic, record, error, now());
+    return parkedMessage(deps.codecs.deadLetter, entity.group, batch.topic, record, error, now());
   }
 
   /** Timers: due entities get their timer command through the partition's own input. */

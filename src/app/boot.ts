@@ -2,7 +2,7 @@ import { topicCatalogue } from "../../topics/catalogue.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import type { Config } from "../config.ts";
 import { createKafka } from "../kafka/client.ts";
-import { defaultCodecs } from "../kafka/codecs.ts";
+import { singleObjectCodecs } from "../kafka/codecs.ts";
 import { ensureTopics } from "../kafka/topics.ts";
 import type { Logger } from "../logging.ts";
 import { gaugeFrom, registry } from "../ops/metrics.ts";
@@ -29,7 +29,7 @@ export async function boot(
   });
   const topics = topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS });
   await ensureTopics(kafka, topics);
-  const codecs = defaultCodecs();
+  const codecs = singleObjectCodecs();
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
   const abort = new AbortController();
   return {

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { createKafka } from "../kafka/client.ts";
+import { singleObjectCodecs } from "../kafka/codecs.ts";
 import { listParked, type Parked, redrive } from "../kafka/dead-letter.ts";
 import { BaseError } from "../support/errors.ts";
 import { resolveInfra } from "./infra.ts";
@@ -24,8 +25,11 @@ export async function deadLetterCommand(args: string[], config: Config): Promise
   });
   const infra = await resolveInfra(config, {});
   const kafka = createKafka({ brokers: infra.brokers, clientId: `${config.KAFKA_CLIENT_ID}.deadletter` });
+  const codec = singleObjectCodecs().deadLetter;
   if (action === "list") {
-    const parked = (await listParked(kafka)).filter((p) => !values.topic || p.letter.topic === values.topic);
+    const parked = (await listParked(kafka, codec)).filter(
+      (p) => !values.topic || p.letter.topic === values.topic,
+    );
     for (const p of parked) say(describe(p));
     say(`${parked.length} parked, ${parked.filter((p) => p.redrivenTo === null).length} not re-driven`);
     return 0;
@@ -37,7 +41,7 @@ export async function deadLetterCommand(args: string[], config: Config): Promise
     return 2;
   }
   try {
-    const to = await redrive(kafka, { topic: values.topic, partition, offset });
+    const to = await redrive(kafka, codec, { topic: values.topic, partition, offset });
     say(`re-driven: ${values.topic}/${partition}@${offset} -> ${values.topic}/${partition}@${to}`);
     return 0;
   } catch (err) {

@@ -41,7 +41,12 @@ export async function merchantCommand(args: string[], config: Config, log: Logge
   if (!ok) return usage(`merchant: missing or invalid arguments for "${action ?? ""}"`);
 
   const shared = await boot(config, log);
-  const bus = createGatewayBus({ kafka: shared.kafka, replyTimeoutMs: config.REPLY_TIMEOUT_MS, log });
+  const bus = createGatewayBus({
+    kafka: shared.kafka,
+    codecs: shared.codecs,
+    replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+    log,
+  });
   await bus.start();
   try {
     const admin = merchantGatewayDeps(shared, bus, { commands: bus.commands })?.admin;

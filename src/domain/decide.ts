@@ -2,6 +2,7 @@ import { unsupportedReason } from "./acceptance.ts";
 import type { SessionInput } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { assertNever, evolve } from "./evolve.ts";
+import { decideFillResult, fillCommandId, paidByFastFill } from "./fast-fill.ts";
 import { isFinal } from "./finality.ts";
 import {
   decideAttachStandingRefund,
@@ -90,6 +91,9 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       const committed = state.commitment !== null || state.solanaSweep !== null;
       if (executorCommandId === settleCommandId(state.id) && committed) {
         return withGasSpent(state, command, decideSettlementResult(state, outcome, command.metadata, policy));
+      }
+      if (executorCommandId === fillCommandId(state.id) && paidByFastFill(state)) {
+        return withGasSpent(state, command, decideFillResult(state, outcome, command.metadata));
       }
       const refund = state.refunds.find((r) => r.id === executorCommandId);
       if (refund) {

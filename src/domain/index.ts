@@ -5,6 +5,7 @@ export type { Decider, Refusal, VersionedEvent } from "./decider.ts";
 export { foldEvent, isApplied } from "./decider.ts";
 export * from "./events.ts";
 export { detectedDeposit, evolve, evolveInPlace } from "./evolve.ts";
+export { fillCommandId } from "./fast-fill.ts";
 export * from "./messages.ts";
 export { outcomeOf, SWAP_TOLERANCE_BPS } from "./outcome.ts";
 export { refundCommandId } from "./refunds.ts";

@@ -1,5 +1,5 @@
 import type { Rejection } from "./rejections.ts";
-import type { Address, Authorization, ChainAddress, Flow, Hex, Intent, SignedRefund } from "./types.ts";
+import type { Address, Authorization, ChainAddress, Flow, Hex, Intent, SignedRefund, TxId } from "./types.ts";
 
 /**
  * The outbox of a session decision: what the decision sends, written by the host in the same Kafka
@@ -73,6 +73,8 @@ export type ExecutorWork =
       signature: Hex;
       auth: Authorization | null;
     }
+  /** The fast fill on the EVM destination chain (src/domain/fast-fill.ts). */
+  | { type: "FastFill"; to: Address; amount: bigint; sourceChainId: number; sourceTx: TxId }
   | {
       /**
        * A Solana-origin session's sweep (src/domain/solana-sweep.ts): the burner-signed transaction

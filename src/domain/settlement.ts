@@ -1,6 +1,8 @@
 import type { CommandMetadata, CommitIntent, ExecutionOutcome } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
+import { completeBridge } from "./delivery.ts";
 import { detectedDeposit } from "./evolve.ts";
+import { fastFillMessage, paidByFastFill } from "./fast-fill.ts";
 import { outcomeOf } from "./outcome.ts";
 import { standingRefunds } from "./refunds.ts";
 import { reject } from "./rejections.ts";
@@ -147,22 +149,14 @@ export function decideSettlementResult(
       if (!outcome.bridged) {
         const overpaid = overpaidBy(state, outcome.swapOutputAmount, o);
         b.send(sessionWebhook(state, OUTCOME_EVENTS[o], at, { settled: outcome.deliveredAmount, overpaid }));
+      } else if (paidByFastFill(state)) {
+        // The vault holds the money (its sweep reported once final): the destination's inventory pays.
+        b.send(fastFillMessage(state, outcome, at));
       }
       return b.decision();
     }
-    case "BridgeRelayed": {
-      if (state.bridgeTx === null || state.destTx !== null || state.outcome === null) return nothingToDo();
-      b.append({
-        type: "BridgeCompleted",
-        data: { txHash: outcome.txHash, mintedAmount: outcome.mintedAmount },
-      });
-      const overpaid = overpaidBy(state, state.swapOutputAmount ?? 0n, state.outcome);
-      // The body names the detected amount, which the mint does not change: the state before serves.
-      b.send(
-        sessionWebhook(state, OUTCOME_EVENTS[state.outcome], at, { settled: outcome.mintedAmount, overpaid }),
-      );
-      return b.decision();
-    }
+    case "BridgeRelayed":
+      return completeBridge(state, b, outcome, at);
     case "ExecutionFailed": {
       if (outcome.retryable) {
         return b

@@ -1,15 +1,14 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { EntityDefinition } from "../actors/entity.ts";
-import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
-import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
 import { linkDecider } from "../domain/link/decider.ts";
 import type { LinkCommand, LinkEvent, LinkReply, LinkState } from "../domain/link/types.ts";
-import { linkCommandCodec, linkEventCodec } from "../kafka/codecs.ts";
-import type { SnapshotTable } from "../store/snapshots.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import { replyOutbox } from "./reply-outbox.ts";
 
 /** The link actors' consumer group, and the prefix of their transactional ids. */
 export const LINK_GROUP = "links";
+
+export type LinkEntity = EntityDefinition<LinkCommand, LinkEvent, LinkState, LinkReply>;
 
 /**
  * The payment link entity: the link decider on link.commands -> link.events, keyed by link id, on
@@ -17,29 +16,23 @@ export const LINK_GROUP = "links";
  * waiting gateway, on gateway.replies with no session in it. No timers: expiry is a time the
  * gateway compares, not an event.
  */
-export const linkEntity: EntityDefinition<LinkCommand, LinkEvent, LinkState, LinkReply> = {
+export const linkEntity = (
+  codecs: Pick<Codecs, "linkCommand" | "linkEvent" | "gatewayReply">,
+): LinkEntity => ({
   name: "link",
   group: LINK_GROUP,
   decider: linkDecider,
   commandKey: (c) => c.data.linkId,
   eventKey: (e) => e.metadata.linkId,
   stateKey: (s) => (s as NonNullable<LinkState>).id,
-  inputs: [{ topic: TOPIC.linkCommands, toCommand: (v) => linkCommandCodec.decode(v) }],
+  inputs: [{ topic: TOPIC.linkCommands, toCommand: (v) => codecs.linkCommand.decode(v) }],
   journal: {
     topic: TOPIC.linkEvents,
-    encode: (e) => linkEventCodec.encode(e),
+    encode: (e) => codecs.linkEvent.encode(e),
     // Only link hosts write link.events, checking every event first.
-    decode: (v) => linkEventCodec.decodeTrusted(v),
+    decode: (v) => codecs.linkEvent.decodeTrusted(v),
   },
-  outbox: replyOutbox,
+  outbox: replyOutbox(codecs),
   // States are plain JSON (the amount is a decimal string, times are numbers).
   snapshot: { encode: (s) => JSON.stringify(s), decode: (text) => JSON.parse(text) as LinkState },
-};
-
-export const linkSnapshots = (table: SnapshotTable): SnapshotStore<LinkState> =>
-  createSnapshotStore(table, linkEntity);
-
-/** The link actors: the generic host running the link entity. */
-export function createLinkHost(deps: EntityHostDeps<LinkState>): EntityHost<LinkState> {
-  return createEntityHost(linkEntity, deps);
-}
+});

@@ -1,13 +1,13 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { OutboxRecord } from "../actors/entity.ts";
 import type { ReplyTo } from "../domain/merchant/types.ts";
-import { gatewayReplyCodec } from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 
 /**
  * The outbox of a configuration entity (merchant, payment link) whose only message is the reply to
  * the waiting gateway: on gateway.replies keyed by the gateway's id, with no session in it.
  */
-export const replyOutbox = {
+export const replyOutbox = (codecs: Pick<Codecs, "gatewayReply">) => ({
   topics: [TOPIC.gatewayReplies],
   route: ({
     data: { replyTo, rejection },
@@ -16,7 +16,7 @@ export const replyOutbox = {
   }): OutboxRecord => ({
     topic: TOPIC.gatewayReplies,
     key: replyTo.gatewayId,
-    value: gatewayReplyCodec.encode({
+    value: codecs.gatewayReply.encode({
       ...replyTo,
       status: rejection ? 409 : 200,
       code: rejection?.code ?? null,
@@ -24,4 +24,4 @@ export const replyOutbox = {
       session: null,
     }),
   }),
-};
+});

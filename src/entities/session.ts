@@ -10,14 +10,7 @@ import type { SessionPolicy } from "../domain/relayer-work.ts";
 import { sessionDecider, sessionDeciderWith } from "../domain/session-decider.ts";
 import type { Session, SessionState } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
-import {
-  executorCommandCodec,
-  executorResultCodec,
-  gatewayReplyCodec,
-  sessionCommandCodec,
-  sessionEventCodec,
-  transferObservedCodec,
-} from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import type { TransferObserved } from "../records/chain-transfers.ts";
 import type { ExecutorResult } from "../records/executor-results.ts";
 import type { SnapshotTable } from "../store/snapshots.ts";
@@ -26,6 +19,8 @@ import { webhookOutboxRecord } from "./webhook-outbox.ts";
 
 /** The session actors' consumer group, and the prefix of their transactional ids. */
 export const ACTORS_GROUP = "actors";
+/** The entity's name: logs, metrics, snapshot rows. */
+const SESSION = "session";
 
 /** Status codes written on GatewayReply: coarse, kept for compatibility; the gateway answers from `code`. */
 const ACCEPTED = 200;
@@ -36,24 +31,35 @@ const REFUSED = 409;
  * commands, the indexer's transfers, the executor's results), the journal session.events, and the
  * outbox topics its decisions write to.
  */
-export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, SessionState, SessionMessage> = {
-  name: "session",
+export type SessionEntity = EntityDefinition<SessionInput, SessionEvent, SessionState, SessionMessage>;
+
+/** States in snapshots: JSON with bigints as strings (session-json.ts). */
+const sessionSnapshot: SessionEntity["snapshot"] = {
+  encode: (s) => stateToJson(s as Session),
+  decode: (text) => stateFromJson(text),
+};
+
+export const sessionEntity = (codecs: Codecs): SessionEntity => ({
+  name: SESSION,
   group: ACTORS_GROUP,
   decider: sessionDecider,
   commandKey: (c) => c.data.sessionId,
   eventKey: (e) => e.metadata.sessionId,
   stateKey: (s) => (s as Session).id,
   inputs: [
-    { topic: TOPIC.sessionCommands, toCommand: (v) => sessionCommandCodec.decode(v) },
-    { topic: TOPIC.chainTransfers, toCommand: (v) => transferCommand(transferObservedCodec.decode(v)) },
-    { topic: TOPIC.executorResults, toCommand: (v) => executionResultCommand(executorResultCodec.decode(v)) },
+    { topic: TOPIC.sessionCommands, toCommand: (v) => codecs.sessionCommand.decode(v) },
+    { topic: TOPIC.chainTransfers, toCommand: (v) => transferCommand(codecs.transferObserved.decode(v)) },
+    {
+      topic: TOPIC.executorResults,
+      toCommand: (v) => executionResultCommand(codecs.executorResult.decode(v)),
+    },
   ],
   journal: {
     topic: TOPIC.sessionEvents,
-    encode: (e) => sessionEventCodec.encode(e),
+    encode: (e) => codecs.sessionEvent.encode(e),
     // Only actor hosts write session.events, and their encoder checked every event before writing
     // it: the checks are not repeated on the way back (as in replay).
-    decode: (v) => sessionEventCodec.decodeTrusted(v),
+    decode: (v) => codecs.sessionEvent.decodeTrusted(v),
   },
   outbox: {
     topics: [TOPIC.gatewayReplies, TOPIC.webhookEvents, TOPIC.executorCommands],
@@ -65,7 +71,7 @@ export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, Session
           return {
             topic: TOPIC.gatewayReplies,
             key: replyTo.gatewayId,
-            value: gatewayReplyCodec.encode({
+            value: codecs.gatewayReply.encode({
               ...replyTo,
               status: rejection ? REFUSED : ACCEPTED,
               code: rejection?.code ?? null,
@@ -75,13 +81,13 @@ export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, Session
           };
         }
         case "Webhook":
-          return webhookOutboxRecord(message.data);
+          return webhookOutboxRecord(codecs, message.data);
         case "Executor": {
           const { work, ...command } = message.data;
           return {
             topic: TOPIC.executorCommands,
             key: command.sessionId,
-            value: executorCommandCodec.encode({ ...command, command: work }),
+            value: codecs.executorCommand.encode({ ...command, command: work }),
           };
         }
         default:
@@ -101,13 +107,10 @@ export const sessionEntity: EntityDefinition<SessionInput, SessionEvent, Session
         metadata: { commandId: `expire:${id}`, issuedAt: now, replyTo: null },
       };
     },
-    encode: (c) => sessionCommandCodec.encode(c as SessionCommand),
+    encode: (c) => codecs.sessionCommand.encode(c as SessionCommand),
   },
-  snapshot: {
-    encode: (s) => stateToJson(s as Session),
-    decode: (text) => stateFromJson(text),
-  },
-};
+  snapshot: sessionSnapshot,
+});
 
 function assertNoMessage(message: never): never {
   throw new Error(`no route for outbox message ${JSON.stringify(message)}`);
@@ -117,19 +120,22 @@ export type SessionHost = EntityHost<SessionState>;
 
 /** Session snapshots in the shared snapshot table. */
 export const sessionSnapshots = (table: SnapshotTable): SnapshotStore<SessionState> =>
-  createSnapshotStore(table, sessionEntity);
+  createSnapshotStore(table, { name: SESSION, snapshot: sessionSnapshot });
 
 /**
  * The session actors: the generic host running the session entity, under the operator's limits on
  * relayer-paid work (the default policy when none is given).
  */
-export function createSessionHost(deps: EntityHostDeps<SessionState>, policy?: SessionPolicy): SessionHost {
-  return createEntityHost(policy ? sessionEntityWith(policy) : sessionEntity, deps);
+export function createSessionHost(
+  deps: EntityHostDeps<SessionState> & { codecs: Codecs },
+  policy?: SessionPolicy,
+): SessionHost {
+  return createEntityHost(policy ? sessionEntityWith(deps.codecs, policy) : sessionEntity(deps.codecs), deps);
 }
 
 /** The session entity under the operator's limits on relayer-paid work. */
-export const sessionEntityWith = (policy: SessionPolicy): typeof sessionEntity => ({
-  ...sessionEntity,
+export const sessionEntityWith = (codecs: Codecs, policy: SessionPolicy): SessionEntity => ({
+  ...sessionEntity(codecs),
   decider: sessionDeciderWith(policy),
 });
 

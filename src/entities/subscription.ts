@@ -1,7 +1,5 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { EntityDefinition, OutboxRecord } from "../actors/entity.ts";
-import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
-import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
 import { subscriptionDecider } from "../domain/subscription/decider.ts";
 import { chargeDueAt } from "../domain/subscription/periods.ts";
 import type {
@@ -11,11 +9,23 @@ import type {
   SubscriptionMessage,
   SubscriptionState,
 } from "../domain/subscription/types.ts";
-import { executorCommandCodec, subscriptionCommandCodec, subscriptionEventCodec } from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
-import type { SnapshotTable } from "../store/snapshots.ts";
 import { replyOutbox } from "./reply-outbox.ts";
 import { webhookOutboxRecord } from "./webhook-outbox.ts";
+
+/** The records a subscription decision reads and writes. */
+type SubscriptionCodecs = Pick<
+  Codecs,
+  "subscriptionCommand" | "subscriptionEvent" | "gatewayReply" | "webhookEvent" | "executorCommand"
+>;
+
+export type SubscriptionEntity = EntityDefinition<
+  SubscriptionCommand,
+  SubscriptionEvent,
+  SubscriptionState,
+  SubscriptionMessage
+>;
 
 /** The subscription actors' consumer group, and the prefix of their transactional ids. */
 export const SUBSCRIPTION_GROUP = "subscriptions";
@@ -25,15 +35,18 @@ export const SUBSCRIPTION_GROUP = "subscriptions";
  * session in it), webhooks to webhook.events keyed by merchant id (the WebhookEvent the session's
  * outbox writes too, src/entities/webhook-outbox.ts), and charges to the executor.
  */
-export function routeSubscriptionMessage(message: SubscriptionMessage): OutboxRecord {
+export function routeSubscriptionMessage(
+  codecs: SubscriptionCodecs,
+  message: SubscriptionMessage,
+): OutboxRecord {
   switch (message.type) {
     case "Reply":
-      return replyOutbox.route(message);
+      return replyOutbox(codecs).route(message);
     case "Webhook":
-      return webhookOutboxRecord(message.data);
+      return webhookOutboxRecord(codecs, message.data);
     case "Charge": {
       const { subscriptionId, commandId, chainId, ...charge } = message.data;
-      return executorRecord(subscriptionId, commandId, chainId, {
+      return executorRecord(codecs, subscriptionId, commandId, chainId, {
         type: "ChargeSubscription",
         subscriptionId,
         ...charge,
@@ -41,7 +54,7 @@ export function routeSubscriptionMessage(message: SubscriptionMessage): OutboxRe
     }
     case "RelayCancel": {
       const { subscriptionId, commandId, chainId, manager, mandate, signature } = message.data;
-      return executorRecord(subscriptionId, commandId, chainId, {
+      return executorRecord(codecs, subscriptionId, commandId, chainId, {
         type: "CancelMandate",
         subscriptionId,
         manager,
@@ -54,6 +67,7 @@ export function routeSubscriptionMessage(message: SubscriptionMessage): OutboxRe
 
 /** Work for the chain's relayer on executor.commands, keyed by subscription id; no session. */
 function executorRecord(
+  codecs: Pick<Codecs, "executorCommand">,
   subscriptionId: string,
   commandId: string,
   chainId: number,
@@ -62,7 +76,7 @@ function executorRecord(
   return {
     topic: TOPIC.executorCommands,
     key: subscriptionId,
-    value: executorCommandCodec.encode({
+    value: codecs.executorCommand.encode({
       commandId,
       issuedAt: Date.now(),
       sessionId: null,
@@ -77,28 +91,23 @@ function executorRecord(
  * keyed by subscription id (derived from the mandate's EIP-712 digest), on the same generic host as
  * sessions and merchants.
  */
-export const subscriptionEntity: EntityDefinition<
-  SubscriptionCommand,
-  SubscriptionEvent,
-  SubscriptionState,
-  SubscriptionMessage
-> = {
+export const subscriptionEntity = (codecs: SubscriptionCodecs): SubscriptionEntity => ({
   name: "subscription",
   group: SUBSCRIPTION_GROUP,
   decider: subscriptionDecider,
   commandKey: (c) => c.data.subscriptionId,
   eventKey: (e) => e.metadata.subscriptionId,
   stateKey: (s) => (s as Subscription).id,
-  inputs: [{ topic: TOPIC.subscriptionCommands, toCommand: (v) => subscriptionCommandCodec.decode(v) }],
+  inputs: [{ topic: TOPIC.subscriptionCommands, toCommand: (v) => codecs.subscriptionCommand.decode(v) }],
   journal: {
     topic: TOPIC.subscriptionEvents,
-    encode: (e) => subscriptionEventCodec.encode(e),
+    encode: (e) => codecs.subscriptionEvent.encode(e),
     // Only subscription hosts write subscription.events, checking every event first.
-    decode: (v) => subscriptionEventCodec.decodeTrusted(v),
+    decode: (v) => codecs.subscriptionEvent.decodeTrusted(v),
   },
   outbox: {
     topics: [TOPIC.gatewayReplies, TOPIC.webhookEvents, TOPIC.executorCommands],
-    route: (message) => routeSubscriptionMessage(message),
+    route: (message) => routeSubscriptionMessage(codecs, message),
   },
   timers: {
     topic: TOPIC.subscriptionCommands,
@@ -117,18 +126,8 @@ export const subscriptionEntity: EntityDefinition<
         },
       };
     },
-    encode: (c) => subscriptionCommandCodec.encode(c),
+    encode: (c) => codecs.subscriptionCommand.encode(c),
   },
   // States are plain JSON (the amount is a decimal string).
   snapshot: { encode: (s) => JSON.stringify(s), decode: (text) => JSON.parse(text) as SubscriptionState },
-};
-
-export type SubscriptionHost = EntityHost<SubscriptionState>;
-
-export const subscriptionSnapshots = (table: SnapshotTable): SnapshotStore<SubscriptionState> =>
-  createSnapshotStore(table, subscriptionEntity);
-
-/** The subscription actors: the generic host running the subscription entity. */
-export function createSubscriptionHost(deps: EntityHostDeps<SubscriptionState>): SubscriptionHost {
-  return createEntityHost(subscriptionEntity, deps);
-}
+});

@@ -1,6 +1,6 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { OutboxRecord } from "../actors/entity.ts";
-import { webhookEventCodec } from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 
 /** A webhook an entity's decision sends (a session's payment.*, a subscription's subscription.*). */
 export interface WebhookOutboxData {
@@ -18,11 +18,14 @@ export interface WebhookOutboxData {
  * The webhook's record on webhook.events, keyed by merchant id: the webhooks worker's queue. The
  * body's bytes, the ones the worker signs and sends, are fixed here, once, with the event.
  */
-export function webhookOutboxRecord(w: WebhookOutboxData): OutboxRecord {
+export function webhookOutboxRecord(
+  codecs: Pick<Codecs, "webhookEvent">,
+  w: WebhookOutboxData,
+): OutboxRecord {
   return {
     topic: TOPIC.webhookEvents,
     key: w.merchantId,
-    value: webhookEventCodec.encode({
+    value: codecs.webhookEvent.encode({
       idempotencyKey: w.idempotencyKey,
       merchantId: w.merchantId,
       eventType: w.eventType,

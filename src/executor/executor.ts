@@ -53,6 +53,7 @@ export function createExecutor(opts: ExecutorOptions) {
   const { maxAttempts, baseMs, maxMs } = opts.settings;
   const policy: StepPolicy = { maxAttempts, baseMs, maxMs, signal: abort.signal };
   const consumer = createKeyedConsumer(opts.kafka, {
+    codecs: opts.codecs,
     groupId: EXECUTOR_GROUP,
     topic: TOPIC.executorCommands,
     maxInFlight: opts.settings.concurrency,

@@ -93,36 +93,9 @@ export function createCodecs(wire: WireFormat): Codecs {
   return out as Codecs;
 }
 
-let defaults: Codecs | undefined;
 /**
- * Single-object codecs over schemas/, built on first use (reading the schema files and matching the
- * definitions against them once per process): boot() hands these to the roles, and the codec
- * constants below delegate to them.
+ * Single-object codecs over schemas/: reads the schema files and matches the definitions against
+ * them, so a process builds them once at start (boot(), a CLI command, a worker thread, a test
+ * file) and passes them to what it starts. Nothing here holds them.
  */
-export const defaultCodecs = (): Codecs => {
-  defaults ??= createCodecs(singleObjectWire());
-  return defaults;
-};
-
-const lazyCodec = <K extends keyof Codecs>(key: K): Codecs[K] =>
-  ({
-    encode: (v) => defaultCodecs()[key].encode(v as never),
-    decode: (b) => defaultCodecs()[key].decode(b),
-    decodeTrusted: (b) => defaultCodecs()[key].decodeTrusted(b),
-  }) as Codecs[K];
-
-export const sessionCommandCodec = lazyCodec("sessionCommand");
-export const sessionEventCodec = lazyCodec("sessionEvent");
-export const transferObservedCodec = lazyCodec("transferObserved");
-export const sessionStateCodec = lazyCodec("sessionState");
-export const gatewayReplyCodec = lazyCodec("gatewayReply");
-export const executorCommandCodec = lazyCodec("executorCommand");
-export const executorResultCodec = lazyCodec("executorResult");
-export const webhookEventCodec = lazyCodec("webhookEvent");
-export const merchantCommandCodec = lazyCodec("merchantCommand");
-export const merchantEventCodec = lazyCodec("merchantEvent");
-export const subscriptionCommandCodec = lazyCodec("subscriptionCommand");
-export const subscriptionEventCodec = lazyCodec("subscriptionEvent");
-export const linkCommandCodec = lazyCodec("linkCommand");
-export const linkEventCodec = lazyCodec("linkEvent");
-export const deadLetterCodec = lazyCodec("deadLetter");
+export const singleObjectCodecs = (): Codecs => createCodecs(singleObjectWire());

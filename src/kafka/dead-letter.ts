@@ -3,7 +3,7 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import type { DeadLetter } from "../records/dead-letter.ts";
 import { BaseError, TerminalError } from "../support/errors.ts";
 import { type KafkaClient, kafkajs } from "./client.ts";
-import { deadLetterCodec } from "./codecs.ts";
+import type { Codec } from "./codecs.ts";
 import { type ReadRecord, readTopic } from "./topic-reader.ts";
 import { stableEndOffsets } from "./topics.ts";
 import type { OutgoingMessage } from "./transactions.ts";
@@ -21,6 +21,7 @@ const MAX_MESSAGE = 2000;
 
 /** The dead-letter record of an input record, ready to send (the host adds it to its transaction). */
 export function parkedMessage(
+  codec: Codec<DeadLetter>,
   group: string,
   topic: string,
   record: ReadRecord,
@@ -41,7 +42,7 @@ export function parkedMessage(
     at: now,
     redrivenTo: null,
   };
-  return { key: record.key?.toString("utf8") ?? "", value: deadLetterCodec.encode(letter) };
+  return { key: record.key?.toString("utf8") ?? "", value: codec.encode(letter) };
 }
 
 /** A parked record as the operator sees it: the letter, and where its copy went if it was re-driven. */
@@ -53,7 +54,11 @@ export interface Parked {
 }
 
 /** Every parked record on the dead-letter topic, oldest first, each with its re-drive if any. */
-export async function listParked(kafka: KafkaClient, deadLetterTopic: string = TOPIC.deadLetter) {
+export async function listParked(
+  kafka: KafkaClient,
+  codec: Codec<DeadLetter>,
+  deadLetterTopic: string = TOPIC.deadLetter,
+) {
   const ends = await stableEndOffsets(kafka, deadLetterTopic);
   const parked: Parked[] = [];
   const notes = new Map<string, number>();
@@ -64,7 +69,7 @@ export async function listParked(kafka: KafkaClient, deadLetterTopic: string = T
     onBatch: (records) => {
       for (const r of records) {
         if (!r.value) continue;
-        const letter = deadLetterCodec.decode(r.value);
+        const letter = codec.decode(r.value);
         if (letter.kind === "redriven") notes.set(origin(letter), letter.redrivenTo ?? -1);
         else parked.push({ letter, at: { partition: r.partition, offset: r.offset }, redrivenTo: null });
       }
@@ -98,6 +103,7 @@ export class AlreadyRedriven extends TerminalError<"already_redriven"> {
  */
 export async function redrive(
   kafka: KafkaClient,
+  codec: Codec<DeadLetter>,
   where: { topic: string; partition: number; offset: number },
   deadLetterTopic: string = TOPIC.deadLetter,
 ): Promise<number> {
@@ -111,7 +117,9 @@ export async function redrive(
   try {
     // An empty transaction registers the id now (kafkajs waits for the first one): the fence.
     await (await producer.transaction()).abort();
-    const found = (await listParked(kafka, deadLetterTopic)).find((p) => origin(p.letter) === origin(where));
+    const found = (await listParked(kafka, codec, deadLetterTopic)).find(
+      (p) => origin(p.letter) === origin(where),
+    );
     if (!found) throw new NotParked(name);
     if (found.redrivenTo !== null) throw new AlreadyRedriven(name, found.redrivenTo);
     const { letter } = found;
@@ -145,9 +153,7 @@ export async function redrive(
       await t.send({
         topic: deadLetterTopic,
         acks: -1,
-        messages: [
-          { key: letter.key ? Buffer.from(letter.key, "base64") : null, value: deadLetterCodec.encode(note) },
-        ],
+        messages: [{ key: letter.key ? Buffer.from(letter.key, "base64") : null, value: codec.encode(note) }],
       });
       await t.commit();
       return redrivenTo;

@@ -10,13 +10,7 @@ import type { SessionStateRecord } from "../records/session-state.ts";
 import { createLru } from "../support/lru.ts";
 import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
 import type { KafkaClient } from "./client.ts";
-import {
-  gatewayReplyCodec,
-  merchantCommandCodec,
-  sessionCommandCodec,
-  sessionStateCodec,
-  subscriptionCommandCodec,
-} from "./codecs.ts";
+import type { Codecs } from "./codecs.ts";
 
 export interface GatewayBus {
   commands: CommandPort;
@@ -46,6 +40,10 @@ const REMEMBERED_SESSIONS = 50_000;
  * group per gateway process reads replies and session.state from the end, never committing.
  */
 export function createGatewayBus(deps: {
+  codecs: Pick<
+    Codecs,
+    "gatewayReply" | "sessionState" | "sessionCommand" | "merchantCommand" | "subscriptionCommand"
+  >;
   kafka: KafkaClient;
   gatewayId?: string;
   replyTimeoutMs: number;
@@ -84,7 +82,7 @@ export function createGatewayBus(deps: {
         if (topic === TOPIC.gatewayReplies ? key !== gatewayId : !key || !listeners.has(key)) continue;
         try {
           if (topic === TOPIC.gatewayReplies) {
-            const reply = gatewayReplyCodec.decode(r.value);
+            const reply = deps.codecs.gatewayReply.decode(r.value);
             if (reply.gatewayId !== gatewayId) continue;
             if (reply.session) noteReplied(reply.session);
             const waiter = pending.get(reply.correlationId);
@@ -93,7 +91,7 @@ export function createGatewayBus(deps: {
             clearTimeout(waiter.timer);
             waiter.resolve(reply);
           } else {
-            const state = sessionStateCodec.decode(r.value);
+            const state = deps.codecs.sessionState.decode(r.value);
             for (const listener of listeners.get(state.session.id) ?? []) listener(state);
           }
         } catch (err) {
@@ -145,19 +143,19 @@ export function createGatewayBus(deps: {
     commands: {
       send: (command: SessionCommand) =>
         request(TOPIC.sessionCommands, command.data.sessionId, (replyTo) =>
-          sessionCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+          deps.codecs.sessionCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
         ),
     },
     merchantCommands: {
       send: (command: MerchantCommand) =>
         request(TOPIC.merchantCommands, command.data.merchantId, (replyTo) =>
-          merchantCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+          deps.codecs.merchantCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
         ),
     },
     subscriptionCommands: {
       send: (command: SubscriptionCommand) =>
         request(TOPIC.subscriptionCommands, command.data.subscriptionId, (replyTo) =>
-          subscriptionCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+          deps.codecs.subscriptionCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
         ),
     },
     live: {

@@ -3,12 +3,15 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import { isTerminal } from "../support/errors.ts";
 import { createPlainProducer } from "./at-least-once.ts";
 import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import type { Codecs } from "./codecs.ts";
 import { parkedMessage } from "./dead-letter.ts";
 import { createOffsetTracker } from "./offset-tracker.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
 export interface KeyedConsumerOptions {
   groupId: string;
+  /** The dead-letter record's codec: a record that fails for good is parked with it. */
+  codecs: Pick<Codecs, "deadLetter">;
   topic: string;
   /**
    * Works one record. Records of one key run one after another in offset order; different keys run
@@ -68,7 +71,9 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
    */
   async function park(record: ReadRecord, key: string, err: unknown): Promise<boolean> {
     try {
-      await deadLetters.send(deadLetterTopic, [parkedMessage(opts.groupId, opts.topic, record, err)]);
+      await deadLetters.send(deadLetterTopic, [
+        parkedMessage(opts.codecs.deadLetter, opts.groupId, opts.topic, record, err),
+      ]);
       opts.log("error", `record failed for good: parked on ${deadLetterTopic}`, {
         key,
         partition: record.partition,

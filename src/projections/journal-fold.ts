@@ -4,7 +4,7 @@ import { evolveInPlace } from "../domain/evolve.ts";
 import { sessionDecider } from "../domain/session-decider.ts";
 import { type Session, type SessionStatus, STATUSES } from "../domain/types.ts";
 import type { KafkaClient } from "../kafka/client.ts";
-import { sessionEventCodec } from "../kafka/codecs.ts";
+import type { Codec } from "../kafka/codecs.ts";
 import { collectJournal, type SessionJournal } from "./journal-collect.ts";
 
 export interface FoldedJournal {
@@ -19,6 +19,7 @@ export interface FoldedJournal {
  * (decodeTrusted): on a replay those checks cost more than the Avro decoding itself.
  */
 export function foldSession(
+  codec: Codec<SessionEvent>,
   journal: SessionJournal,
   id: string,
   refs: number[],
@@ -26,7 +27,7 @@ export function foldSession(
   let state: Session | null = null;
   let events = 0;
   for (let i = 0; i < refs.length; i += 2) {
-    const event: SessionEvent = sessionEventCodec.decodeTrusted(
+    const event: SessionEvent = codec.decodeTrusted(
       journal.arena.view(refs[i] as number, refs[i + 1] as number),
     );
     if (event.metadata.sessionId !== id) {
@@ -42,19 +43,21 @@ export function foldSession(
 
 /** The second phase: each session of a collected journal, decoded and folded, one at a time. */
 export function* foldedSessions(
+  codec: Codec<SessionEvent>,
   journal: SessionJournal,
 ): Generator<{ id: string; state: Session | null; events: number }> {
-  for (const [id, refs] of journal.sessions) yield { id, ...foldSession(journal, id, refs) };
+  for (const [id, refs] of journal.sessions) yield { id, ...foldSession(codec, journal, id, refs) };
 }
 
 /** Every session's state, folded from offset zero: both phases, the states kept in hand. */
 export async function foldJournal(
   kafka: KafkaClient,
+  codec: Codec<SessionEvent>,
   opts: Parameters<typeof collectJournal>[1],
 ): Promise<FoldedJournal> {
   const states = new Map<string, Session>();
   let events = 0;
-  for (const folded of foldedSessions(await collectJournal(kafka, opts))) {
+  for (const folded of foldedSessions(codec, await collectJournal(kafka, opts))) {
     if (folded.state) states.set(folded.id, folded.state);
     events += folded.events;
   }

@@ -1,6 +1,6 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { KafkaClient } from "../kafka/client.ts";
-import { linkEventCodec } from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
 import type { LinkStore } from "../store/payment-links.ts";
 import { createJournalProjector } from "./journal-projector.ts";
@@ -8,12 +8,17 @@ import { createJournalProjector } from "./journal-projector.ts";
 export const LINK_PROJECTOR_GROUP = "link-projector";
 
 /** link.events -> the Cassandra payment link projection (src/store/payment-links.ts). */
-export const createLinkProjector = (deps: { kafka: KafkaClient; store: LinkStore; log: Logger }) =>
+export const createLinkProjector = (deps: {
+  kafka: KafkaClient;
+  codecs: Pick<Codecs, "linkEvent">;
+  store: LinkStore;
+  log: Logger;
+}) =>
   createJournalProjector({
     kafka: deps.kafka,
     log: deps.log,
     group: LINK_PROJECTOR_GROUP,
     topic: TOPIC.linkEvents,
-    codec: linkEventCodec,
+    codec: deps.codecs.linkEvent,
     apply: (event) => deps.store.apply(event),
   });

@@ -7,7 +7,7 @@ import type { Session } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
 import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
-import { sessionEventCodec, sessionStateCodec } from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
 import { projectedEvents, relayerFeeWei, relayerGasUsed, sessionGasUsed } from "../ops/metrics.ts";
 import { createLru } from "../support/lru.ts";
@@ -82,6 +82,7 @@ export interface Projector {
  */
 export function createProjector(deps: {
   kafka: KafkaClient;
+  codecs: Pick<Codecs, "sessionEvent" | "sessionState">;
   readModel: SessionReadModel;
   log: Logger;
 }): Projector {
@@ -103,7 +104,7 @@ export function createProjector(deps: {
       for (const r of records) {
         if (!r.value) continue;
         try {
-          events.push(sessionEventCodec.decode(r.value));
+          events.push(deps.codecs.sessionEvent.decode(r.value));
         } catch (err) {
           deps.log.error(
             { err, partition, offset: r.offset.toString() },
@@ -117,7 +118,7 @@ export function createProjector(deps: {
         TOPIC.sessionState,
         changed.map((s) => ({
           key: s.id,
-          value: sessionStateCodec.encode({ version: s.version, session: sessionView(s) }),
+          value: deps.codecs.sessionState.encode({ version: s.version, session: sessionView(s) }),
           partition,
         })),
       );

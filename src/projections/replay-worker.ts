@@ -37,7 +37,7 @@ export async function replayShare(
 ): Promise<{ summary: StatesSummary; foldMs: number }> {
   const kafka = createKafka({ ...job.kafka });
   // The codecs and the fold load while the first fetches are in flight (journal-collect.ts).
-  const folding = import("./journal-fold.ts");
+  const folding = Promise.all([import("./journal-fold.ts"), import("../kafka/codecs.ts")]);
   const journal = await collectJournal(kafka, {
     topic: job.topic,
     until: job.until,
@@ -46,10 +46,12 @@ export async function replayShare(
   });
 
   const started = Date.now();
-  const { foldedSessions, StatesTally } = await folding;
+  const [{ foldedSessions, StatesTally }, { singleObjectCodecs }] = await folding;
+  // A worker thread is a start of its own: it builds its codecs (functions do not cross threads).
+  const codec = singleObjectCodecs().sessionEvent;
   const tally = new StatesTally();
   const foldAll = async (each: (state: Session) => Promise<void> | undefined) => {
-    for (const { state, events } of foldedSessions(journal)) {
+    for (const { state, events } of foldedSessions(codec, journal)) {
       tally.add(state, events);
       const pending = state && each(state);
       if (pending) await pending;

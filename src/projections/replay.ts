@@ -3,6 +3,7 @@ import type { Worker } from "node:worker_threads";
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { Session } from "../domain/types.ts";
 import { createKafka, type KafkaClient, type KafkaSettings } from "../kafka/client.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import { recordsBefore, stableEndOffsets } from "../kafka/topics.ts";
 import { type CassandraSettings, connectCassandra } from "../store/cassandra.ts";
 import { startWorker } from "../support/worker.ts";
@@ -128,13 +129,14 @@ export async function replayJournal(
  */
 export async function replayStates(
   kafka: KafkaClient,
+  codecs: Pick<Codecs, "sessionEvent">,
   opts: Omit<ReplayOptions, "workers"> = {},
 ): Promise<{ states: Map<string, Session>; events: number }> {
   const topic = opts.topic ?? TOPIC.sessionEvents;
   const ends = await stableEndOffsets(kafka, topic);
   const total = recordsBefore(ends);
   let read = 0;
-  const folded = await foldJournal(kafka, {
+  const folded = await foldJournal(kafka, codecs.sessionEvent, {
     topic,
     until: ends,
     onRead: (records) => {

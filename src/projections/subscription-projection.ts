@@ -1,6 +1,6 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { KafkaClient } from "../kafka/client.ts";
-import { subscriptionEventCodec } from "../kafka/codecs.ts";
+import type { Codecs } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
 import type { SubscriptionStore } from "../store/subscriptions.ts";
 import { createJournalProjector } from "./journal-projector.ts";
@@ -13,6 +13,7 @@ export const SUBSCRIPTION_PROJECTOR_GROUP = "subscription-projector";
  */
 export const createSubscriptionProjector = (deps: {
   kafka: KafkaClient;
+  codecs: Pick<Codecs, "subscriptionEvent">;
   store: SubscriptionStore;
   log: Logger;
 }) =>
@@ -21,6 +22,6 @@ export const createSubscriptionProjector = (deps: {
     log: deps.log,
     group: SUBSCRIPTION_PROJECTOR_GROUP,
     topic: TOPIC.subscriptionEvents,
-    codec: subscriptionEventCodec,
+    codec: deps.codecs.subscriptionEvent,
     apply: (event) => deps.store.apply(event),
   });

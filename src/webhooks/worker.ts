@@ -86,6 +86,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
   });
 
   const consumer = createKeyedConsumer(opts.kafka, {
+    codecs: opts.codecs,
     groupId: WEBHOOKS_GROUP,
     topic: TOPIC.webhookEvents,
     // Handling a record is one ledger write; the attempt runs in the queue, not in the consumer.

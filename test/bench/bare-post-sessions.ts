@@ -2,7 +2,7 @@
  * The baseline of post-sessions.bench.ts, run as its own process: POST /sessions as the least a
  * gateway must do, with no actors behind it. It validates like the gateway (the same zod route
  * schemas and JSON parser), checks the signatures with the same functions
- * (src/chains/evm/authorization.ts, native recovery), builds and encodes the same CreateSession
+ * (src/chains/evm/typed-data/authorization.ts, native recovery), builds and encodes the same CreateSession
  * command, and sends it with one idempotent kafkajs produce per request (acks from all replicas),
  * then answers `{ id, status, expires_at }`: no reply to wait for, no projection, no rate limit,
  * hooks, logs or metrics.
@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
+import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
 import { acceptJsonOnly } from "../../src/gateway/app.ts";
 import { createSessionCommand } from "../../src/gateway/routes/sessions.ts";
 import {
@@ -23,7 +23,7 @@ import {
   errorSchema,
 } from "../../src/gateway/schemas.ts";
 import { createKafka, kafkajs } from "../../src/kafka/client.ts";
-import { sessionCommandCodec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 
 const { brokers, topic, chains } = JSON.parse(process.argv[2] ?? "{}") as {
   brokers: string[];
@@ -66,7 +66,7 @@ app.post(
     await producer.send({
       topic,
       acks: -1,
-      messages: [{ key: ids.sessionId, value: sessionCommandCodec.encode(command) }],
+      messages: [{ key: ids.sessionId, value: codecs.sessionCommand.encode(command) }],
     });
     return { id: ids.sessionId, status: "pending" as const, expires_at: command.data.expiresAt };
   },

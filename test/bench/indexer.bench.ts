@@ -5,9 +5,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPublicClient, http, type PublicClient } from "viem";
-import { createBlockSource } from "../../src/chains/evm/block-source.ts";
-import { createEvmIndexer } from "../../src/chains/evm/indexer.ts";
-import { findTransfers } from "../../src/chains/evm/transfers.ts";
+import { createBlockSource } from "../../src/chains/evm/ingest/block-source.ts";
+import { createEvmIndexer } from "../../src/chains/evm/ingest/indexer.ts";
+import { findTransfers } from "../../src/chains/evm/ingest/transfers.ts";
 import { type Address, NATIVE_TOKEN } from "../../src/domain/types.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { createCheckpointStore } from "../../src/store/indexer-checkpoints.ts";

@@ -25,12 +25,12 @@ import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { createKafka, kafkajs } from "../../src/kafka/client.ts";
-import { sessionCommandCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { ensureTopics, recordsBefore, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createLogger } from "../../src/logging.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC, topicCatalogue } from "../../topics/catalogue.ts";
+import { codecs } from "../support/codecs.ts";
 import { measureClassification } from "./classification.ts";
 import { withFileLock } from "./flock.ts";
 import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
@@ -140,7 +140,7 @@ function makeTransfers(ids: string[], count: number): Message[] {
   const now = Date.now();
   return Array.from({ length: count }, (_, i) => {
     const id = ids[i % ids.length] as string;
-    return { key: id, value: transferObservedCodec.encode(transferObserved(id, now, 1_000 + i)) };
+    return { key: id, value: codecs.transferObserved.encode(transferObserved(id, now, 1_000 + i)) };
   });
 }
 
@@ -247,6 +247,7 @@ async function startPlain() {
 async function startActors() {
   const cassandra = await connectCassandra(infra.cassandra, { migrate: true });
   const host = createSessionHost({
+    codecs,
     kafka,
     snapshots: sessionSnapshots(createSnapshotTable(cassandra)),
     log: createLogger("warn", "bench"),
@@ -264,7 +265,7 @@ async function startActors() {
       const now = Date.now();
       const creates = ids.map((id) => ({
         key: id,
-        value: sessionCommandCodec.encode(createSession(id, now)),
+        value: codecs.sessionCommand.encode(createSession(id, now)),
       }));
       await timed(TOPIC.sessionCommands, creates, counter, sessionCount);
       return ids;

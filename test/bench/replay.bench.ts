@@ -20,11 +20,11 @@ import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createKafka, type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
-import { sessionEventCodec } from "../../src/kafka/codecs.ts";
 import { ensureTopics } from "../../src/kafka/topics.ts";
 import { REPLAY_FETCH } from "../../src/projections/journal-collect.ts";
 import { type StatesSummary, summarize } from "../../src/projections/journal-fold.ts";
 import { replayJournal, replayStates } from "../../src/projections/replay.ts";
+import { codecs } from "../support/codecs.ts";
 import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
 
@@ -188,7 +188,7 @@ async function fill(k: KafkaClient): Promise<number> {
           if (version > s.events) continue;
           const event =
             version === 1 ? sessionCreated(s.id, now) : depositObserved(s.id, version, now, block);
-          const value = sessionEventCodec.encode(event);
+          const value = codecs.sessionEvent.encode(event);
           bytes += value.length;
           pending.push({ key: s.id, value });
         }
@@ -240,7 +240,7 @@ async function replay(): Promise<number> {
 
 /** The same fold on this thread only, with the states in hand: what one core gives. */
 async function replayOnOneThread(k: KafkaClient): Promise<number> {
-  const folded = await replayStates(k, { topic: TOPIC });
+  const folded = await replayStates(k, codecs, { topic: TOPIC });
   oneThreadSummary = summarize(folded);
   return folded.events;
 }

@@ -19,8 +19,8 @@ import { type Address, createPublicClient, createWalletClient, type Hex, http, z
 import { generatePrivateKey, nonceManager, privateKeyToAccount } from "viem/accounts";
 import { ensureChains, type LocalChain, toViemChain } from "../../deploy/local/chains.ts";
 import { burnerDelegateAbi, messageTransmitterV2Abi, testUsdcAbi } from "../../src/chains/evm/abi.ts";
-import { fetchAttestation } from "../../src/chains/evm/attestation.ts";
-import { domainFor, intentTypes } from "../../src/chains/evm/eip712.ts";
+import { fetchAttestation } from "../../src/chains/evm/settle/attestation.ts";
+import { domainFor, intentTypes } from "../../src/chains/evm/typed-data/eip712.ts";
 import {
   commit,
   createApiClient,

@@ -9,9 +9,9 @@
  */
 import type { Hex } from "viem";
 import { hashAuthorization, hashTypedData } from "viem/utils";
-import { evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
-import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
-import { nativeRecover, type RecoverSigner, viemRecover } from "../../src/chains/evm/recover.ts";
+import { evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
+import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
+import { nativeRecover, type RecoverSigner, viemRecover } from "../../src/chains/evm/typed-data/recover.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import type { Address, Authorization, StandingRefund } from "../../src/domain/types.ts";
 import { median } from "./workload.ts";

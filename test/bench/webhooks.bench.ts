@@ -19,12 +19,12 @@ import { Agent, createServer, request } from "node:https";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { newWebhookSecret, signatureHeader } from "../../src/webhooks/signing.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { startChild } from "../support/child-process.ts";
+import { codecs } from "../support/codecs.ts";
 import { startTestService } from "../support/service.ts";
 import { makeTestCa } from "../support/test-ca.ts";
 import { withFileLock } from "./flock.ts";
@@ -143,7 +143,7 @@ await withFileLock(".local/run/bench.lock", async () => {
   const publish = (events: WebhookEvent[]) =>
     producer.send(
       TOPIC.webhookEvents,
-      events.map((e) => ({ key: e.merchantId, value: webhookEventCodec.encode(e) })),
+      events.map((e) => ({ key: e.merchantId, value: codecs.webhookEvent.encode(e) })),
     );
   // One delivery first, so the group has its partitions before the clock starts.
   arrived.clear();

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { eventIdOf } from "../../src/store/merchant-events.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
@@ -73,7 +73,7 @@ function sessionEvent(merchantId: string, type: string, ageMs: number): WebhookE
 async function publish(sk: string, events: WebhookEvent[]): Promise<void> {
   await producer.send(
     TOPIC.webhookEvents,
-    events.map((e) => ({ key: e.merchantId, value: webhookEventCodec.encode(e) })),
+    events.map((e) => ({ key: e.merchantId, value: codecs.webhookEvent.encode(e) })),
   );
   const ids = events.map((e) => eventIdOf(e.idempotencyKey));
   await waitFor(

@@ -6,7 +6,7 @@ import { createPublicClient, erc20Abi, type Hex, http, zeroAddress } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
-import { intentTypedData } from "../../src/chains/evm/eip712.ts";
+import { intentTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { uniswapV2RouterAbi } from "../../src/chains/evm/uniswap-v2.ts";
 import { intentMessage, signIntent } from "../../src/client/actions/sign-intent.ts";
 import { signRefund } from "../../src/client/actions/sign-refund.ts";

@@ -18,11 +18,11 @@ import {
   waitForDetection,
   waitForStatus,
 } from "../../src/client/index.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { type Ctx, fund, setUpChains, tokenBalance, ZERO } from "../support/delegate.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
@@ -130,7 +130,7 @@ async function webhooksOf(sessionId: string, from: Map<number, bigint>): Promise
     onBatch: (records) => {
       for (const r of records) {
         if (!r.value) continue;
-        const w = webhookEventCodec.decode(r.value);
+        const w = codecs.webhookEvent.decode(r.value);
         if (w.sessionId === sessionId) types.push(w.eventType);
       }
     },

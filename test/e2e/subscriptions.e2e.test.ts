@@ -7,9 +7,9 @@ import {
   type MandateMessage,
   mandateDigest,
   subscriptionIdFromDigest,
-} from "../../src/chains/evm/subscriptions.ts";
-import { subscriptionCommandCodec } from "../../src/kafka/codecs.ts";
+} from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
+import { codecs } from "../support/codecs.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import {
   chainClients,
@@ -347,7 +347,7 @@ async function commandsUntil(
       onBatch: (records) => {
         for (const r of records) {
           if (r.key?.toString() !== id || !r.value) continue;
-          const c = subscriptionCommandCodec.decode(r.value);
+          const c = codecs.subscriptionCommand.decode(r.value);
           if (c.type === "CancelSubscription") sources.push(c.data.source);
         }
       },

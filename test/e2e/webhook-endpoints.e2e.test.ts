@@ -4,12 +4,12 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
 import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { tableEndpointDirectory } from "../../src/webhooks/endpoints.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { json } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
@@ -172,7 +172,7 @@ describe("webhook endpoints (MERCHANT_MODE=development, WEBHOOK_ALLOW_INSECURE)"
         payload,
         createdAt: Date.now(),
       };
-      await producer.send(TOPIC.webhookEvents, [{ key: id, value: webhookEventCodec.encode(event) }]);
+      await producer.send(TOPIC.webhookEvents, [{ key: id, value: codecs.webhookEvent.encode(event) }]);
       const got = await waitFor("the delivery", () => received[0], 60_000);
       expect(got.body).toBe(payload);
       expect(got.headers["idempotency-key"]).toBe(event.idempotencyKey);

@@ -9,7 +9,11 @@ import { CCTP_DOMAINS, DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
 import * as abis from "../../src/chains/evm/abi.ts";
 import { burnerDelegateAbi, testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import { abiExportName, CONTRACT_NAMES, loadArtifacts } from "../../src/chains/evm/contracts.ts";
-import { domainFor, refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import {
+  domainFor,
+  refundTypedData,
+  standingRefundTypedData,
+} from "../../src/chains/evm/typed-data/eip712.ts";
 import {
   type Ctx,
   callBurner,

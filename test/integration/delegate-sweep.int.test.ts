@@ -19,8 +19,8 @@ import {
   decodeMessage,
   FINALITY_CONFIRMED,
   FINALITY_FINALIZED,
-} from "../../src/chains/evm/cctp-message.ts";
-import { type IntentMessage, intentTypedData } from "../../src/chains/evm/eip712.ts";
+} from "../../src/chains/evm/settle/cctp-message.ts";
+import { type IntentMessage, intentTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { uniswapV2RouterAbi } from "../../src/chains/evm/uniswap-v2.ts";
 import {
   type Ctx,

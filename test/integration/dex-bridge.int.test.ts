@@ -34,7 +34,7 @@ import {
   encodeBurnBody,
   encodeMessage,
   FINALITY_FINALIZED,
-} from "../../src/chains/evm/cctp-message.ts";
+} from "../../src/chains/evm/settle/cctp-message.ts";
 import {
   uniswapV2FactoryAbi,
   uniswapV2PairAbi,

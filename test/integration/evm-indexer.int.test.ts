@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_MIN_USDC } from "../../src/chains/evm/config.ts";
 import {
   type BlockInput,
   type ChainInput,
   createBlockSource,
   type ReorgInput,
-} from "../../src/chains/evm/block-source.ts";
-import { DEFAULT_MIN_USDC } from "../../src/chains/evm/config.ts";
-import { createEvmIndexer } from "../../src/chains/evm/indexer.ts";
+} from "../../src/chains/evm/ingest/block-source.ts";
+import { createEvmIndexer } from "../../src/chains/evm/ingest/indexer.ts";
 import type { EvmChainConfig } from "../../src/config.ts";
 import { type Address, NATIVE_TOKEN } from "../../src/domain/types.ts";
 import type { TransferObserved } from "../../src/records/chain-transfers.ts";

@@ -19,14 +19,6 @@ import type { SessionEvent } from "../../src/domain/events.ts";
 import { type Address, transferKey } from "../../src/domain/types.ts";
 import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { fromKafkajs, kafkajs } from "../../src/kafka/client.ts";
-import {
-  executorResultCodec,
-  gatewayReplyCodec,
-  sessionCommandCodec,
-  sessionEventCodec,
-  transferObservedCodec,
-  webhookEventCodec,
-} from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSessionReadModel } from "../../src/projections/read-model.ts";
@@ -34,6 +26,8 @@ import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
+import { CHILD_ENV } from "../support/child-process.ts";
+import { codecs } from "../support/codecs.ts";
 import {
   createSessionCommand,
   drivenService,
@@ -98,7 +92,7 @@ function createCommand(s: TestSession): SessionCommand {
 
 /** An executor result for a command the session never sent: refused, it must change nothing. */
 function strayResult(s: TestSession): Buffer {
-  return executorResultCodec.encode({
+  return codecs.executorResult.encode({
     commandId: `stray:${s.id}`,
     sessionId: s.id,
     chainId: CHAIN_ID,
@@ -113,7 +107,7 @@ function startActors(name: string) {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "actors"], {
     cwd: ROOT,
     // snapshots as often as the host allows, so a restore after a kill can start from a recent one
-    env: { ...process.env, LOG_LEVEL: "warn", SNAPSHOT_EVERY_EVENTS: "400" },
+    env: { ...process.env, ...CHILD_ENV, LOG_LEVEL: "warn", SNAPSHOT_EVERY_EVENTS: "400" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let exited = false;
@@ -216,7 +210,7 @@ async function tailJournal(from: Map<number, bigint>, mine: (e: SessionEvent) =>
     autoCommit: false,
     eachBatch: async ({ batch }) => {
       for (const m of batch.messages) {
-        if (!m.value || !mine(sessionEventCodec.decode(m.value))) continue;
+        if (!m.value || !mine(codecs.sessionEvent.decode(m.value))) continue;
         seen++;
         if (trigger && seen - trigger.armedAt >= trigger.after) {
           trigger.fire();
@@ -266,7 +260,7 @@ describe("exactly once across SIGKILLs of the actors process", () => {
 
     await fx.producer.send(
       TOPIC.sessionCommands,
-      sessions.map((s) => ({ key: s.id, value: sessionCommandCodec.encode(createCommand(s)) })),
+      sessions.map((s) => ({ key: s.id, value: codecs.sessionCommand.encode(createCommand(s)) })),
     );
     // A transfer must not overtake its session's creation (the indexer only watches created burners).
     await waitFor(
@@ -280,7 +274,7 @@ describe("exactly once across SIGKILLs of the actors process", () => {
     const all = Array.from({ length: PER_SESSION }, (_, i) =>
       sessions.map((s) => s.transfers[i] as TransferObserved),
     ).flat();
-    const values = all.map((t) => transferObservedCodec.encode(t));
+    const values = all.map((t) => codecs.transferObserved.encode(t));
     const keys = all.map((t) => t.sessionId);
     const republished = Array.from({ length: REPUBLISHED }, (_, i) =>
       Math.floor((i * all.length) / REPUBLISHED / 2),
@@ -343,7 +337,7 @@ describe("exactly once across SIGKILLs of the actors process", () => {
       onBatch: (records) => {
         for (const r of records) {
           if (!r.value) continue;
-          const e = sessionEventCodec.decode(r.value);
+          const e = codecs.sessionEvent.decode(r.value);
           if (!mine.has(e.metadata.sessionId)) continue;
           const list = journal.get(e.metadata.sessionId) ?? [];
           list.push(e);
@@ -384,12 +378,12 @@ describe("exactly once across SIGKILLs of the actors process", () => {
       return out;
     };
     const replies = (
-      await outbox(TOPIC.gatewayReplies, fromReplies, (v) => gatewayReplyCodec.decode(v))
+      await outbox(TOPIC.gatewayReplies, fromReplies, (v) => codecs.gatewayReply.decode(v))
     ).filter((r) => r.gatewayId === GATEWAY);
     expect(replies.map((r) => r.correlationId).sort()).toEqual(sessions.map((s) => s.id).sort());
     expect(replies.every((r) => r.code === null && r.session?.version === 1)).toBe(true);
     const webhooks = (
-      await outbox(TOPIC.webhookEvents, fromWebhooks, (v) => webhookEventCodec.decode(v))
+      await outbox(TOPIC.webhookEvents, fromWebhooks, (v) => codecs.webhookEvent.decode(v))
     ).filter((w) => w.merchantId === MERCHANT);
     expect(webhooks.map((w) => w.idempotencyKey).sort()).toEqual(
       sessions.map((s) => `${s.id}:payment.detected`).sort(),
@@ -530,6 +524,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
     const warnings: Array<Record<string, unknown>> = [];
     const log = pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line)) });
     const actors = createSessionHost({
+      codecs,
       kafka: fromKafkajs(kafka),
       snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log,
@@ -547,7 +542,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
         300_000,
       );
       await fx.producer.send(TOPIC.sessionCommands, [
-        { key: session.id, value: sessionCommandCodec.encode(createCommand(session)) },
+        { key: session.id, value: codecs.sessionCommand.encode(createCommand(session)) },
       ]);
       await waitFor("the session", async () => (stateOn(actors, session.id) ? true : undefined), 60_000);
       // Nothing else in flight: the EndTxn the relay holds must be this test's transaction.
@@ -561,7 +556,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
       const [first] = session.transfers;
       if (!first) throw new Error("no transfer");
       await fx.producer.send(TOPIC.chainTransfers, [
-        { key: session.id, value: transferObservedCodec.encode(first) },
+        { key: session.id, value: codecs.transferObserved.encode(first) },
       ]);
       await relay.deliveredLate;
       // The late commit moves the input offset at once; the host learns of it only after its
@@ -590,7 +585,7 @@ describe("exactly once when a commit's outcome is unknown", () => {
       topic: TOPIC.sessionEvents,
       from,
       onBatch: (records) => {
-        for (const r of records) if (r.value) journal.push(sessionEventCodec.decode(r.value));
+        for (const r of records) if (r.value) journal.push(codecs.sessionEvent.decode(r.value));
       },
     });
     const mineOnly = journal.filter((e) => e.metadata.sessionId === session.id);

@@ -6,7 +6,7 @@
 import { decodeFunctionData, type Hex } from "viem";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { burnerDelegateAbi, messageTransmitterV2Abi } from "../../src/chains/evm/abi.ts";
-import { decodeMessage } from "../../src/chains/evm/cctp-message.ts";
+import { decodeMessage } from "../../src/chains/evm/settle/cctp-message.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { type Ctx, intentFor, newBurner, now, tokenBalance, usdc } from "../support/delegate.ts";
 import {

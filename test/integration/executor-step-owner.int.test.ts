@@ -10,7 +10,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StepTry } from "../../src/chains/adapter.ts";
-import { createRelayerWallet, type TxRequest } from "../../src/chains/evm/relayer-wallet.ts";
+import { createRelayerWallet, type TxRequest } from "../../src/chains/evm/settle/relayer-wallet.ts";
 import { StepOwnedElsewhere } from "../../src/chains/execution-errors.ts";
 import { executorLedger } from "../../src/store/executor-ledger.ts";
 import { startTestChain, type TestChain } from "../support/anvil-chain.ts";

@@ -6,12 +6,13 @@ import { type Address, concat, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
-import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { kafkajs } from "../../src/kafka/client.ts";
 import { listParked } from "../../src/kafka/dead-letter.ts";
 import type { ExecutorCommand } from "../../src/records/executor-commands.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { type Ctx, fund, intentFor, newBurner, now, tokenBalance, usdc } from "../support/delegate.ts";
 import { type executorBus, executorTestBed, settleCommand } from "../support/executor.ts";
 
@@ -341,7 +342,7 @@ describe("Refund and RefundAll", () => {
       await bus.send(cmd);
       await bus.waitFor(cmd.commandId, "ExecutionFailed");
       const parked = await waitFor("the record parked", async () =>
-        (await listParked(bed.service.kafka)).find(
+        (await listParked(bed.service.kafka, codecs.deadLetter)).find(
           (p) =>
             p.letter.topic === TOPIC.executorCommands &&
             p.letter.partition === sent?.partition &&

@@ -16,6 +16,7 @@ import { createKeyedConsumer } from "../../src/kafka/keyed-consumer.ts";
 import { ensureTopics } from "../../src/kafka/topics.ts";
 import { TerminalError } from "../../src/support/errors.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 
 let kafka: KafkaClient;
 
@@ -45,6 +46,7 @@ describe("the keyed consumer", () => {
     let failuresLeft = 2;
     const warnings: string[] = [];
     const consumer = createKeyedConsumer(kafka, {
+      codecs,
       groupId,
       topic,
       maxInFlight: 8,
@@ -112,6 +114,7 @@ describe("the keyed consumer", () => {
     const worked = new Map<string, number>();
     const poisonSeenAt: Array<{ partition: number; offset: number }> = [];
     const consumer = createKeyedConsumer(kafka, {
+      codecs,
       groupId,
       topic,
       deadLetterTopic: dead,
@@ -138,7 +141,7 @@ describe("the keyed consumer", () => {
       // Terminal: tried once, not again and again.
       expect(poisonSeenAt).toHaveLength(1);
       const [parked, ...more] = await waitFor("the record parked", async () => {
-        const found = await listParked(kafka, dead);
+        const found = await listParked(kafka, codecs.deadLetter, dead);
         return found.length > 0 ? found : undefined;
       });
       expect(more).toEqual([]);

@@ -4,7 +4,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import {
   EVENT_RETENTION_MS,
@@ -16,6 +15,7 @@ import {
 import { webhookDeliveries } from "../../src/store/webhook-deliveries.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 
 const T = 120_000;
@@ -56,7 +56,7 @@ function sessionEvent(
 const publish = (records: WebhookEvent[]) =>
   producer.send(
     TOPIC.webhookEvents,
-    records.map((e) => ({ key: e.merchantId, value: webhookEventCodec.encode(e) })),
+    records.map((e) => ({ key: e.merchantId, value: codecs.webhookEvent.encode(e) })),
   );
 
 /** Every event of a merchant, walked page by page as GET /v1/events does. */

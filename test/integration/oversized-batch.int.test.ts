@@ -7,13 +7,13 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { kafkajs } from "../../src/kafka/client.ts";
-import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { MAX_REQUEST_BYTES } from "../../src/kafka/request-size.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
 
 const fx = drivenService();
@@ -30,6 +30,7 @@ describe("a batch too large for one produce request", () => {
     // backlog may take the chain.transfers batch first, and would rightly refuse them as
     // session_not_found: so one host creates the session and stops, then the backlog is written.
     const creator = createSessionHost({
+      codecs,
       kafka: fx.service.kafka,
       snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log: pino({ level: "warn" }),
@@ -37,7 +38,9 @@ describe("a batch too large for one produce request", () => {
     });
     await creator.start();
     try {
-      await fx.producer.send(TOPIC.sessionCommands, [{ key: id, value: sessionCommandCodec.encode(create) }]);
+      await fx.producer.send(TOPIC.sessionCommands, [
+        { key: id, value: codecs.sessionCommand.encode(create) },
+      ]);
       await waitFor("the session to be created", () => stateOn(creator, id), 60_000);
     } finally {
       await creator.stop();
@@ -49,12 +52,13 @@ describe("a batch too large for one produce request", () => {
     for (let i = 0; i < transfers.length; i += 500) {
       await fx.producer.send(
         TOPIC.chainTransfers,
-        transfers.slice(i, i + 500).map((t) => ({ key: id, value: transferObservedCodec.encode(t) })),
+        transfers.slice(i, i + 500).map((t) => ({ key: id, value: codecs.transferObserved.encode(t) })),
       );
     }
 
     const lines: Array<{ msg?: string }> = [];
     const host = createSessionHost({
+      codecs,
       kafka: fx.service.kafka,
       snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
       log: pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line)) }),
@@ -121,7 +125,7 @@ describe("a batch too large for one produce request", () => {
           run.next = r.offset + 1n;
           run.bytes += r.value.length;
           largestTransaction = Math.max(largestTransaction, run.bytes);
-          const e = sessionEventCodec.decode(r.value);
+          const e = codecs.sessionEvent.decode(r.value);
           if (e.metadata.sessionId !== id || e.type !== "DepositObserved") continue;
           const key = e.data.transfer.txHash;
           seen.set(key, (seen.get(key) ?? 0) + 1);

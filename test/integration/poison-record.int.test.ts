@@ -17,6 +17,7 @@ import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TerminalError } from "../../src/support/errors.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { drivenService } from "../support/driven-service.ts";
 import {
   type TallyCommand,
@@ -67,6 +68,7 @@ describe("a poison record on the entity host", () => {
       },
     };
     const host = createEntityHost(entity, {
+      codecs,
       kafka,
       snapshots: createSnapshotStore(createSnapshotTable(fx.service.cassandra), entity),
       log: pino({ level: "silent" }),
@@ -123,7 +125,7 @@ describe("a poison record on the entity host", () => {
         60_000,
       );
       const [parked, ...more] = await waitFor("the poison record parked", async () => {
-        const found = await listParked(kafka, dead);
+        const found = await listParked(kafka, codecs.deadLetter, dead);
         return found.length > 0 ? found : undefined;
       });
       expect(more).toEqual([]);
@@ -149,21 +151,22 @@ describe("a poison record on the entity host", () => {
       expect(notices.map((n) => n.id).sort()).toEqual([...ids].sort());
 
       // Re-driven while the codec still refuses it: back on its topic once, and parked again there.
-      const copy = await redrive(kafka, origin, dead);
+      const copy = await redrive(kafka, codecs.deadLetter, origin, dead);
       expect(copy).toBeGreaterThan(origin.offset);
-      await expect(redrive(kafka, origin, dead)).rejects.toBeInstanceOf(AlreadyRedriven);
+      await expect(redrive(kafka, codecs.deadLetter, origin, dead)).rejects.toBeInstanceOf(AlreadyRedriven);
       const again = await waitFor("the re-driven copy parked again", async () => {
-        const found = await listParked(kafka, dead);
+        const found = await listParked(kafka, codecs.deadLetter, dead);
         return found.find((p) => p.letter.offset === copy);
       });
       expect(again.letter).toMatchObject({ topic: origin.topic, partition: origin.partition });
-      expect((await listParked(kafka, dead)).find((p) => p.letter.offset === origin.offset)?.redrivenTo).toBe(
-        copy,
-      );
+      expect(
+        (await listParked(kafka, codecs.deadLetter, dead)).find((p) => p.letter.offset === origin.offset)
+          ?.redrivenTo,
+      ).toBe(copy);
 
       // The cause fixed, the parked copy is re-driven and applied, once.
       fixed = true;
-      await redrive(kafka, { ...origin, offset: copy }, dead);
+      await redrive(kafka, codecs.deadLetter, { ...origin, offset: copy }, dead);
       await waitFor("the poison amount applied", () =>
         total(victim) === ADDS_EACH + POISON ? true : undefined,
       );

@@ -12,13 +12,13 @@ import type { Session } from "../../src/domain/types.ts";
 import { createSessionHost, type SessionHost, sessionSnapshots } from "../../src/entities/session.ts";
 import { stateToJson } from "../../src/entities/session-json.ts";
 import { kafkajs } from "../../src/kafka/client.ts";
-import { sessionCommandCodec, sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { stateOn, waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
 
 const HOUR = 3_600_000;
@@ -41,6 +41,7 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const host = createSessionHost({
+    codecs,
     kafka: fx.service.kafka,
     snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
     log,
@@ -102,12 +103,12 @@ const transfer = (sessionId: string, amount: bigint): TransferObserved =>
 const sendCommands = (commands: SessionCommand[]) =>
   fx.producer.send(
     TOPIC.sessionCommands,
-    commands.map((c) => ({ key: c.data.sessionId, value: sessionCommandCodec.encode(c) })),
+    commands.map((c) => ({ key: c.data.sessionId, value: codecs.sessionCommand.encode(c) })),
   );
 const sendTransfers = (transfers: TransferObserved[]) =>
   fx.producer.send(
     TOPIC.chainTransfers,
-    transfers.map((t) => ({ key: t.sessionId, value: transferObservedCodec.encode(t) })),
+    transfers.map((t) => ({ key: t.sessionId, value: codecs.transferObserved.encode(t) })),
   );
 
 const replayedOf = (restores: Array<{ replayed: number }>) => restores.reduce((n, r) => n + r.replayed, 0);
@@ -258,7 +259,7 @@ describe("restore", () => {
       from,
       onBatch: (records) => {
         for (const r of records) {
-          const e = r.value ? sessionEventCodec.decode(r.value) : null;
+          const e = r.value ? codecs.sessionEvent.decode(r.value) : null;
           if (e && (e.metadata.sessionId === timer || e.metadata.sessionId === requested)) journal.push(e);
         }
       },

@@ -10,6 +10,7 @@ import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
 import { createSnapshotTable } from "../../src/store/snapshots.ts";
 import { waitFor } from "../support/actor-host.ts";
+import { codecs } from "../support/codecs.ts";
 import { drivenService } from "../support/driven-service.ts";
 import {
   type Tally,
@@ -58,6 +59,7 @@ describe("a second entity on the same host", () => {
         },
       );
       const host = createEntityHost(entity, {
+        codecs,
         kafka: fx.service.kafka,
         snapshots: createSnapshotStore(table, entity),
         log,

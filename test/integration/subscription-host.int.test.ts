@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { keccak256, toHex } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions.ts";
+import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import type { SubscriptionCommand } from "../../src/domain/subscription/types.ts";
-import { subscriptionEventCodec } from "../../src/kafka/codecs.ts";
 import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { startActorsWithBus } from "../support/actors-bus.ts";
+import { codecs } from "../support/codecs.ts";
 import type { TestService } from "../support/service.ts";
 import { termsFixture } from "../support/subscriptions.ts";
 
@@ -68,7 +68,7 @@ describe("subscription actors on the generic host", () => {
       onBatch: (records) => {
         for (const r of records) {
           if (r.key?.toString() !== subscriptionId || !r.value) continue;
-          const e = subscriptionEventCodec.decode(r.value);
+          const e = codecs.subscriptionEvent.decode(r.value);
           journal.push(`${e.metadata.version}:${e.type}`);
         }
       },

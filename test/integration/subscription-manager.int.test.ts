@@ -24,7 +24,7 @@ import {
   type MandateMessage,
   mandateDigest,
   mandateTypedData,
-} from "../../src/chains/evm/subscriptions.ts";
+} from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import { startTestChain, type TestChain } from "../support/anvil-chain.ts";
 import { revertName, setUpChains } from "../support/delegate.ts";
 

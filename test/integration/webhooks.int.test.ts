@@ -9,7 +9,6 @@ import { createServer as createTcpServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
 import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
 import { type WebhookDeliveries, webhookDeliveries } from "../../src/store/webhook-deliveries.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
@@ -17,6 +16,7 @@ import { newWebhookSecret } from "../../src/webhooks/signing.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { type Child, startChild } from "../support/child-process.ts";
+import { codecs } from "../support/codecs.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { makeTestCa } from "../support/test-ca.ts";
 
@@ -128,7 +128,7 @@ function event(merchantId: string, eventType = "payment.detected"): WebhookEvent
 }
 
 const publish = (e: WebhookEvent) =>
-  producer.send(TOPIC.webhookEvents, [{ key: e.merchantId, value: webhookEventCodec.encode(e) }]);
+  producer.send(TOPIC.webhookEvents, [{ key: e.merchantId, value: codecs.webhookEvent.encode(e) }]);
 
 const settled = (key: string) =>
   waitFor(
@@ -460,7 +460,7 @@ describe("a worker killed mid-queue", () => {
       const events = Array.from({ length: 60 }, () => event(m.merchantId));
       await producer.send(
         TOPIC.webhookEvents,
-        events.map((e) => ({ key: e.merchantId, value: webhookEventCodec.encode(e) })),
+        events.map((e) => ({ key: e.merchantId, value: codecs.webhookEvent.encode(e) })),
       );
       await waitFor("a quarter of the deliveries", async () => (seen.length >= 15 ? true : undefined));
       process.kill((worker as Child).pid, "SIGKILL");

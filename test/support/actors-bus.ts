@@ -2,6 +2,7 @@
 // replies: for tests of an entity on the generic host across restarts.
 import { createGatewayBus, type GatewayBus } from "../../src/kafka/gateway-bus.ts";
 import { createLogger } from "../../src/logging.ts";
+import { codecs } from "./codecs.ts";
 import { startTestService, type TestService } from "./service.ts";
 
 export async function startActorsWithBus(
@@ -9,6 +10,7 @@ export async function startActorsWithBus(
 ): Promise<{ service: TestService; bus: GatewayBus }> {
   const service = await startTestService({ roles: ["actors"], env });
   const bus = createGatewayBus({
+    codecs,
     kafka: service.kafka,
     replyTimeoutMs: 20_000,
     log: createLogger("warn", "test"),

@@ -20,7 +20,7 @@ import { generatePrivateKey, nonceManager, type PrivateKeyAccount, privateKeyToA
 import { expect } from "vitest";
 import { DEV_ACCOUNTS, ensureChains, type LocalChain, toViemChain } from "../../deploy/local/chains.ts";
 import { burnerDelegateAbi, testErc20Abi, testUsdcAbi } from "../../src/chains/evm/abi.ts";
-import type { IntentMessage } from "../../src/chains/evm/eip712.ts";
+import type { IntentMessage } from "../../src/chains/evm/typed-data/eip712.ts";
 
 export const ROOT = fileURLToPath(new URL("../../.local", import.meta.url));
 export const ZERO: Address = "0x0000000000000000000000000000000000000000";

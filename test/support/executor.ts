@@ -4,19 +4,19 @@
 import { randomUUID } from "node:crypto";
 import type { Address, Hex, SignedAuthorization } from "viem";
 import { afterAll, beforeAll } from "vitest";
-import { type IntentMessage, intentTypedData } from "../../src/chains/evm/eip712.ts";
+import { type IntentMessage, intentTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import {
   createBatchConsumer,
   createPlainProducer,
   type PlainProducer,
 } from "../../src/kafka/at-least-once.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
-import { executorCommandCodec, executorResultCodec } from "../../src/kafka/codecs.ts";
 import type { ExecutorCommand } from "../../src/records/executor-commands.ts";
 import type { ExecutorResult } from "../../src/records/executor-results.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "./actor-host.ts";
 import { type Child, startChild } from "./child-process.ts";
+import { codecs } from "./codecs.ts";
 import { type Ctx, type newBurner, setUpChains } from "./delegate.ts";
 import { startTestService, type TestService } from "./service.ts";
 
@@ -95,7 +95,7 @@ export function executorBus(kafka: KafkaClient) {
     onReady: () => fetched(),
     async onBatch(_topic, _partition, records) {
       for (const r of records) {
-        const decoded = executorResultCodec.decode(r.value ?? Buffer.alloc(0));
+        const decoded = codecs.executorResult.decode(r.value ?? Buffer.alloc(0));
         const list = results.get(decoded.commandId) ?? [];
         list.push(decoded.result as Result);
         results.set(decoded.commandId, list);
@@ -118,7 +118,7 @@ export function executorBus(kafka: KafkaClient) {
       await producer.send(TOPIC.executorCommands, [
         {
           key: command.sessionId ?? command.commandId,
-          value: executorCommandCodec.encode(command),
+          value: codecs.executorCommand.encode(command),
           ...(partition === undefined ? {} : { partition }),
         },
       ]);

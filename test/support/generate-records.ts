@@ -39,7 +39,7 @@ export function recordGenerator(seed: number): RecordGen {
           type: "FastFill",
           to: g.address(),
           amount: g.amount(),
-          sourceChainId: g.int(1, 1e6),
+          sourceChainId: g.int(1, 2 ** 31 - 1),
           sourceTx: g.hex(32),
         };
       case 7:

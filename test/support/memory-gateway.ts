@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";

@@ -19,11 +19,11 @@ import {
   cancelTypedData,
   type MandateMessage,
   mandateTypedData,
-} from "../../src/chains/evm/subscriptions.ts";
+} from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
-import { webhookEventCodec } from "../../src/kafka/codecs.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
+import { codecs } from "./codecs.ts";
 
 export const randomAddress = (): Address => privateKeyToAddress(generatePrivateKey());
 
@@ -149,7 +149,7 @@ export async function subscriptionWebhooks(
     onBatch: (records) => {
       for (const r of records) {
         if (!r.value) continue;
-        const w = webhookEventCodec.decode(r.value);
+        const w = codecs.webhookEvent.decode(r.value);
         if (w.idempotencyKey.startsWith(`sub:${subscriptionId}:`)) found.push(w);
       }
     },

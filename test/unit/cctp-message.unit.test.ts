@@ -11,7 +11,7 @@ import {
   decodeMessage,
   encodeBurnBody,
   encodeMessage,
-} from "../../src/chains/evm/cctp-message.ts";
+} from "../../src/chains/evm/settle/cctp-message.ts";
 
 const word = (byte: string) => `0x${byte.repeat(32)}` as Hex;
 const body: BurnMessageBody = {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 /**
  * The client library is for payers' apps, browsers included: what it loads at run time must be its
  * own files, the two support modules it shares with the service, the EIP-712 definitions it signs
- * with (src/chains/evm/eip712.ts: the same objects the gateway verifies against and the delegate's
+ * with (src/chains/evm/typed-data/eip712.ts: the same objects the gateway verifies against and the delegate's
  * structs, so a type string cannot drift), the Solana bounce setup it signs (src/chains/solana/
  * bounce-setup.ts: the transaction the service rebuilds and compares byte for byte), and browser-safe
  * libraries (viem, web3.js, spl-token, and the Buffer polyfill web3.js itself needs). Its
@@ -102,7 +102,7 @@ describe("the client library's run-time imports", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
-      "src/chains/evm/eip712.ts",
+      "src/chains/evm/typed-data/eip712.ts",
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
       "src/support/errors.ts",

@@ -1,6 +1,6 @@
 import { generatePrivateKey } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
+import { evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
 import { makeBurner } from "../../src/client/actions/make-burner.ts";
 import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import { newBurner } from "../../src/client/burner.ts";

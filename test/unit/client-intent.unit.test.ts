@@ -1,6 +1,10 @@
 import { recoverTypedDataAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { intentTypedData, refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import {
+  intentTypedData,
+  refundTypedData,
+  standingRefundTypedData,
+} from "../../src/chains/evm/typed-data/eip712.ts";
 import { makeBurner } from "../../src/client/actions/make-burner.ts";
 import {
   buildIntent,

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { singleObjectWire } from "../../src/kafka/avro.ts";
-import {
-  type Codec,
-  executorCommandCodec,
-  executorResultCodec,
-  merchantCommandCodec,
-  merchantEventCodec,
-  webhookEventCodec,
-} from "../../src/kafka/codecs.ts";
+import type { Codec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 import { type RecordGen, recordGenerator } from "../support/generate-records.ts";
 
 const RUNS = 300;
@@ -37,26 +31,26 @@ function branches(record: string): string[] {
 describe("codecs of the executor, webhook and merchant topics round-trip", () => {
   roundTrips(
     "ExecutorCommand",
-    executorCommandCodec,
+    codecs.executorCommand,
     (g) => g.executorCommand(),
     (v) => v.command.type,
   );
   roundTrips(
     "ExecutorResult",
-    executorResultCodec,
+    codecs.executorResult,
     (g) => g.executorResult(),
     (v) => v.result.type,
   );
-  roundTrips("WebhookEvent", webhookEventCodec, (g) => g.webhookEvent());
+  roundTrips("WebhookEvent", codecs.webhookEvent, (g) => g.webhookEvent());
   roundTrips(
     "MerchantCommand",
-    merchantCommandCodec,
+    codecs.merchantCommand,
     (g) => g.merchantCommand(),
     (v) => v.type,
   );
   roundTrips(
     "MerchantEvent",
-    merchantEventCodec,
+    codecs.merchantEvent,
     (g) => g.merchantEvent(),
     (v) => v.type,
   );
@@ -73,7 +67,7 @@ describe("codecs of the executor topics validate what Avro cannot express", () =
   });
 
   it("reads a valid record written without our codec", () => {
-    const v = executorCommandCodec.decode(serde.encode(sweep(`0x${"11".repeat(20)}`, "7")));
+    const v = codecs.executorCommand.decode(serde.encode(sweep(`0x${"11".repeat(20)}`, "7")));
     expect(v.command).toEqual({
       type: "Sweep",
       burner: `0x${"11".repeat(20)}`,
@@ -83,7 +77,7 @@ describe("codecs of the executor topics validate what Avro cannot express", () =
   });
 
   it("rejects a burner that is not a 0x address", () => {
-    expect(() => executorCommandCodec.decode(serde.encode(sweep("0x12", "7")))).toThrow(
+    expect(() => codecs.executorCommand.decode(serde.encode(sweep("0x12", "7")))).toThrow(
       /burner: must be a 0x address/,
     );
   });
@@ -92,7 +86,7 @@ describe("codecs of the executor topics validate what Avro cannot express", () =
     const c = recordGenerator(1).executorCommand();
     const token = `0x${"22".repeat(20)}` as const;
     const bad = { ...c, command: { type: "Sweep", burner: token, token, amount: -1n } } as const;
-    expect(() => executorCommandCodec.encode(bad)).toThrow(/cannot encode settlement.v1.ExecutorCommand/);
+    expect(() => codecs.executorCommand.encode(bad)).toThrow(/cannot encode settlement.v1.ExecutorCommand/);
   });
 
   it("refuses a tx hash that is neither 0x hex nor a base58 signature in a result", () => {
@@ -100,6 +94,6 @@ describe("codecs of the executor topics validate what Avro cannot express", () =
       ...recordGenerator(2).executorResult(),
       result: { type: "TransactionSubmitted", txHash: "abc!" },
     } as const;
-    expect(() => executorResultCodec.encode(r)).toThrow(/tx_hash: must be 0x hex or base58/);
+    expect(() => codecs.executorResult.encode(r)).toThrow(/tx_hash: must be 0x hex or base58/);
   });
 });

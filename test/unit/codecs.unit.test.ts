@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sessionView } from "../../src/domain/view.ts";
 import { AvroDecodeError, schemaSet, singleObjectWire } from "../../src/kafka/avro.ts";
-import {
-  type Codec,
-  gatewayReplyCodec,
-  sessionCommandCodec,
-  sessionEventCodec,
-  sessionStateCodec,
-  transferObservedCodec,
-} from "../../src/kafka/codecs.ts";
+import type { Codec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 import { type Gen, generator } from "../support/generate.ts";
 
 const RUNS = 300;
@@ -26,11 +20,11 @@ function roundTrips<T>(name: string, codec: Codec<T>, make: (g: Gen) => T) {
 }
 
 describe("codecs round-trip every record type", () => {
-  roundTrips("SessionCommand", sessionCommandCodec, (g) => g.command());
-  roundTrips("SessionEvent", sessionEventCodec, (g) => g.event());
-  roundTrips("TransferObserved", transferObservedCodec, (g) => g.transferObserved());
-  roundTrips("SessionState", sessionStateCodec, (g) => g.sessionState());
-  roundTrips("GatewayReply", gatewayReplyCodec, (g) => g.gatewayReply());
+  roundTrips("SessionCommand", codecs.sessionCommand, (g) => g.command());
+  roundTrips("SessionEvent", codecs.sessionEvent, (g) => g.event());
+  roundTrips("TransferObserved", codecs.transferObserved, (g) => g.transferObserved());
+  roundTrips("SessionState", codecs.sessionState, (g) => g.sessionState());
+  roundTrips("GatewayReply", codecs.gatewayReply, (g) => g.gatewayReply());
 
   it("covers every command and event type", () => {
     const commands = new Set<string>();
@@ -111,17 +105,17 @@ describe("codecs validate what Avro cannot express", () => {
   });
 
   it("accepts a valid record written without our codec", () => {
-    expect(sessionEventCodec.decode(serde.encode(expired))).toMatchObject({ type: "SessionExpired" });
+    expect(codecs.sessionEvent.decode(serde.encode(expired))).toMatchObject({ type: "SessionExpired" });
   });
 
   it("rejects a token that is not a 0x address", () => {
     const bytes = serde.encode(observed("0x1234", "1"));
-    expect(() => sessionEventCodec.decode(bytes)).toThrow(/token: must be a 0x address/);
+    expect(() => codecs.sessionEvent.decode(bytes)).toThrow(/token: must be a 0x address/);
   });
 
   it("rejects an amount that is not a decimal integer", () => {
     const bytes = serde.encode(observed(`0x${"22".repeat(20)}`, "-5"));
-    expect(() => sessionEventCodec.decode(bytes)).toThrow(AvroDecodeError);
+    expect(() => codecs.sessionEvent.decode(bytes)).toThrow(AvroDecodeError);
   });
 
   it("rejects a flow outside the vocabulary", () => {
@@ -130,12 +124,12 @@ describe("codecs validate what Avro cannot express", () => {
       (e) => e.type === "SessionCreated",
     );
     if (created?.type !== "SessionCreated") throw new Error("no seed of 100 gives SessionCreated");
-    const bytes = sessionEventCodec.encode(created);
+    const bytes = codecs.sessionEvent.encode(created);
     const raw = serde.decode(bytes) as { event: Record<string, { flow: string }> };
     const branch = raw.event["settlement.v1.SessionCreated"];
     if (!branch) throw new Error("expected SessionCreated branch");
     branch.flow = "teleport";
-    expect(() => sessionEventCodec.decode(serde.encode(raw))).toThrow(/flow/);
+    expect(() => codecs.sessionEvent.decode(serde.encode(raw))).toThrow(/flow/);
   });
 
   it("refuses to encode what it could not decode", () => {
@@ -146,10 +140,10 @@ describe("codecs validate what Avro cannot express", () => {
       type: "DepositObserved",
       data: { transfer: { ...generator(2).transfer(), amount: -1n }, finality: null },
     } as const;
-    expect(() => sessionEventCodec.encode(bad)).toThrow(/cannot encode settlement.v1.SessionEvent/);
+    expect(() => codecs.sessionEvent.encode(bad)).toThrow(/cannot encode settlement.v1.SessionEvent/);
   });
 
   it("names the problem for bytes that are not a record", () => {
-    expect(() => sessionEventCodec.decode(Buffer.from("{}"))).toThrow(/no C3 01 marker/);
+    expect(() => codecs.sessionEvent.decode(Buffer.from("{}"))).toThrow(/no C3 01 marker/);
   });
 });

@@ -1,8 +1,8 @@
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
-import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
+import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { expectedDelegate } from "../../src/chains/signatures.ts";
 import type { Address, Authorization, StandingRefund } from "../../src/domain/types.ts";
 

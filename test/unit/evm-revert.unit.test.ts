@@ -7,7 +7,7 @@ import {
 } from "viem";
 import { describe, expect, it } from "vitest";
 import { burnerDelegateAbi } from "../../src/chains/evm/abi.ts";
-import { revertMessage } from "../../src/chains/evm/revert.ts";
+import { revertMessage } from "../../src/chains/evm/settle/revert.ts";
 
 const reverted = (data: `0x${string}`) =>
   new ContractFunctionExecutionError(

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { StepTry } from "../../src/chains/adapter.ts";
-import { bumped, replacementFees } from "../../src/chains/evm/fees.ts";
+import { bumped, replacementFees } from "../../src/chains/evm/settle/fees.ts";
 import { StepReverted, TransactionStuck, UpstreamUnavailable } from "../../src/chains/execution-errors.ts";
 import { runStep, StepGaveUp } from "../../src/executor/step.ts";
 

@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import type { ChainAdapter, GatewayChain } from "../../src/chains/adapter.ts";
 import { createEvmAdapter } from "../../src/chains/evm/adapter.ts";
-import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import { createGatewayChains } from "../../src/chains/gateway-chains.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import type { Address, Authorization } from "../../src/domain/types.ts";

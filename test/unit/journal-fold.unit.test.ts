@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import type { Session, SessionState } from "../../src/domain/types.ts";
-import { sessionEventCodec } from "../../src/kafka/codecs.ts";
 import { emptyJournal, fileRecord } from "../../src/projections/journal-collect.ts";
 import { foldSession, StatesTally, summarize } from "../../src/projections/journal-fold.ts";
+import { codecs } from "../support/codecs.ts";
 import { generator } from "../support/generate.ts";
 
 /** One session's events as the actor host writes them: created, then deposits, some retracted. */
@@ -69,7 +69,7 @@ function journalOf(count: number, chunkBytes: number) {
     const event = c.events[c.next++] as SessionEvent;
     const copies = g.int(0, 9) === 0 ? 2 : 1; // a redelivered record sits right after the first
     duplicates += copies - 1;
-    for (let k = 0; k < copies; k++) fileRecord(journal, c.id, sessionEventCodec.encode(event));
+    for (let k = 0; k < copies; k++) fileRecord(journal, c.id, codecs.sessionEvent.encode(event));
   }
   return { journal, sessions, duplicates };
 }
@@ -84,7 +84,7 @@ describe("a replay's fold of a collected journal", () => {
       let applied = 0;
       const states = new Map<string, Session>();
       for (const [id, refs] of journal.sessions) {
-        const { state, events } = foldSession(journal, id, refs);
+        const { state, events } = foldSession(codecs.sessionEvent, journal, id, refs);
         const expected = (sessions.get(id) as SessionEvent[]).reduce(evolve, null as SessionState);
         expect(state, `session ${id}, chunks of ${chunkBytes} bytes`).toEqual(expected);
         expect(events).toBe(sessions.get(id)?.length);
@@ -102,6 +102,8 @@ describe("a replay's fold of a collected journal", () => {
     const [first, second] = [...journal.sessions.keys()] as [string, string];
     const refs = journal.sessions.get(first) as number[];
     expect(first).not.toBe(second);
-    expect(() => foldSession(journal, second, refs)).toThrow(/holds an event of session/);
+    expect(() => foldSession(codecs.sessionEvent, journal, second, refs)).toThrow(
+      /holds an event of session/,
+    );
   });
 });

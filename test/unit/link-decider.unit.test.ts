@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { linkDecider } from "../../src/domain/link/decider.ts";
 import type { LinkCommand, LinkEvent, LinkTerms } from "../../src/domain/link/types.ts";
-import { linkCommandCodec, linkEventCodec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 import { deciderSpec } from "../support/given-when-then.ts";
 
 const LINK = "plink_0123456789abcdef01234567";
@@ -92,13 +92,13 @@ describe("link codecs", () => {
       { ...create(), data: { linkId: LINK, ...expiring }, metadata: { ...meta("c2"), replyTo: null } },
       deactivate(),
     ];
-    for (const c of commands) expect(linkCommandCodec.decode(linkCommandCodec.encode(c))).toEqual(c);
+    for (const c of commands) expect(codecs.linkCommand.decode(codecs.linkCommand.encode(c))).toEqual(c);
     for (const e of [created, deactivated, { ...created, data: expiring }])
-      expect(linkEventCodec.decode(linkEventCodec.encode(e))).toEqual(e);
+      expect(codecs.linkEvent.decode(codecs.linkEvent.encode(e))).toEqual(e);
   });
 
   it("refuse an amount that is not a decimal integer at encode", () => {
     const bad = { ...create(), data: { linkId: LINK, ...TERMS, amount: "1.5" } } as LinkCommand;
-    expect(() => linkCommandCodec.encode(bad)).toThrow(/amount/);
+    expect(() => codecs.linkCommand.encode(bad)).toThrow(/amount/);
   });
 });

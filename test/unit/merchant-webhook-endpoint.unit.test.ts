@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { foldEvent } from "../../src/domain/decider.ts";
 import { merchantDecider } from "../../src/domain/merchant/decider.ts";
 import type { MerchantCommand, MerchantState } from "../../src/domain/merchant/types.ts";
-import { merchantCommandCodec, merchantEventCodec } from "../../src/kafka/codecs.ts";
 import { urlPolicyFor } from "../../src/webhooks/address-guard.ts";
+import { codecs } from "../support/codecs.ts";
 
 const merchantId = "mer_0123456789abcdef01234567";
 let seq = 0;
@@ -45,9 +45,9 @@ describe("merchant webhook endpoint", () => {
   it("round-trips the secret through the Avro records, and a null secret (an old record's)", () => {
     for (const secret of ["whsec_abc", null]) {
       const c = command("SetWebhookEndpoint", { ...set, secret });
-      expect(merchantCommandCodec.decode(merchantCommandCodec.encode(c))).toEqual(c);
+      expect(codecs.merchantCommand.decode(codecs.merchantCommand.encode(c))).toEqual(c);
       const [event] = apply(created, c).events;
-      expect(merchantEventCodec.decode(merchantEventCodec.encode(event as never))).toEqual(event);
+      expect(codecs.merchantEvent.decode(codecs.merchantEvent.encode(event as never))).toEqual(event);
     }
   });
 

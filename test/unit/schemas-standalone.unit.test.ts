@@ -3,13 +3,7 @@ import avsc from "avsc";
 import { describe, expect, it } from "vitest";
 // Only to produce the bytes: decoding below uses nothing but avsc and the .avsc files, as an outside
 // consumer would.
-import {
-  gatewayReplyCodec,
-  sessionCommandCodec,
-  sessionEventCodec,
-  sessionStateCodec,
-  transferObservedCodec,
-} from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 import { generator } from "../support/generate.ts";
 
 const schemaPath = (name: string) => new URL(`../../schemas/${name}.avsc`, import.meta.url);
@@ -47,7 +41,7 @@ describe("records decode with nothing but schemas/ and an Avro library", () => {
 
   it.each(SEEDS)("SessionCommand (seed %i)", (seed) => {
     const c = generator(seed).command();
-    const v = decodeLikeAConsumer("SessionCommand", sessionCommandCodec.encode(c));
+    const v = decodeLikeAConsumer("SessionCommand", codecs.sessionCommand.encode(c));
     expect(v).toMatchObject({
       command_id: c.metadata.commandId,
       issued_at: c.metadata.issuedAt,
@@ -65,7 +59,7 @@ describe("records decode with nothing but schemas/ and an Avro library", () => {
 
   it.each(SEEDS)("SessionEvent (seed %i)", (seed) => {
     const e = generator(seed).event();
-    const v = decodeLikeAConsumer("SessionEvent", sessionEventCodec.encode(e));
+    const v = decodeLikeAConsumer("SessionEvent", codecs.sessionEvent.encode(e));
     expect(v).toMatchObject({
       session_id: e.metadata.sessionId,
       version: e.metadata.version,
@@ -82,7 +76,7 @@ describe("records decode with nothing but schemas/ and an Avro library", () => {
 
   it.each(SEEDS)("TransferObserved (seed %i)", (seed) => {
     const t = generator(seed).transferObserved();
-    const v = decodeLikeAConsumer("TransferObserved", transferObservedCodec.encode(t));
+    const v = decodeLikeAConsumer("TransferObserved", codecs.transferObserved.encode(t));
     expect(v).toMatchObject({
       session_id: t.sessionId,
       amount: t.amount.toString(),
@@ -94,7 +88,7 @@ describe("records decode with nothing but schemas/ and an Avro library", () => {
 
   it.each(SEEDS)("SessionState is the interface's Session object (seed %i)", (seed) => {
     const s = generator(seed).sessionState();
-    const v = decodeLikeAConsumer("SessionState", sessionStateCodec.encode(s));
+    const v = decodeLikeAConsumer("SessionState", codecs.sessionState.encode(s));
     const a = s.session.eip7702_auth;
     const avroAuth = a && {
       address: a.address,
@@ -112,7 +106,7 @@ describe("records decode with nothing but schemas/ and an Avro library", () => {
 
   it.each(SEEDS)("GatewayReply (seed %i)", (seed) => {
     const r = generator(seed).gatewayReply();
-    const v = decodeLikeAConsumer("GatewayReply", gatewayReplyCodec.encode(r));
+    const v = decodeLikeAConsumer("GatewayReply", codecs.gatewayReply.encode(r));
     expect(v).toMatchObject({
       gateway_id: r.gatewayId,
       correlation_id: r.correlationId,

@@ -2,7 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { type Hex, zeroAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
-import { intentTypedData, refundTypedData, standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import {
+  intentTypedData,
+  refundTypedData,
+  standingRefundTypedData,
+} from "../../src/chains/evm/typed-data/eip712.ts";
 import { intentMessage } from "../../src/client/actions/sign-intent.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import { ConfigError, parseConfig } from "../../src/config.ts";

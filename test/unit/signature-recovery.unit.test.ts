@@ -11,15 +11,15 @@ import {
   toHex,
 } from "viem/utils";
 import { describe, expect, it } from "vitest";
-import { evmSignatureChecks } from "../../src/chains/evm/authorization.ts";
-import { standingRefundTypedData } from "../../src/chains/evm/eip712.ts";
+import { evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
+import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import {
   nativeRecover,
   type RecoverableSignature,
   type RecoverSigner,
   recoverSigner,
   viemRecover,
-} from "../../src/chains/evm/recover.ts";
+} from "../../src/chains/evm/typed-data/recover.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import type { Authorization } from "../../src/domain/types.ts";
 

@@ -4,7 +4,7 @@ import type { SessionEvent } from "../../src/domain/events.ts";
 import { depositsFinal, isFinal } from "../../src/domain/finality.ts";
 import { sessionDecider } from "../../src/domain/session-decider.ts";
 import type { Finality, Session, SessionState, Transfer } from "../../src/domain/types.ts";
-import { sessionEventCodec, transferObservedCodec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 
 /**
  * A Solana transfer, spelled as Solana spells it, fits the domain and the record contract as they
@@ -89,9 +89,9 @@ describe("a Solana-shaped transfer (base58 token, payer and signature; a slot as
 
   it("goes through the session.events codec unchanged", () => {
     const [event] = step(created, record(transfer, "record 1")).events as [SessionEvent];
-    const bytes = sessionEventCodec.encode(event);
-    expect(sessionEventCodec.decode(bytes)).toStrictEqual(event);
-    expect(sessionEventCodec.decodeTrusted(bytes)).toStrictEqual(event);
+    const bytes = codecs.sessionEvent.encode(event);
+    expect(codecs.sessionEvent.decode(bytes)).toStrictEqual(event);
+    expect(codecs.sessionEvent.decodeTrusted(bytes)).toStrictEqual(event);
   });
 
   it("goes through the chain.transfers codec unchanged", () => {
@@ -105,7 +105,7 @@ describe("a Solana-shaped transfer (base58 token, payer and signature; a slot as
       terms: { accepted: true, minAmount: 1_000n },
       finality: "confirmed" as const,
     };
-    expect(transferObservedCodec.decode(transferObservedCodec.encode(observed))).toStrictEqual(observed);
+    expect(codecs.transferObserved.decode(codecs.transferObserved.encode(observed))).toStrictEqual(observed);
   });
 
   it("is the same transfer only with the same signature letter for letter (base58 is case-sensitive)", () => {
@@ -137,7 +137,7 @@ describe("a Solana-shaped transfer (base58 token, payer and signature; a slot as
     expect(events.map((e) => e.type)).toEqual(["DepositRetracted"]);
     expect(state?.deposits).toEqual([]);
     const [event] = events as [SessionEvent];
-    expect(sessionEventCodec.decode(sessionEventCodec.encode(event))).toStrictEqual(event);
+    expect(codecs.sessionEvent.decode(codecs.sessionEvent.encode(event))).toStrictEqual(event);
   });
 });
 
@@ -170,7 +170,7 @@ describe("finality: detected at confirmed, settled only once the slot is finaliz
     // a late "confirmed" copy does not make a final deposit unfinal
     expect(step(state, record(transfer, "confirmed 2", "confirmed")).events).toEqual([]);
     const [event] = events as [SessionEvent];
-    expect(sessionEventCodec.decode(sessionEventCodec.encode(event))).toStrictEqual(event);
+    expect(codecs.sessionEvent.decode(codecs.sessionEvent.encode(event))).toStrictEqual(event);
   });
 
   it("is final at once when first seen at finalized (an indexer catching up), as on EVM (null)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SubscriptionCommand, SubscriptionEvent } from "../../src/domain/subscription/types.ts";
-import { subscriptionCommandCodec, subscriptionEventCodec } from "../../src/kafka/codecs.ts";
+import { codecs } from "../support/codecs.ts";
 import { SUBSCRIPTION_ID, termsFixture } from "../support/subscriptions.ts";
 
 const terms = termsFixture({ period: 2_592_000, start: 1_800_000_000 });
@@ -72,24 +72,24 @@ const events: SubscriptionEvent[] = [
 describe("subscription codecs", () => {
   it("round-trip every command", () => {
     for (const c of commands)
-      expect(subscriptionCommandCodec.decode(subscriptionCommandCodec.encode(c))).toStrictEqual(c);
+      expect(codecs.subscriptionCommand.decode(codecs.subscriptionCommand.encode(c))).toStrictEqual(c);
   });
 
   it("round-trip every event", () => {
     for (const e of events)
-      expect(subscriptionEventCodec.decode(subscriptionEventCodec.encode(e))).toStrictEqual(e);
+      expect(codecs.subscriptionEvent.decode(codecs.subscriptionEvent.encode(e))).toStrictEqual(e);
   });
 
   it("refuse to encode what the checks reject: a non-hex signature, an unknown cancel source", () => {
     const [create] = commands as [Extract<SubscriptionCommand, { type: "CreateSubscription" }>];
     expect(() =>
-      subscriptionCommandCodec.encode({
+      codecs.subscriptionCommand.encode({
         ...create,
         data: { ...create.data, signature: "nope" as `0x${string}` },
       }),
     ).toThrow(/must be 0x hex/);
     expect(() =>
-      subscriptionEventCodec.encode({
+      codecs.subscriptionEvent.encode({
         type: "SubscriptionCanceled",
         data: { source: "operator" as "merchant", signature: null, txHash: null },
         metadata: evMeta,

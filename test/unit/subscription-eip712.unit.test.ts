@@ -6,7 +6,7 @@ import {
   mandateDigest,
   mandateTypedData,
   subscriptionIdFromDigest,
-} from "../../src/chains/evm/subscriptions.ts";
+} from "../../src/chains/evm/subscriptions/subscriptions.ts";
 
 const MANAGER = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const payer = privateKeyToAccount(generatePrivateKey());

@@ -1,7 +1,7 @@
 import { keccak256, toHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { cancelCommand } from "../../src/chains/evm/subscription-watcher.ts";
-import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions.ts";
+import { cancelCommand } from "../../src/chains/evm/subscriptions/subscription-watcher.ts";
+import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions/subscriptions.ts";
 
 describe("a mirrored on-chain cancel", () => {
   const digest = keccak256(toHex("mandate"));

@@ -1,7 +1,6 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { linkEntity } from "../../entities/link.ts";
 import { createLinkAdmin } from "../../gateway/admin/link-admin.ts";
-import { linkCommandCodec } from "../../kafka/codecs.ts";
 import { createLinkProjector } from "../../projections/link-projection.ts";
 import { createLinkStore } from "../../store/payment-links.ts";
 import type { EntityModule } from "./module.ts";
@@ -10,18 +9,23 @@ import type { EntityModule } from "./module.ts";
 export const linkModule: EntityModule = {
   name: "link",
   enabled: (config) => config.MERCHANT_MODE !== "off",
-  entity: () => linkEntity,
+  entity: ({ codecs }) => linkEntity(codecs),
   projection: {
     writes: "Cassandra payment_links",
     create: (shared, log) =>
-      createLinkProjector({ kafka: shared.kafka, store: createLinkStore(shared.cassandra), log }),
+      createLinkProjector({
+        kafka: shared.kafka,
+        codecs: shared.codecs,
+        store: createLinkStore(shared.cassandra),
+        log,
+      }),
   },
   gateway({ shared, bus }) {
     const store = createLinkStore(shared.cassandra);
     const admin = createLinkAdmin({
       send: (command) =>
         bus.request(TOPIC.linkCommands, command.data.linkId, (replyTo) =>
-          linkCommandCodec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+          shared.codecs.linkCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
         ),
       store,
       timeoutMs: shared.config.REPLY_TIMEOUT_MS,

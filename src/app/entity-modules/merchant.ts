@@ -24,11 +24,16 @@ import type { EntityModule } from "./module.ts";
 export const merchantModule: EntityModule = {
   name: "merchant",
   enabled: (config) => config.MERCHANT_MODE !== "off",
-  entity: () => merchantEntity,
+  entity: ({ codecs }) => merchantEntity(codecs),
   projection: {
     writes: "Cassandra merchants",
     create: (shared, log) =>
-      createMerchantProjector({ kafka: shared.kafka, store: createMerchantStore(shared.cassandra), log }),
+      createMerchantProjector({
+        kafka: shared.kafka,
+        codecs: shared.codecs,
+        store: createMerchantStore(shared.cassandra),
+        log,
+      }),
   },
   gateway: ({ shared, bus, commands }) => ({ merchants: merchantGatewayDeps(shared, bus, { commands }) }),
 };

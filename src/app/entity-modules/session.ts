@@ -13,7 +13,7 @@ export const sessionModule: EntityModule = {
   name: "session",
   enabled: () => true,
   // Under the operator's limit on relayer-paid work.
-  entity: ({ config }) => sessionEntityWith({ gasBudget: BigInt(config.SESSION_GAS_BUDGET) }),
+  entity: ({ config, codecs }) => sessionEntityWith(codecs, { gasBudget: BigInt(config.SESSION_GAS_BUDGET) }),
   ownedGauge: {
     name: "settlement_actor_partitions_owned",
     help: "Session partitions this process owns and has restored",
@@ -23,6 +23,7 @@ export const sessionModule: EntityModule = {
     create(shared, log) {
       const projector = createProjector({
         kafka: shared.kafka,
+        codecs: shared.codecs,
         readModel: createSessionReadModel(shared.cassandra),
         log,
       });

@@ -24,6 +24,7 @@ export function startEntityActors(
     const entity = m.entity(shared);
     const host = createEntityHost(entity, {
       kafka: shared.kafka,
+      codecs: shared.codecs,
       snapshots: createSnapshotStore(createSnapshotTable(shared.cassandra), entity),
       log,
       snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,

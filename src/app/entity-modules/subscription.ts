@@ -13,12 +13,13 @@ import type { EntityModule, RunningPart } from "./module.ts";
 export const subscriptionModule: EntityModule = {
   name: "subscription",
   enabled: (config) => config.MERCHANT_MODE !== "off",
-  entity: () => subscriptionEntity,
+  entity: ({ codecs }) => subscriptionEntity(codecs),
   projection: {
     writes: "Cassandra subscriptions",
     create: (shared, log) =>
       createSubscriptionProjector({
         kafka: shared.kafka,
+        codecs: shared.codecs,
         store: createSubscriptionStore(shared.cassandra),
         log,
       }),

@@ -17,7 +17,12 @@ export const gatewayRole: RoleModule = {
   name: "gateway",
   async start(shared, log) {
     const { config } = shared;
-    const bus = createGatewayBus({ kafka: shared.kafka, replyTimeoutMs: config.REPLY_TIMEOUT_MS, log });
+    const bus = createGatewayBus({
+      kafka: shared.kafka,
+      codecs: shared.codecs,
+      replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+      log,
+    });
     await bus.start();
     const readModel = createSessionReadModel(shared.cassandra);
     // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).

@@ -1,10 +1,10 @@
 import { createPublicClient, http, type PublicClient } from "viem";
 import type { ChainAdapter, SubscriptionWatcherDeps } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
-import { createEvmExecutor } from "./executor.ts";
 import { createEvmGatewayChain } from "./gateway-reads.ts";
-import { createEvmIndexer, parseEvmAddress } from "./indexer.ts";
-import { createSubscriptionWatcher } from "./subscription-watcher.ts";
+import { createEvmIndexer, parseEvmAddress } from "./ingest/indexer.ts";
+import { createEvmExecutor } from "./settle/executor.ts";
+import { createSubscriptionWatcher } from "./subscriptions/subscription-watcher.ts";
 
 /** The balance probe's request timeout: /health's own bound on the check. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -44,7 +44,7 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
   };
 }
 
-/** The manager's Canceled logs at the chain's confirmation depth (./subscription-watcher.ts). */
+/** The manager's Canceled logs at the chain's confirmation depth (./subscriptions/subscription-watcher.ts). */
 const subscriptionWatcherOf =
   (chain: { chainId: number; rpcUrl: string; manager: `0x${string}`; confirmations: number }) =>
   (deps: SubscriptionWatcherDeps) =>

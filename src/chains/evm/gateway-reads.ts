@@ -11,10 +11,10 @@ import { NATIVE_TOKEN } from "../../domain/types.ts";
 import type { GatewayChain } from "../adapter.ts";
 import { ChainUnavailableError } from "../gateway-chains.ts";
 import { burnerDelegateAbi } from "./abi.ts";
-import { evmVerifier } from "./authorization.ts";
 import type { EvmChainConfig } from "./config.ts";
-import { recoverSigner } from "./recover.ts";
-import { evmGatewaySubscriptions } from "./subscriptions.ts";
+import { evmGatewaySubscriptions } from "./subscriptions/subscriptions.ts";
+import { evmVerifier } from "./typed-data/authorization.ts";
+import { recoverSigner } from "./typed-data/recover.ts";
 import { uniswapV2RouterAbi } from "./uniswap-v2.ts";
 
 /**

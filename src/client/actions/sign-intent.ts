@@ -1,5 +1,5 @@
 import { type Address, bytesToHex, type Hex, type LocalAccount } from "viem";
-import { type IntentMessage, intentTypedData } from "../../chains/evm/eip712.ts";
+import { type IntentMessage, intentTypedData } from "../../chains/evm/typed-data/eip712.ts";
 import { ClientError, walletCall } from "../errors.ts";
 import type { IntentWire, Quote, Session } from "../types.ts";
 import { isDetected } from "./wait-for-detection.ts";

@@ -1,5 +1,5 @@
 import { type Address, bytesToHex, type Hex, type LocalAccount } from "viem";
-import { refundTypedData } from "../../chains/evm/eip712.ts";
+import { refundTypedData } from "../../chains/evm/typed-data/eip712.ts";
 import { ClientError, walletCall } from "../errors.ts";
 import type { RefundBody } from "../types.ts";
 

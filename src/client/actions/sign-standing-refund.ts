@@ -1,5 +1,5 @@
 import type { Address, LocalAccount } from "viem";
-import { standingRefundTypedData } from "../../chains/evm/eip712.ts";
+import { standingRefundTypedData } from "../../chains/evm/typed-data/eip712.ts";
 import { ClientError, walletCall } from "../errors.ts";
 import type { StandingRefundWire } from "../types.ts";
 

@@ -13,7 +13,7 @@ export type { ReplyTo };
 /** The spec's limit: at most this many charge attempts per period. */
 export const MAX_CHARGE_ATTEMPTS = 3;
 
-/** The EIP-712 Mandate as signed (src/chains/evm/subscriptions.ts), in the records' spelling. */
+/** The EIP-712 Mandate as signed (src/chains/evm/subscriptions/subscriptions.ts), in the records' spelling. */
 export interface Mandate {
   payer: Address;
   token: Address;

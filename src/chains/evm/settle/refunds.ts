@@ -9,9 +9,9 @@ import {
   type SignedAuthorization,
   type TransactionReceipt,
 } from "viem";
-import type { Mined, RefundAllCommand, RefundCommand } from "../adapter.ts";
-import { EffectMissing, StepRefused, UpstreamUnavailable } from "../execution-errors.ts";
-import { burnerDelegateAbi } from "./abi.ts";
+import type { Mined, RefundAllCommand, RefundCommand } from "../../adapter.ts";
+import { EffectMissing, StepRefused, UpstreamUnavailable } from "../../execution-errors.ts";
+import { burnerDelegateAbi } from "../abi.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
 import { estimate, minedOf, mustSucceed, signedAuthorization, withMargin } from "./sweep.ts";
 

@@ -9,10 +9,10 @@ import {
   type SignedAuthorization,
   type TransactionReceipt,
 } from "viem";
-import type { Mined, SettleCommand, SweepDone } from "../adapter.ts";
-import { EffectMissing, StepReverted, UpstreamUnavailable } from "../execution-errors.ts";
-import { burnerDelegateAbi } from "./abi.ts";
-import type { IntentMessage } from "./eip712.ts";
+import type { Mined, SettleCommand, SweepDone } from "../../adapter.ts";
+import { EffectMissing, StepReverted, UpstreamUnavailable } from "../../execution-errors.ts";
+import { burnerDelegateAbi } from "../abi.ts";
+import type { IntentMessage } from "../typed-data/eip712.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
 import { revertMessage } from "./revert.ts";
 

@@ -10,14 +10,14 @@ import {
   TransactionReceiptNotFoundError,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { ExecutorLedger, LedgerRow } from "../../store/executor-ledger.ts";
-import type { StepTry } from "../adapter.ts";
+import type { ExecutorLedger, LedgerRow } from "../../../store/executor-ledger.ts";
+import type { StepTry } from "../../adapter.ts";
 import {
   NonceTaken,
   StepOwnedElsewhere,
   TransactionStuck,
   UpstreamUnavailable,
-} from "../execution-errors.ts";
+} from "../../execution-errors.ts";
 import { type Fees, replacementFees } from "./fees.ts";
 
 /** A call the relayer pays for; `gas` is estimated by the builder (which also proves the call does not revert). */

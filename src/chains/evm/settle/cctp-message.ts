@@ -12,7 +12,7 @@ import {
   size,
   slice,
 } from "viem";
-import { BaseError } from "../../support/errors.ts";
+import { BaseError } from "../../../support/errors.ts";
 
 /** V2 finality thresholds: 1000 "confirmed" (fast transfer), 2000 "finalized" (standard transfer). */
 export const FINALITY_CONFIRMED = 1000;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BlockNotFoundError, type PublicClient } from "viem";
-import type { Address, Hex } from "../../domain/types.ts";
-import { BaseError } from "../../support/errors.ts";
-import { mapConcurrent } from "../../support/map-concurrent.ts";
+import type { Address, Hex } from "../../../domain/types.ts";
+import { BaseError } from "../../../support/errors.ts";
+import { mapConcurrent } from "../../../support/map-concurrent.ts";
 import {
   type BlockInput as AnyBlockInput,
   type BlockSource as AnyBlockSource,
@@ -11,7 +11,7 @@ import {
   type ChainBlock,
   REMEMBERED_BLOCKS,
   type ReorgInput,
-} from "../adapter.ts";
+} from "../../adapter.ts";
 
 /**
  * Follows one EVM chain at a confirmation depth and turns it into chain input: blocks in order, each

@@ -1,9 +1,9 @@
 import type { PublicClient } from "viem";
-import type { ChainAddress } from "../../domain/types.ts";
-import type { ChainIndexerDeps, TransferFinder } from "../adapter.ts";
-import { createIndexer, type Indexer, type IndexerDeps } from "../indexer.ts";
+import type { ChainAddress } from "../../../domain/types.ts";
+import type { ChainIndexerDeps, TransferFinder } from "../../adapter.ts";
+import { createIndexer, type Indexer, type IndexerDeps } from "../../indexer.ts";
+import { depositTermsOf, type EvmChainConfig, evmAddressSchema } from "../config.ts";
 import { createBlockSource, type FetchedBlock } from "./block-source.ts";
-import { depositTermsOf, type EvmChainConfig, evmAddressSchema } from "./config.ts";
 import { findTransfers, findTransfersTo } from "./transfers.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { type Address, createPublicClient, type Hex, http, type PublicClient, parseAbiItem } from "viem";
-import type { SubscriptionCommand } from "../../domain/subscription/types.ts";
-import type { CassandraClient } from "../../store/cassandra.ts";
+import type { SubscriptionCommand } from "../../../domain/subscription/types.ts";
+import type { CassandraClient } from "../../../store/cassandra.ts";
 import { subscriptionIdFromDigest } from "./subscriptions.ts";
 
 const CANCELED = parseAbiItem("event Canceled(bytes32 indexed mandate)");

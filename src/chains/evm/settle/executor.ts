@@ -1,13 +1,13 @@
 import { type Address, createPublicClient, type Hex, http, type PublicClient } from "viem";
-import type { ChainExecutor, ChainExecutorDeps } from "../adapter.ts";
-import { StepRefused } from "../execution-errors.ts";
+import type { ChainExecutor, ChainExecutorDeps } from "../../adapter.ts";
+import { StepRefused } from "../../execution-errors.ts";
+import type { EvmChainConfig } from "../config.ts";
+import { checkSubscriptionCall, subscriptionCallRequest } from "../subscriptions/subscription-calls.ts";
 import { fetchAttestation } from "./attestation.ts";
 import { AlreadyReceived, checkMint, earlierReceipt, relayRequest } from "./bridge-relay.ts";
-import type { EvmChainConfig } from "./config.ts";
 import { checkPayout, type Payout, payoutRequest, usdcBalance } from "./payout.ts";
 import { checkRefund, refundRequest } from "./refunds.ts";
 import { createRelayerWallet } from "./relayer-wallet.ts";
-import { checkSubscriptionCall, subscriptionCallRequest } from "./subscription-calls.ts";
 import { checkSweep, sweepRequest } from "./sweep.ts";
 
 /**

@@ -7,8 +7,8 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
-import type { Mined } from "../adapter.ts";
-import { EffectMissing, UpstreamUnavailable } from "../execution-errors.ts";
+import type { Mined } from "../../adapter.ts";
+import { EffectMissing, UpstreamUnavailable } from "../../execution-errors.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
 import { estimate, minedOf, mustSucceed, withMargin } from "./sweep.ts";
 

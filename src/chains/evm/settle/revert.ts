@@ -5,7 +5,7 @@ import {
   subscriptionManagerAbi,
   testUsdcAbi,
   tokenMessengerV2Abi,
-} from "./abi.ts";
+} from "../abi.ts";
 
 /**
  * The contracts the executor calls: their custom errors, to name a revert a plain estimate reports as

@@ -7,12 +7,12 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
-import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../adapter.ts";
-import { EffectMissing } from "../execution-errors.ts";
-import { subscriptionManagerAbi } from "./abi.ts";
-import type { TxRequest } from "./relayer-wallet.ts";
+import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../../adapter.ts";
+import { EffectMissing } from "../../execution-errors.ts";
+import { subscriptionManagerAbi } from "../abi.ts";
+import type { TxRequest } from "../settle/relayer-wallet.ts";
+import { estimate, minedOf, mustSucceed, withMargin } from "../settle/sweep.ts";
 import type { MandateMessage } from "./subscriptions.ts";
-import { estimate, minedOf, mustSucceed, withMargin } from "./sweep.ts";
 
 /** The record's mandate as the contract's struct (bigints where the ABI has uint256). */
 export function mandateArg(m: ChargeSubscriptionCommand["mandate"]): MandateMessage {

@@ -8,7 +8,7 @@ import {
   type TypedDataDomain,
   verifyTypedData,
 } from "viem";
-import type { GatewaySubscriptions, MandateTerms } from "../adapter.ts";
+import type { GatewaySubscriptions, MandateTerms } from "../../adapter.ts";
 
 export const SUBSCRIPTION_DOMAIN_NAME = "SubscriptionManager";
 export const SUBSCRIPTION_DOMAIN_VERSION = "1";
@@ -68,7 +68,7 @@ export function mandateDigest(chainId: number | bigint, manager: Address, messag
 }
 
 // The id is chain-neutral (a UUID from any 32-byte digest): it lives with the domain.
-export { subscriptionIdFromDigest } from "../../domain/subscription/id.ts";
+export { subscriptionIdFromDigest } from "../../../domain/subscription/id.ts";
 
 /** The gateway's side of one chain's SubscriptionManager: viem hashes and verifies (the signer must recover). */
 export function evmGatewaySubscriptions(chainId: number, manager: Address): GatewaySubscriptions {

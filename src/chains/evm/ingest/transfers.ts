@@ -1,8 +1,8 @@
 import { type PublicClient, parseAbiItem } from "viem";
-import { type Address, type ChainAddress, type Hex, NATIVE_TOKEN } from "../../domain/types.ts";
-import { BaseError } from "../../support/errors.ts";
-import { mapConcurrent } from "../../support/map-concurrent.ts";
-import type { FoundTransfer } from "../adapter.ts";
+import { type Address, type ChainAddress, type Hex, NATIVE_TOKEN } from "../../../domain/types.ts";
+import { BaseError } from "../../../support/errors.ts";
+import { mapConcurrent } from "../../../support/map-concurrent.ts";
+import type { FoundTransfer } from "../../adapter.ts";
 import { type BlockRef, type FetchedBlock, fetchBlocks, lower } from "./block-source.ts";
 
 /**

@@ -1,6 +1,6 @@
-import { backoff } from "../../support/retry.ts";
-import type { AttestedMessage } from "../adapter.ts";
-import { StepRefused, UpstreamUnavailable } from "../execution-errors.ts";
+import { backoff } from "../../../support/retry.ts";
+import type { AttestedMessage } from "../../adapter.ts";
+import { StepRefused, UpstreamUnavailable } from "../../execution-errors.ts";
 
 /** How often the API is asked again while the attestation is not ready: 250 ms doubling to 5 s. */
 const POLL = { baseMs: 250, maxMs: 5000 };

@@ -7,10 +7,10 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
-import { BaseError } from "../../support/errors.ts";
-import type { AttestedMessage, RelayDone } from "../adapter.ts";
-import { EffectMissing, UpstreamUnavailable } from "../execution-errors.ts";
-import { messageTransmitterV2Abi, tokenMessengerV2Abi } from "./abi.ts";
+import { BaseError } from "../../../support/errors.ts";
+import type { AttestedMessage, RelayDone } from "../../adapter.ts";
+import { EffectMissing, UpstreamUnavailable } from "../../execution-errors.ts";
+import { messageTransmitterV2Abi, tokenMessengerV2Abi } from "../abi.ts";
 import { decodeMessage } from "./cctp-message.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
 import { estimate, minedOf, mustSucceed, withMargin } from "./sweep.ts";
