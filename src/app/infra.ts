@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { type ChainConfig, localEvmChain } from "../chains/config.ts";
+import { type ChainConfig, localEvmChain, localSolanaChain } from "../chains/config.ts";
 import type { Config } from "../config.ts";
 import { BaseError } from "../support/errors.ts";
 
@@ -39,6 +39,17 @@ const stackFileSchema = z.object({
     }),
   ),
   attester: z.object({ url: z.string() }).optional(),
+  // Stack files written before the local Solana node (or its vault) have none.
+  solana: z
+    .object({
+      rpcUrl: z.string(),
+      wsUrl: z.string(),
+      usdcMint: z.string(),
+      relayerKey: z.object({ secretKey: z.string() }),
+      vaultKey: z.object({ publicKey: z.string() }).optional(),
+      finalityLagSlots: z.number().int(),
+    })
+    .optional(),
 });
 export type StackFile = z.infer<typeof stackFileSchema>;
 
@@ -98,7 +109,10 @@ export async function resolveInfra(
         : (stack?.cassandra.localDataCenter ?? "datacenter1"),
       keyspace: config.CASSANDRA_KEYSPACE,
     },
-    chains: config.chains ?? (stack?.chains ?? []).map((c) => localEvmChain(c, config.LOCAL_CONFIRMATIONS)),
+    chains: config.chains ?? [
+      ...(stack?.chains ?? []).map((c) => localEvmChain(c, config.LOCAL_CONFIRMATIONS)),
+      ...(stack?.solana ? [localSolanaChain(stack.solana)] : []),
+    ],
     attestationApiUrl: stack?.attester?.url,
   };
 }

@@ -41,8 +41,12 @@ export interface ChainAdapter {
   readonly minRelayerBalance: bigint;
   /** The relayer's balance in the chain's smallest unit, for /health; one try, no retries (the caller bounds its time). */
   relayerBalance(): Promise<bigint>;
-  /** Settlement's side of the chain (sweeps, bridge relays, refunds); needs the relayer's key. */
-  createExecutor(deps: ChainExecutorDeps): ChainExecutor;
+  /**
+   * Settlement's side of the chain (sweeps, bridge relays, refunds); needs the relayer's key. Absent
+   * while a family sends nothing yet (Solana, until its executor lands): the executor role then has
+   * no relayer on the chain and gives up any command for it.
+   */
+  createExecutor?(deps: ChainExecutorDeps): ChainExecutor;
   /** A Solana chain's side for the gateway's Solana routes (src/chains/solana-side.ts); Solana only. */
   solanaGateway?(): SolanaGatewaySide;
   /** The gateway's side of the chain: one-try reads and signature checks on a request path. */

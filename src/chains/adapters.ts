@@ -1,6 +1,7 @@
 import type { ChainAdapter } from "./adapter.ts";
 import type { ChainConfig } from "./config.ts";
 import { createEvmAdapter } from "./evm/adapter.ts";
+import { createSolanaAdapter } from "./solana/adapter.ts";
 
 /** The adapter of each configured chain, by its family: the one place that knows every family. */
 export function createChainAdapters(chains: readonly ChainConfig[]): ChainAdapter[] {
@@ -8,9 +9,11 @@ export function createChainAdapters(chains: readonly ChainConfig[]): ChainAdapte
     switch (chain.family) {
       case "evm":
         return createEvmAdapter(chain);
+      case "solana":
+        return createSolanaAdapter(chain);
       default: {
-        const never: never = chain.family;
-        throw new Error(`no adapter for chain family ${String(never)}`);
+        const never: never = chain;
+        throw new Error(`no adapter for chain family ${(never as { family: string }).family}`);
       }
     }
   });

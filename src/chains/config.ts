@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { type EvmChainConfig, evmChainSchema } from "./evm/config.ts";
+import { solanaChainSchema } from "./solana/config.ts";
 
 /** The local stack's chains as CHAINS entries, one function per family (src/app/infra.ts). */
 export { localEvmChain } from "./evm/local-chain.ts";
+export { localSolanaChain } from "./solana/local-chain.ts";
 export type { EvmChainConfig };
 
 /**
@@ -11,7 +13,10 @@ export type { EvmChainConfig };
  * adds its schema to this union and its adapter to src/chains/adapters.ts, nothing else.
  */
 
-const chainSchema = z.discriminatedUnion("family", [evmChainSchema.extend({ family: z.literal("evm") })]);
+const chainSchema = z.discriminatedUnion("family", [
+  evmChainSchema.extend({ family: z.literal("evm") }),
+  solanaChainSchema.extend({ family: z.literal("solana") }),
+]);
 
 export type ChainConfig = z.infer<typeof chainSchema>;
 export type ChainFamily = ChainConfig["family"];

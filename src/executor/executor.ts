@@ -42,7 +42,7 @@ export function createExecutor(opts: ExecutorOptions) {
   const inventory = fillInventory(opts.cassandra);
   const executors = new Map<number, ChainExecutor>();
   for (const adapter of opts.chains) {
-    if (!adapter.relayer) continue;
+    if (!adapter.relayer || !adapter.createExecutor) continue;
     executors.set(
       adapter.chain.chainId,
       adapter.createExecutor({ ledger, settings: opts.settings, signal: abort.signal }),

@@ -31,6 +31,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
+import { evmChainsOf } from "../../src/chains/config.ts";
 import { parseConfig } from "../../src/config.ts";
 import { createKafka } from "../../src/kafka/client.ts";
 import { recordsBefore, stableEndOffsets, waitForGroupCaughtUp } from "../../src/kafka/topics.ts";
@@ -91,9 +92,9 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   console.log(`session.events holds ${journal.toLocaleString("en")} records before this run`);
 
   let t0 = performance.now();
-  const seedBodies = await signedBodies(sessionCount, infra.chains);
+  const seedBodies = await signedBodies(sessionCount, evmChainsOf(infra.chains));
   // Signed only when POST is measured: 1 ms or more per signature.
-  const postBodies = KINDS.includes("POST") ? await signedBodies(postCount, infra.chains) : [];
+  const postBodies = KINDS.includes("POST") ? await signedBodies(postCount, evmChainsOf(infra.chains)) : [];
   console.log(
     `signed ${(sessionCount + postCount).toLocaleString("en")} burner authorizations in ${since(t0)} s`,
   );

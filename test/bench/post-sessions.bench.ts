@@ -25,6 +25,7 @@ import { cpus, loadavg } from "node:os";
 import autocannon from "autocannon";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
+import { evmChainsOf } from "../../src/chains/config.ts";
 import { parseConfig } from "../../src/config.ts";
 import { ACTORS_GROUP } from "../../src/entities/session.ts";
 import { createKafka } from "../../src/kafka/client.ts";
@@ -95,7 +96,7 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   console.log(`session.events holds ${journal.toLocaleString("en")} records before this run`);
 
   let t0 = performance.now();
-  const bodies = await signedBodies(postCount, infra.chains);
+  const bodies = await signedBodies(postCount, evmChainsOf(infra.chains));
   console.log(`signed ${postCount.toLocaleString("en")} burner authorizations in ${since(t0)} s`);
 
   t0 = performance.now();
@@ -103,7 +104,7 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   const bareArgs = {
     brokers: infra.brokers,
     topic: SCRATCH_TOPIC,
-    chains: infra.chains.map((c) => ({ chainId: c.chainId, delegate: c.delegate })),
+    chains: evmChainsOf(infra.chains).map((c) => ({ chainId: c.chainId, delegate: c.delegate })),
   };
   const bare = await startChild(
     "bare",

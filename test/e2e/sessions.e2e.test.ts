@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
+import { SOLANA_LOCAL_CHAIN_ID } from "../../src/chains/solana/config.ts";
 import { json } from "../support/http.ts";
 import { fund, newBurner, sessionBody } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
@@ -160,9 +161,31 @@ describe("anonymous sessions, from creation to detected", () => {
     const body = await json(res);
     expect(body.checks.database.ok).toBe(true);
     expect(body.checks.indexers.map((i: { chain_id: number }) => i.chain_id).sort()).toEqual(
-      [source.chainId, dest.chainId].sort(),
+      [source.chainId, dest.chainId, SOLANA_LOCAL_CHAIN_ID].sort(),
     );
     expect(body.checks.relayers.every((r: { ok: boolean }) => r.ok)).toBe(true);
+    // The local Solana node's chain: its indexer's position is a slot, its relayer's balance lamports.
+    // biome-ignore lint/suspicious/noExplicitAny: the /health body as JSON, checked field by field below
+    type Check = Record<string, any>;
+    const solana = async () => {
+      const b = await json(await fetch(`${service.url}/health`));
+      const byChain = (list: Check[]): Check =>
+        list.find((x) => x.chain_id === SOLANA_LOCAL_CHAIN_ID) ?? { ok: false };
+      return { ix: byChain(b.checks.indexers), relayer: byChain(b.checks.relayers) };
+    };
+    let reported = await solana();
+    for (let i = 0; i < 20 && !reported.ix.ok; i++) {
+      await new Promise((r) => setTimeout(r, 500)); // the indexer's first checkpoint
+      reported = await solana();
+    }
+    expect(reported.ix.ok).toBe(true);
+    expect(reported.ix.last_block).toBeGreaterThan(0);
+    expect(reported.ix.lag_seconds).toBeLessThanOrEqual(service.config.INDEXER_STALE_SECONDS);
+    expect(reported.relayer.address).toBe(service.stack.solana.relayerKey.publicKey);
+    expect(BigInt(reported.relayer.balance_wei)).toBeGreaterThanOrEqual(
+      BigInt(reported.relayer.min_balance_wei),
+    );
+
     expect(res.status).toBe(body.healthy ? 200 : 503);
   });
 });

@@ -148,7 +148,7 @@ describe("a chain's terms, from its CHAINS entry (what the indexer attaches to e
       },
     ]);
     const chain = parsed.ok ? parsed.chains[0] : undefined;
-    if (!chain) throw new Error(parsed.ok ? "no chain" : parsed.issues.join("; "));
+    if (chain?.family !== "evm") throw new Error(parsed.ok ? "no EVM chain" : parsed.issues.join("; "));
     return depositTermsOf(chain);
   };
   const usdcOnBase = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913";

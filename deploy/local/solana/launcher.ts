@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { getBase58Decoder } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import { isAlive, sleep } from "../processes.ts";
+import { ensureVault } from "./vault.ts";
 
 export const SOLANA_PORT = 18899;
 const START_TIMEOUT_MS = 30_000;
@@ -23,6 +24,8 @@ export interface LocalSolana {
   testKey: { publicKey: string; secretKey: string };
   relayerKey: { publicKey: string; secretKey: string };
   mintAuthorityKey: { publicKey: string; secretKey: string };
+  /** The service's vault (deploy/local/solana/vault.ts): made and funded on first start. */
+  vaultKey: { publicKey: string; secretKey: string };
   slotMs: number;
   finalityLagSlots: number;
 }
@@ -122,6 +125,7 @@ export async function ensureSolana(opts: {
     log(`solana: started on ${rpcUrl}`);
   }
   const keys = await readKeys(f.dir);
+  const vault = await ensureVault({ rpcUrl, dir: f.dir, usdcMint: keys.usdcMint });
   return {
     rpcUrl,
     wsUrl: `ws://127.0.0.1:${port + 1}`,
@@ -130,6 +134,7 @@ export async function ensureSolana(opts: {
     testKey: keys.test,
     relayerKey: keys.relayer,
     mintAuthorityKey: keys.mintAuthority,
+    vaultKey: { publicKey: vault.publicKey.toBase58(), secretKey: b58.decode(vault.secretKey) },
     slotMs,
     finalityLagSlots: finalityLag,
     started,

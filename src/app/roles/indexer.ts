@@ -47,7 +47,11 @@ export const indexerRole: RoleModule = {
     return {
       role: "indexer",
       summary: `${shared.chains
-        .map(({ chain: c }) => `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`)
+        .map(({ chain: c }) =>
+          c.family === "evm"
+            ? `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`
+            : `${c.name} (Solana node ${c.rpcUrl}, chain ${c.chainId}, detected at confirmed, settled at finalized)`,
+        )
         .join(
           ", ",
         )}${caughtUp ? "" : " (burner feed still catching up)"}${watchers.summary ? `; ${watchers.summary}` : ""}`,

@@ -4,6 +4,7 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, PublicKey } from "@solana/web3.js";
 import { ChainUnavailableError } from "../../gateway/ports.ts";
 import type { SolanaGatewaySide } from "../solana-side.ts";
+import { parseSolanaAddress } from "./config.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "./sweep.ts";
 
 /** What the gateway side needs of a Solana CHAINS entry (src/chains/solana/config.ts). */
@@ -66,18 +67,6 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
         : { ok: false, reason: `no USDC account for ${missing.join(", ")}: create it before the sweep` };
     },
   };
-}
-
-/** A base58 string of exactly 32 bytes, spelled as web3.js spells it; null otherwise. */
-export function parseSolanaAddress(raw: string): string | null {
-  try {
-    const key = new PublicKey(raw);
-    const canonical = key.toBase58();
-    // PublicKey takes a few spellings of one key (leading-zero padding); only the canonical one counts.
-    return canonical === raw ? canonical : null;
-  } catch {
-    return null;
-  }
 }
 
 const base58 = getBase58Encoder();

@@ -1,0 +1,58 @@
+import { Connection } from "@solana/web3.js";
+import type { ChainAdapter } from "../adapter.ts";
+import type { ChainConfig } from "../config.ts";
+import { keypairFromBase58, parseSolanaAddress } from "./config.ts";
+import { createSolanaGatewayChain } from "./gateway-chain.ts";
+import { createSolanaGatewaySide } from "./gateway-side.ts";
+import { createSolanaIndexer } from "./indexer.ts";
+
+/** The balance probe's request timeout: /health's own bound on the check. */
+const PROBE_TIMEOUT_MS = 2000;
+
+/**
+ * The Solana family's adapter: an unmodified @solana/web3.js Connection to the cluster's RPC URL,
+ * as any Solana client would hold, lives here and nowhere in the roles or /health. It sends no
+ * transactions yet: the Solana executor (detect-then-sign sweeps) is the next piece, and until it is
+ * here the executor role has no relayer on this chain (createExecutor is absent).
+ */
+export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): ChainAdapter {
+  const connection = new Connection(chain.rpcUrl, {
+    commitment: "confirmed",
+    ...(chain.wsUrl ? { wsEndpoint: chain.wsUrl } : {}),
+  });
+  // Its own connection: a health probe tries once and gives up with /health (no 429 retries).
+  const probe = new Connection(chain.rpcUrl, {
+    commitment: "confirmed",
+    disableRetryOnRateLimit: true,
+    fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) }),
+  });
+  const relayerKey = chain.relayer ? keypairFromBase58(chain.relayer) : null;
+  const relayer = relayerKey?.publicKey ?? null;
+  return {
+    family: "solana",
+    chain,
+    parseAddress: parseSolanaAddress,
+    createIndexer: (deps) => createSolanaIndexer({ ...deps, chain, connection }),
+    relayer: relayer?.toBase58() ?? null,
+    minRelayerBalance: BigInt(chain.minRelayerBalanceLamports),
+    async relayerBalance() {
+      if (!relayer) throw new Error("no relayer configured");
+      return BigInt(await probe.getBalance(relayer, "confirmed"));
+    },
+    gateway: createSolanaGatewayChain(chain),
+    subscriptionWatcher: null,
+    // The Solana routes need the fee payer and the vault: a chain without them serves none.
+    ...(relayer && chain.vault
+      ? {
+          solanaGateway: () =>
+            createSolanaGatewaySide({
+              chainId: chain.chainId,
+              rpcUrl: chain.rpcUrl,
+              usdcMint: chain.usdcMint,
+              feePayer: relayer.toBase58(),
+              vault: chain.vault as string,
+            }),
+        }
+      : {}),
+  };
+}
