@@ -1,0 +1,116 @@
+// The Solana sweep on a real local Solana node (docs/SOLANA.md, "The sweep"): the payer signs the sweep
+// with the burner key, the service's check accepts it, the executor's relay co-signs it as fee payer,
+// sends it and waits for finalized; the balances move exactly, the relayer pays only the fee, and a
+// second relay of the same command sends nothing again. A sweep signed for another destination is
+// refused by the check with nothing moved.
+import {
+  getAccount,
+  getAssociatedTokenAddressSync,
+  getOrCreateAssociatedTokenAccount,
+  transfer,
+} from "@solana/spl-token";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { stopSolana } from "../../deploy/local/solana/launcher.ts";
+import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
+import { createSweepRelay } from "../../src/chains/solana/sweep-relay.ts";
+import { keypairOf, startPrivateSolana } from "../support/solana-node.ts";
+
+let node: Awaited<ReturnType<typeof startPrivateSolana>>;
+let connection: Connection;
+let relayer: Keypair;
+let depositor: Keypair;
+let mint: PublicKey;
+
+beforeAll(async () => {
+  node = await startPrivateSolana({ slotMs: 100, finalityLag: 10 });
+  connection = new Connection(node.info.rpcUrl, "confirmed");
+  relayer = keypairOf(node.info.relayerKey);
+  depositor = keypairOf(node.info.testKey);
+  mint = new PublicKey(node.info.usdcMint);
+}, 60_000);
+
+afterAll(async () => {
+  if (node) await stopSolana(node.root);
+});
+
+const usdcOf = async (owner: PublicKey) =>
+  (await getAccount(connection, getAssociatedTokenAddressSync(mint, owner, true))).amount;
+
+it("relays the checked sweep: exact balances, the relayer pays only the fee, a retry sends nothing", async () => {
+  const burner = Keypair.generate();
+  const destination = Keypair.generate().publicKey;
+  // The payer's deposit, and the destination's USDC account (the sweep never pays to create one).
+  const burnerAta = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, burner.publicKey);
+  await getOrCreateAssociatedTokenAccount(connection, depositor, mint, destination);
+  await transfer(
+    connection,
+    depositor,
+    getAssociatedTokenAddressSync(mint, depositor.publicKey),
+    burnerAta.address,
+    depositor,
+    10_000_000n,
+  );
+  const expected = {
+    burner: burner.publicKey.toBase58(),
+    feePayer: relayer.publicKey.toBase58(),
+    token: mint.toBase58(),
+    legs: [
+      { to: destination.toBase58(), amount: 9_920_000n },
+      { to: relayer.publicKey.toBase58(), amount: 80_000n },
+    ],
+  };
+  const { blockhash } = await connection.getLatestBlockhash();
+  const signedFor = (legs = expected.legs) => {
+    const tx = buildSolanaSweep({ ...expected, legs, blockhash });
+    tx.partialSign(burner);
+    return tx.serialize({ requireAllSignatures: false }).toString("base64");
+  };
+
+  // Another destination: refused by the check, so nothing reaches the executor and nothing moves.
+  const stranger = Keypair.generate().publicKey.toBase58();
+  const refused = checkSolanaSweep(
+    signedFor([{ to: stranger, amount: 9_920_000n }, expected.legs[1] as never]),
+    expected,
+  );
+  expect(refused.ok).toBe(false);
+  expect(await usdcOf(burner.publicKey)).toBe(10_000_000n);
+
+  const wire = signedFor();
+  expect(checkSolanaSweep(wire, expected).ok).toBe(true);
+  const relayerLamports = await connection.getBalance(relayer.publicKey);
+  const relayerUsdc = await usdcOf(relayer.publicKey);
+  const relay = createSweepRelay({
+    chainId: 792703810,
+    rpcUrl: node.info.rpcUrl,
+    relayer,
+    signal: new AbortController().signal,
+    pollMs: 100,
+  });
+  const command = {
+    type: "RelaySolanaSweep" as const,
+    transaction: wire,
+    amountIn: 10_000_000n,
+    feeAmount: 80_000n,
+    appFeeAmount: 0n,
+    deliveredAmount: 9_920_000n,
+    bridged: false,
+  };
+  const submitted: string[] = [];
+  const step = { key: "s/sweep", bump: false, onSubmitted: async (s: string) => void submitted.push(s) };
+  const done = await relay(command, step);
+  expect(done.gas?.feeWei).toBe(10_000n); // two signatures, 5,000 lamports each
+  expect(await usdcOf(destination)).toBe(9_920_000n);
+  expect(await usdcOf(burner.publicKey)).toBe(0n);
+  expect(await usdcOf(relayer.publicKey)).toBe(relayerUsdc + 80_000n);
+  expect(await connection.getBalance(relayer.publicKey)).toBe(relayerLamports - 10_000);
+  const status = (await connection.getSignatureStatuses([done.txHash])).value[0];
+  expect(status?.confirmationStatus).toBe("finalized");
+
+  // The same command again (a retry, a restarted executor): found by its signature, not sent twice.
+  const again = await relay(command, step);
+  expect(again.txHash).toBe(done.txHash);
+  expect(submitted).toEqual([done.txHash, done.txHash]);
+  expect(await usdcOf(destination)).toBe(9_920_000n);
+  expect(await connection.getBalance(relayer.publicKey)).toBe(relayerLamports - 10_000);
+}, 60_000);
