@@ -30,7 +30,13 @@ export function createSolanaIndexer(deps: SolanaIndexerDeps): Indexer {
     // `confirmed` is the source's depth: no further slots are waited for.
     confirmations: 0,
     openSource: (resume) =>
-      createSolanaBlockSource({ connection, pollMs: deps.pollMs ?? POLL_MS, signal: deps.signal, resume }),
+      createSolanaBlockSource({
+        connection,
+        // INDEXER_POLL_MS suits EVM blocks; a slot never waits longer than its own time.
+        pollMs: Math.min(deps.pollMs ?? POLL_MS, POLL_MS),
+        signal: deps.signal,
+        resume,
+      }),
     finder: solanaTransferFinder(connection, chain.chainId),
     parseAddress: parseSolanaAddress,
     termsOf: solanaDepositTerms(chain),
