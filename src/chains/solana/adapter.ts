@@ -1,7 +1,8 @@
 import { Connection } from "@solana/web3.js";
-import type { ChainAdapter } from "../adapter.ts";
+import type { ChainAdapter, ChainExecutorDeps } from "../adapter.ts";
 import type { ChainConfig } from "../config.ts";
 import { keypairFromBase58, parseSolanaAddress } from "./config.ts";
+import { createSolanaExecutor } from "./executor.ts";
 import { createSolanaGatewayChain } from "./gateway-chain.ts";
 import { createSolanaGatewaySide } from "./gateway-side.ts";
 import { createSolanaIndexer } from "./indexer.ts";
@@ -11,9 +12,8 @@ const PROBE_TIMEOUT_MS = 2000;
 
 /**
  * The Solana family's adapter: an unmodified @solana/web3.js Connection to the cluster's RPC URL,
- * as any Solana client would hold, lives here and nowhere in the roles or /health. It sends no
- * transactions yet: the Solana executor (detect-then-sign sweeps) is the next piece, and until it is
- * here the executor role has no relayer on this chain (createExecutor is absent).
+ * as any Solana client would hold, lives here and nowhere in the roles or /health. With a relayer
+ * key its executor relays the payers' detect-then-sign sweeps (src/chains/solana/executor.ts).
  */
 export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): ChainAdapter {
   const connection = new Connection(chain.rpcUrl, {
@@ -40,6 +40,18 @@ export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): 
       return BigInt(await probe.getBalance(relayer, "confirmed"));
     },
     gateway: createSolanaGatewayChain(chain),
+    // The executor co-signs what Solana burners signed (their sweeps), as fee payer.
+    ...(relayerKey
+      ? {
+          createExecutor: (deps: ChainExecutorDeps) =>
+            createSolanaExecutor({
+              chainId: chain.chainId,
+              rpcUrl: chain.rpcUrl,
+              relayer: relayerKey,
+              signal: deps.signal,
+            }),
+        }
+      : {}),
     subscriptionWatcher: null,
     // The Solana routes need the fee payer and the vault: a chain without them serves none.
     ...(relayer && chain.vault

@@ -1,0 +1,32 @@
+import type { Keypair } from "@solana/web3.js";
+import type { ChainExecutor } from "../adapter.ts";
+import { StepRefused } from "../execution-errors.ts";
+import { createSweepRelay } from "./sweep-relay.ts";
+
+/**
+ * The Solana chain's executor: it relays what a Solana burner signed (the sweep, co-signed as fee
+ * payer). The EVM steps (delegate sweeps, bridge relays, EIP-712 refunds, subscriptions) have no
+ * meaning here; the session core never sends them to a Solana chain, and one that arrived anyway is
+ * refused at once, before anything is signed.
+ */
+export function createSolanaExecutor(deps: {
+  chainId: number;
+  rpcUrl: string;
+  relayer: Keypair;
+  signal: AbortSignal;
+}): ChainExecutor {
+  const notHere = (what: string) => async (): Promise<never> => {
+    throw new StepRefused(`${what} is an EVM step: chain ${deps.chainId} is a Solana chain`, null);
+  };
+  return {
+    sweep: notHere("a delegate sweep"),
+    attestation: notHere("a bridge attestation"),
+    relay: notHere("a bridge relay"),
+    refund: notHere("an EIP-712 refund"),
+    refundAll: notHere("a standing refund"),
+    subscriptionCall: notHere("a subscription call"),
+    // Nothing of a Solana step waits at a nonce: a sweep whose blockhash expires can never land.
+    cancel: async () => null,
+    relaySolanaSweep: createSweepRelay(deps),
+  };
+}
