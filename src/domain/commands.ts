@@ -39,8 +39,16 @@ export interface CreateSession {
     /** null: a checkout session, whose destination is the one pinned for the deposit's chain. */
     destAddress: string | null;
     destChainId: number | null;
-    /** Checkout: the merchant's pinned destinations when the session is created; [] otherwise. */
+    /**
+     * The merchant's pinned destinations when the session is created (checkout, and a pk-tagged P2P
+     * session, whose webhooks say whether it pays one of them); [] otherwise.
+     */
     pinnedDestinations: PinnedDestination[];
+    /**
+     * A pk-tagged P2P session whose merchant set `p2p_pinned_destinations_only`: the destination
+     * must be the pin of the authorization's chain (src/domain/commit-rules.ts). Not kept in the event.
+     */
+    pinnedOnly: boolean;
     /** Checkout: SHA-256 of the client secret the creation answered; null otherwise. */
     clientSecretHash: string | null;
     appFeeBps: number;
@@ -66,11 +74,23 @@ export interface CreateSession {
 
 /**
  * POST /sessions/:id/commit: settle the detected deposit under this Intent. The gateway has checked
- * that the signature recovers to the burner on the source chain and resolved the platform fee.
+ * that the authorization and the signature recover to `burner` and resolved the platform fee; the
+ * session core checks that `burner` and `auth` are the session's and, for checkout, that the Intent
+ * pays the merchant's pin (src/domain/commit-rules.ts). null in commands written before it did.
  */
 export interface CommitIntent {
   type: "CommitIntent";
-  data: { sessionId: string; intent: Intent; signature: Hex; sourceChainId: number; feeBps: number };
+  data: {
+    sessionId: string;
+    intent: Intent;
+    signature: Hex;
+    sourceChainId: number;
+    feeBps: number;
+    burner: ChainAddress | null;
+    auth: Authorization | null;
+    /** The merchant's pinned destinations when the commit was made; null for a session of no merchant. */
+    merchantPins: PinnedDestination[] | null;
+  };
   metadata: CommandMetadata;
 }
 

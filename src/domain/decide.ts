@@ -1,5 +1,6 @@
 import { unsupportedReason } from "./acceptance.ts";
 import type { SessionInput } from "./commands.ts";
+import { pinnedOnlyRefusal } from "./commit-rules.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { assertNever, evolve } from "./evolve.ts";
 import { decideFillResult, fillCommandId, paidByFastFill } from "./fast-fill.ts";
@@ -41,8 +42,10 @@ export function decide(
 function decideCore(command: SessionInput, state: SessionState, policy: SessionPolicy): Decision {
   if (state?.recentCommandIds.includes(command.metadata.commandId)) return nothingToDo();
   if (command.type === "CreateSession") {
+    const unpinned = pinnedOnlyRefusal(command.data);
+    if (unpinned) return refuse(unpinned);
     if (state !== null) return refuse(reject("session_exists"));
-    const { sessionId, ...data } = command.data;
+    const { sessionId, pinnedOnly: _, ...data } = command.data;
     return new DecisionBuilder(sessionId, 0, command.metadata)
       .append({ type: "SessionCreated", data })
       .decision();

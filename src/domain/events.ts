@@ -31,7 +31,7 @@ export interface EventMetadata {
 export interface SessionCreated {
   type: "SessionCreated";
   /** Everything the command carried but the id, which the metadata holds. */
-  data: Omit<CreateSession["data"], "sessionId">;
+  data: Omit<CreateSession["data"], "sessionId" | "pinnedOnly">;
   metadata: EventMetadata;
 }
 

@@ -24,6 +24,12 @@ export const REJECTION_MESSAGES = {
   not_solana_session: "only a Solana-origin session (POST /sessions/solana) takes a Solana burner or sweep",
   solana_sweep_expected: "a Solana-origin session is settled by its Solana sweep, not by an EVM intent",
   no_destination: "the merchant has pinned no destination for the deposit's chain",
+  // A commit's and a pk-tagged creation's rules on what the gateway verified (src/domain/commit-rules.ts).
+  burner_mismatch: "burner is not this session's burner",
+  authorization_mismatch: "eip7702_auth is not the authorization this session was created with",
+  destination_mismatch: "the intent's destination is not the one the merchant pinned for this chain",
+  destination_not_pinned:
+    "this merchant accepts P2P sessions only to the destination it pinned for the burner's chain",
   // Relayer-paid work only moves value (src/domain/relayer-work.ts).
   refund_to_burner: "the refund's recipient is the burner itself: it would move nothing",
   asset_not_deposited:

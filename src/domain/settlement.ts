@@ -1,4 +1,5 @@
 import type { CommandMetadata, CommitIntent, ExecutionOutcome } from "./commands.ts";
+import { commitRefusal } from "./commit-rules.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { completeBridge } from "./delivery.ts";
 import { detectedDeposit } from "./evolve.ts";
@@ -26,6 +27,10 @@ const CLOSED = new Set<Session["status"]>(["swept", "failed", "expired", "bounce
  */
 export function decideCommit(command: CommitIntent, state: Session, policy: SessionPolicy): Decision {
   const { intent, signature, sourceChainId, feeBps } = command.data;
+  // What the gateway verified against the session and its merchant, before anything else (as it
+  // was when the gateway checked it against the read model).
+  const refused = commitRefusal(command.data, state);
+  if (refused) return refuse(refused);
   if (CLOSED.has(state.status)) return refuse(reject("session_closed"));
   if (state.commitment !== null) {
     // A retried commit answers as the first did; another Intent is a conflict, never a second sweep.

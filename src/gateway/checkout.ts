@@ -82,6 +82,7 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
         data: {
           sessionId: ids.sessionId,
           flow: "checkout",
+          pinnedOnly: false,
           merchantId,
           burner: null,
           auth: null,

@@ -42,6 +42,10 @@ const REJECTION_STATUSES = {
   not_solana_session: { status: 409, retryable: false },
   solana_sweep_expected: { status: 409, retryable: false },
   no_destination: { status: 400, retryable: false },
+  burner_mismatch: { status: 400, retryable: false },
+  authorization_mismatch: { status: 400, retryable: false },
+  destination_mismatch: { status: 409, retryable: false },
+  destination_not_pinned: { status: 403, retryable: false },
   refund_to_burner: { status: 400, retryable: false },
   asset_not_deposited: { status: 409, retryable: false },
   nothing_to_refund: { status: 409, retryable: false },
@@ -58,12 +62,6 @@ const GATEWAY_ERRORS = {
   forbidden_key: {
     status: 400,
     message: "the body uses a forbidden key (__proto__, constructor or prototype)",
-    retryable: false,
-  },
-  burner_mismatch: { status: 400, message: "burner is not this session's burner", retryable: false },
-  authorization_mismatch: {
-    status: 400,
-    message: "eip7702_auth is not the authorization this session was created with",
     retryable: false,
   },
   intent_signature_missing: {
@@ -131,17 +129,6 @@ const GATEWAY_ERRORS = {
   idempotency_key_reused: {
     status: 409,
     message: "this Idempotency-Key was used with another request body",
-    retryable: false,
-  },
-  destination_mismatch: {
-    status: 409,
-    message: "the intent's destination is not the one the merchant pinned for this chain",
-    retryable: false,
-  },
-  // A pk-tagged P2P session whose merchant set p2p_pinned_destinations_only (src/gateway/widget-policy.ts).
-  destination_not_pinned: {
-    status: 403,
-    message: "this merchant accepts P2P sessions only to the destination it pinned for the burner's chain",
     retryable: false,
   },
   // Subscriptions (docs/SUBSCRIPTIONS.md): the actor's refusals and the gateway's checks of the mandate.

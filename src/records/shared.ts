@@ -109,6 +109,13 @@ export const solanaSweep = {
   bridged: f.boolean,
 };
 
+/** A merchant's destination for deposits found on one source chain (PUT /v1/destinations). */
+export const pinnedDestination = f.record({
+  sourceChainId: f.number,
+  destAddress: f.string,
+  destChainId: f.number,
+});
+
 /** The creation data of CreateSession and SessionCreated (all but the session id). */
 export const creation = {
   flow: f.oneOf(FLOWS),
@@ -126,9 +133,7 @@ export const creation = {
   stealth: f.nullable(f.record({ ephemeralPubkey: f.hex, viewTag: f.number })),
   expiresAt: f.number,
   expectedAmount: f.nullable(f.amount),
-  pinnedDestinations: f.array(
-    f.record({ sourceChainId: f.number, destAddress: f.string, destChainId: f.number }),
-  ),
+  pinnedDestinations: f.array(pinnedDestination),
   clientSecretHash: f.nullable(f.string),
   // Solana-origin sessions (POST /sessions/solana); null on EVM sessions and older records.
   originChainId: f.nullable(f.number),

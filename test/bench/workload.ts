@@ -95,7 +95,7 @@ export function depositObserved(
 export function createSession(sessionId: string, nowMs: number): SessionCommand {
   return {
     type: "CreateSession",
-    data: { sessionId, ...creation(nowMs) },
+    data: { sessionId, ...creation(nowMs), pinnedOnly: false },
     metadata: { commandId: randomUUID(), issuedAt: nowMs, replyTo: null },
   };
 }

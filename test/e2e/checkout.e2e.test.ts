@@ -286,25 +286,26 @@ describe("checkout sessions (MERCHANT_MODE=development)", () => {
       expect(session).toMatchObject({ dest_address: dest, dest_chain_id: B.chain.chainId, app_fee_bps: 100 });
       // The widget accepts the merchant's 1% app fee (the payer library signs none by default).
       const signed = await signIntent({ signer: burner.account, session, quote: null, maxAppFeeBps: 100 });
-      const commitBody = (intent: typeof signed.intent) => ({
+      const commitBody = ({ intent, chainId, signature }: typeof signed) => ({
         burner: burner.address.toLowerCase(),
         eip7702_auth: burner.eip7702Auth,
         intent,
-        intent_sigs: { [String(signed.chainId)]: signed.signature },
+        intent_sigs: { [String(chainId)]: signature },
       });
-      // Without the checkout guard: 401; to another destination: refused before anything is sent.
-      expect((await api(`/sessions/${s.id}/commit`, { body: commitBody(signed.intent) })).status).toBe(401);
+      // Without the checkout guard: 401; signed for another destination: the session refuses it
+      // against the merchant's pin, and nothing changes.
+      expect((await api(`/sessions/${s.id}/commit`, { body: commitBody(signed) })).status).toBe(401);
       const elsewhere = await signIntent({
         signer: burner.account,
         session: { ...session, dest_address: feeSink },
         quote: null,
         maxAppFeeBps: 100,
       });
-      const mismatch = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(elsewhere.intent) });
+      const mismatch = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(elsewhere) });
       expect(mismatch.status).toBe(409);
       expect(mismatch.body.error).toMatch(/pinned/);
 
-      const committed = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(signed.intent) });
+      const committed = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(signed) });
       expect(committed.status, JSON.stringify(committed.body)).toBe(200);
       expect(committed.body).toMatchObject({ app_fee_bps: 100, app_fee_recipient: feeSink });
 

@@ -117,6 +117,7 @@ function fold(sessionId: string, burner: string, records: readonly TransferObser
       sessionId,
       flow: "p2p_request",
       merchantId: null,
+      pinnedOnly: false,
       burner,
       auth: null,
       destAddress: burner,

@@ -21,6 +21,7 @@ export function createSessionCommand(id: string, data: Partial<CreateSession["da
       sessionId: id,
       flow: "p2p_request",
       merchantId: null,
+      pinnedOnly: false,
       burner: randomAddress(),
       auth: {
         address: randomAddress(),

@@ -122,6 +122,12 @@ export function generator(seed: number): Gen {
     signatures: Object.fromEntries(Array.from({ length: int(0, 3) }, () => [String(chainId()), hex(65)])),
   });
   const stealth = (): StealthAnnouncement => ({ ephemeralPubkey: hex(33), viewTag: int(0, 255) });
+  const pins = () =>
+    Array.from({ length: int(0, 2) }, () => ({
+      sourceChainId: chainId(),
+      destAddress: address(),
+      destChainId: chainId(),
+    }));
   const creation = () => ({
     flow: pick(FLOWS),
     merchantId: maybe(uuid),
@@ -135,11 +141,7 @@ export function generator(seed: number): Gen {
     stealth: maybe(stealth),
     expiresAt: secs(),
     expectedAmount: maybe(amount),
-    pinnedDestinations: Array.from({ length: int(0, 2) }, () => ({
-      sourceChainId: chainId(),
-      destAddress: address(),
-      destChainId: chainId(),
-    })),
+    pinnedDestinations: pins(),
     clientSecretHash: maybe(() => hexDigits(64)),
     originChainId: maybe(chainId),
     appFeeRecipientSol: maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
@@ -201,7 +203,17 @@ export function generator(seed: number): Gen {
         return { type: "CommitSolanaSweep", data: { ...data, vault: SOL_KEY }, metadata };
       }
       case 4:
-        return { type: "CommitIntent", data: { sessionId, ...commitment() }, metadata };
+        return {
+          type: "CommitIntent",
+          data: {
+            sessionId,
+            ...commitment(),
+            burner: maybe(address),
+            auth: maybe(authorization),
+            merchantPins: maybe(pins),
+          },
+          metadata,
+        };
       case 5:
         return {
           type: "AttachStandingRefund",
@@ -234,7 +246,7 @@ export function generator(seed: number): Gen {
           metadata,
         };
       case 0:
-        return { type: "CreateSession", data: { sessionId, ...creation() }, metadata };
+        return { type: "CreateSession", data: { sessionId, ...creation(), pinnedOnly: bool() }, metadata };
       case 1:
         return {
           type: "RecordTransfer",

@@ -48,6 +48,7 @@ const create = (over: Partial<CreateSession["data"]> = {}): CreateSession => ({
     sessionId: ID,
     flow: "checkout",
     merchantId: "mer_1",
+    pinnedOnly: false,
     burner: address(0xb0),
     auth: null,
     destAddress: address(0xd0),

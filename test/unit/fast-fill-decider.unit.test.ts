@@ -49,6 +49,7 @@ function session(over: { destChainId?: number; destAddress?: string } = {}) {
       sessionId: ID,
       flow: "p2p_request",
       merchantId: "mer_fill",
+      pinnedOnly: false,
       burner: BURNER,
       auth: null,
       destAddress: over.destAddress ?? DEST,

@@ -376,6 +376,9 @@ describe("the relayer's gas on the session", () => {
           sessionId: ID,
           sourceChainId: CHAIN,
           feeBps: 0,
+          burner: null,
+          auth: null,
+          merchantPins: null,
           signature: hex(0x99, 65),
           intent: {
             destChainId: CHAIN,

@@ -96,7 +96,7 @@ const meta = (commandId: string, issuedAt: number): CommandMetadata => ({
 
 const createSession = (commandId = "create", issuedAt = T0): CreateSession => ({
   type: "CreateSession",
-  data: { sessionId: SESSION_ID, ...CREATED_DATA },
+  data: { sessionId: SESSION_ID, ...CREATED_DATA, pinnedOnly: false },
   metadata: meta(commandId, issuedAt),
 });
 const recordTransfer = (
@@ -239,7 +239,7 @@ describe("no session", () => {
         stealth: { ephemeralPubkey: hex(0xe0, 33), viewTag: 7 },
       },
     };
-    const { sessionId: _, ...data } = checkout.data;
+    const { sessionId: _, pinnedOnly: __, ...data } = checkout.data;
     given()
       .when(checkout)
       .then({ type: "SessionCreated", data, metadata: stamp(checkout, 1) })

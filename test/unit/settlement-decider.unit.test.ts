@@ -55,6 +55,7 @@ function createCommand(
       sessionId: ID,
       flow: "p2p_request",
       merchantId: null,
+      pinnedOnly: false,
       burner: BURNER,
       auth: { address: address(0xde), chainId: SOURCE, nonce: 0, r: hex(1), s: hex(2), yParity: 0 },
       destAddress: DEST_ADDR,
@@ -131,7 +132,16 @@ const deposit = (t: Transfer): SessionInput => ({
 });
 const commit = (intent: Intent, signature: Hex = hex(0x516, 65), sourceChainId = SOURCE): SessionInput => ({
   type: "CommitIntent",
-  data: { sessionId: ID, intent, signature, sourceChainId, feeBps: 80 },
+  data: {
+    sessionId: ID,
+    intent,
+    signature,
+    sourceChainId,
+    feeBps: 80,
+    burner: null,
+    auth: null,
+    merchantPins: null,
+  },
   metadata: meta(true),
 });
 const result = (executorCommandId: string, outcome: ExecutionOutcome): SessionInput => ({

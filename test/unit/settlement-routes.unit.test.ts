@@ -7,6 +7,7 @@ import {
   refundTypedData,
   standingRefundTypedData,
 } from "../../src/chains/evm/typed-data/eip712.ts";
+import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import { intentMessage } from "../../src/client/actions/sign-intent.ts";
 import { newBurner } from "../../src/client/burner.ts";
 import { ConfigError, parseConfig } from "../../src/config.ts";
@@ -188,6 +189,28 @@ describe("POST /sessions/:id/commit", () => {
     expect(b?.metadata.commandId).toBe(a?.metadata.commandId);
   });
 
+  it("after a commit, the same Intent under another authorization of the burner is authorization_mismatch", async () => {
+    const s = await setup();
+    const { id, burner } = await session(s, { token: USDC, amount: 3_000_000n });
+    const body = await signedCommit(burner);
+    expect((await s.call("POST", `/sessions/${id}/commit`, body)).statusCode).toBe(200);
+    // Valid on its own (signed by the burner, for the delegate), but not the session's: a new command
+    // the session refuses, not a retry answered as the first.
+    const auth = await signAuthorization({
+      signer: burner.account,
+      chainId: CHAIN_ID,
+      delegate: DELEGATE,
+      nonce: 1,
+    });
+    const res = await s.call("POST", `/sessions/${id}/commit`, { ...body, eip7702_auth: auth });
+    expect([res.statusCode, res.json().error]).toEqual([
+      400,
+      expect.stringMatching(/authorization this session/),
+    ]);
+    const [first, second] = sentOf(s, "CommitIntent");
+    expect(second?.metadata.commandId).not.toBe(first?.metadata.commandId);
+  });
+
   it("refuses an Intent signed by another key with a 400 and sends nothing", async () => {
     const s = await setup();
     const { id, burner } = await session(s, { token: USDC, amount: 3_000_000n });
@@ -205,15 +228,21 @@ describe("POST /sessions/:id/commit", () => {
     const other = await newBurner({ chainId: CHAIN_ID, delegate: DELEGATE });
     const body = await signedCommit(burner);
     const cases: Array<[object, RegExp]> = [
-      [{ ...body, burner: other.address }, /burner is not this session's burner/],
+      // Signed throughout by another burner: the signatures hold, the session core refuses the burner.
+      [await signedCommit(other), /burner is not this session's burner/],
       [{ ...body, eip7702_auth: other.eip7702Auth }, /authorization was not signed by the burner/],
       [{ ...body, intent_sigs: { "8453": body.intent_sigs[String(CHAIN_ID)] } }, /source chain 31337/],
     ];
+    const before = await s.service.sessions.get(id);
     for (const [bad, message] of cases) {
       const res = await s.call("POST", `/sessions/${id}/commit`, bad);
       expect([res.statusCode, res.json().error]).toEqual([400, expect.stringMatching(message)]);
     }
-    expect(sentOf(s, "CommitIntent")).toEqual([]);
+    // Only the one whose signatures held reached the session, which refused it: nothing changed.
+    expect(sentOf(s, "CommitIntent").map((c) => c.data)).toMatchObject([
+      { burner: other.address.toLowerCase() },
+    ]);
+    expect(await s.service.sessions.get(id)).toEqual(before);
   });
 
   it("answers a malformed Intent with a 400 naming the field", async () => {

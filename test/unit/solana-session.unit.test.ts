@@ -235,6 +235,7 @@ describe("the session core on a Solana-origin session", () => {
       sessionId: ID,
       flow: "p2p_request",
       merchantId: null,
+      pinnedOnly: false,
       burner: null,
       auth: null,
       destAddress: destination,
@@ -307,6 +308,9 @@ describe("the session core on a Solana-origin session", () => {
         signature: "0x01",
         sourceChainId: SOLANA,
         feeBps: 80,
+        burner: null,
+        auth: null,
+        merchantPins: null,
       },
       metadata: meta(3),
     };

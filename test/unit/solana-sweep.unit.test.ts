@@ -106,6 +106,7 @@ describe("the session core's judgement of a Solana sweep", () => {
       sessionId: ID,
       flow: "p2p_request",
       merchantId: null,
+      pinnedOnly: false,
       burner: params.burner,
       auth: null,
       destAddress: destination,

@@ -39,6 +39,7 @@ const create: CreateSession = {
   data: {
     sessionId: SESSION_ID,
     flow: "p2p_request",
+    pinnedOnly: false,
     merchantId: null,
     burner: BURNER,
     // EVM-only parts stay EVM-shaped: a Solana session has no EIP-7702 authorization to carry yet.

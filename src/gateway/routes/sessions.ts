@@ -80,15 +80,15 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
           "invalid_request",
           "flow: a checkout session is created by the merchant's server (POST /v1/payment_sessions)",
         );
-      // Before the signatures: a destination the merchant does not allow costs no CPU.
+      // The merchant's pins and setting go on the command: the session core applies the pinned-only rule.
       const owner =
         merchantId === null
           ? null
           : {
               merchantId,
               ...(widgetSettings
-                ? await widgetPolicy(widgetSettings, merchantId, body)
-                : { pinnedDestinations: [] }),
+                ? await widgetPolicy(widgetSettings, merchantId)
+                : { pinnedDestinations: [], pinnedOnly: false }),
             };
       const issuedAt = now();
       await verifySignatures(body, chains, Math.floor(issuedAt / 1000));
@@ -186,6 +186,7 @@ export function createSessionCommand(
       destAddress: body.destination_address,
       destChainId: body.destination_chain,
       pinnedDestinations: owner?.pinnedDestinations ?? [],
+      pinnedOnly: owner?.pinnedOnly ?? false,
       clientSecretHash: null,
       originChainId: null,
       appFeeRecipientSol: null,

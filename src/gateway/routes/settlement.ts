@@ -5,7 +5,7 @@ import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { Config } from "../../config.ts";
 import type { AttachStandingRefund, CommitIntent } from "../../domain/commands.ts";
 import type { DestinationPin } from "../../domain/merchant/types.ts";
-import type { Address, Authorization, Intent } from "../../domain/types.ts";
+import type { Address, Intent } from "../../domain/types.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
 import type { SessionStateRecord } from "../../records/session-state.ts";
 import { type CheckoutResource, type Guards, unauthorized } from "../auth.ts";
@@ -110,14 +110,10 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       const body = request.body;
       // The state the guard read, so the commit reads the session once.
       const session = (guarded.get(request) ?? (await sessionOrThrow(sessions, id))).session;
-      if (session.burner_address === null || session.eip7702_auth === null)
-        throw gatewayError("not_detected", "no burner is registered on this session yet");
-      if (body.burner !== session.burner_address.toLowerCase()) throw gatewayError("burner_mismatch");
+      // The signatures are checked for the burner the request names; whether it and its authorization
+      // are the session's, and the merchant's pin, the session core decides (src/domain/commit-rules.ts).
       const auth = await chains.checks.authorization(body.eip7702_auth, body.burner);
       if (!auth.ok) throw gatewayError(auth.code, auth.message);
-      if (!sameAuthorization(body.eip7702_auth, session.eip7702_auth)) {
-        throw gatewayError("authorization_mismatch");
-      }
       // The signature that counts is the one for the chain the deposit is on; before a deposit there is none.
       const sourceChainId = session.source_chain_id;
       if (sourceChainId === null) throw gatewayError("not_detected");
@@ -129,27 +125,18 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
         );
       }
       const intent = intentFromWire(body.intent);
-      if (session.merchant_id !== null && isCheckoutSession(session) && checkout) {
-        // Checkout: the Intent must pay the merchant's server-pinned destination for this chain.
-        const pin = (await checkout.destinations(session.merchant_id)).find(
-          (p) => p.sourceChainId === sourceChainId,
-        );
-        if (!pin) throw gatewayError("no_destination");
-        if (
-          pin.destChainId !== intent.destChainId ||
-          pin.destAddress.toLowerCase() !== intent.destAddr.toLowerCase()
-        )
-          throw gatewayError("destination_mismatch");
-      }
       const signed = await chains.checks.intent(intent, body.intent_sigs, body.burner);
       if (!signed.ok) throw gatewayError(signed.code, signed.message);
       // The commit leads to the sweep transaction: an RPC that does not answer is a 502 before anything is sent.
       await chainReads.probe(sourceChainId, body.burner);
+      // A merchant's session: its pins as they are now, for the core's checkout rule.
+      const merchantPins =
+        session.merchant_id !== null && checkout ? await checkout.destinations(session.merchant_id) : null;
 
       const command = commitCommand(
         id,
         body,
-        { signature, sourceChainId, feeBps: config.PLATFORM_FEE_BPS },
+        { signature, sourceChainId, feeBps: config.PLATFORM_FEE_BPS, merchantPins },
         now(),
       );
       const committed = acceptedSession(await commands.send(command));
@@ -262,35 +249,33 @@ export function intentFromWire(w: IntentWire): Intent {
 export const suggestedMinOut = (estimated: bigint, slippageBps: number): bigint =>
   (estimated * BigInt(10_000 - slippageBps)) / 10_000n;
 
-/** The same authorization: addresses and r/s compared as values, whatever their spelling. */
-export function sameAuthorization(a: Authorization, b: Authorization): boolean {
-  return (
-    a.address.toLowerCase() === b.address.toLowerCase() &&
-    a.chainId === b.chainId &&
-    a.nonce === b.nonce &&
-    BigInt(a.r) === BigInt(b.r) &&
-    BigInt(a.s) === BigInt(b.s) &&
-    a.yParity === b.yParity
-  );
-}
-
 /**
- * Its id is derived from the session, the Intent and the signature, so a retried identical commit
- * is the same command and the owner answers it as it answered the first.
+ * Its id is derived from the session, the Intent, the signature, the burner and the authorization,
+ * so a retried identical commit is the same command and the owner answers it as it answered the
+ * first, while one naming another authorization is a new command the session core judges.
  */
 export function commitCommand(
   sessionId: string,
   body: CommitBody,
-  resolved: Pick<CommitIntent["data"], "signature" | "sourceChainId" | "feeBps">,
+  resolved: Pick<CommitIntent["data"], "signature" | "sourceChainId" | "feeBps" | "merchantPins">,
   issuedAt: number,
 ): CommitIntent {
   const { signature } = resolved;
   const wire = { ...body.intent, min_out: String(body.intent.min_out), max_in: String(body.intent.max_in) };
   return {
     type: "CommitIntent",
-    data: { sessionId, intent: intentFromWire(body.intent), ...resolved },
+    data: {
+      sessionId,
+      intent: intentFromWire(body.intent),
+      ...resolved,
+      burner: body.burner,
+      auth: { ...body.eip7702_auth },
+    },
     metadata: {
-      commandId: uuidFrom("sessions.commit/command", `${sessionId}\n${canonicalJson({ wire, signature })}`),
+      commandId: uuidFrom(
+        "sessions.commit/command",
+        `${sessionId}\n${canonicalJson({ wire, signature, burner: body.burner, auth: body.eip7702_auth })}`,
+      ),
       issuedAt,
       replyTo: null,
     },

@@ -73,6 +73,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
           sessionId: ids.sessionId,
           flow: "p2p_request",
           merchantId: null,
+          pinnedOnly: false,
           burner: fields.burner,
           auth: null,
           destAddress: fields.destAddress,
