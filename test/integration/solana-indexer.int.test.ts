@@ -34,12 +34,13 @@ import { type Child, startChild } from "../support/child-process.ts";
 import { codecs } from "../support/codecs.ts";
 import { keypairOf } from "../support/solana-node.ts";
 
+// The servers the environment names, else the local stack's (what with-stack started for this run).
 const settings = {
-  contactPoints: (process.env.CASSANDRA_CONTACT_POINTS ?? "127.0.0.1:19042").split(","),
+  contactPoints: [] as string[],
   localDataCenter: "datacenter1",
   keyspace: `sol_idx_${randomBytes(4).toString("hex")}`,
 };
-const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
+let brokers: string[] = [];
 
 let node: LocalSolana;
 let connection: Connection;
@@ -49,7 +50,14 @@ let cassandra: CassandraClient;
 let chainJson: string;
 
 beforeAll(async () => {
-  node = (JSON.parse(await readFile(".local/stack.json", "utf8")) as { solana: LocalSolana }).solana;
+  const stack = JSON.parse(await readFile(".local/stack.json", "utf8")) as {
+    solana: LocalSolana;
+    kafka: { brokers: string[] };
+    cassandra: { contactPoints: string[] };
+  };
+  node = stack.solana;
+  brokers = process.env.KAFKA_BROKERS?.split(",") ?? stack.kafka.brokers;
+  settings.contactPoints = process.env.CASSANDRA_CONTACT_POINTS?.split(",") ?? stack.cassandra.contactPoints;
   connection = new Connection(node.rpcUrl, "confirmed");
   payer = keypairOf(node.testKey);
   mint = new PublicKey(node.usdcMint);
