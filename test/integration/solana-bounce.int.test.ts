@@ -10,17 +10,16 @@ import {
   transfer,
 } from "@solana/spl-token";
 import {
-  Connection,
+  type Connection,
   Keypair,
   LAMPORTS_PER_SOL,
-  PublicKey,
+  type PublicKey,
   SendTransactionError,
   SystemProgram,
   sendAndConfirmTransaction,
   Transaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopSolana } from "../../deploy/local/solana/launcher.ts";
 import { buildBounce, planBounce } from "../../src/chains/solana/bounce.ts";
 import {
   BOUNCE_ALLOWANCE,
@@ -30,24 +29,21 @@ import {
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { refundSolanaSol } from "../../src/client/actions/refund-solana-sol.ts";
 import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
-import { keypairOf, startPrivateSolana } from "../support/solana-node.ts";
+import { openPrivateSolana } from "../support/solana-node.ts";
 
-let node: Awaited<ReturnType<typeof startPrivateSolana>>;
 let connection: Connection;
 let relayer: Keypair;
 let depositor: Keypair;
 let mint: PublicKey;
 
+let stop: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  node = await startPrivateSolana({ slotMs: 100, finalityLag: 10 });
-  connection = new Connection(node.info.rpcUrl, "confirmed");
-  relayer = keypairOf(node.info.relayerKey);
-  depositor = keypairOf(node.info.testKey);
-  mint = new PublicKey(node.info.usdcMint);
+  ({ connection, relayer, depositor, mint, stop } = await openPrivateSolana());
 }, 60_000);
 
 afterAll(async () => {
-  if (node) await stopSolana(node.root);
+  await stop?.();
 });
 
 /** Registration as the service does it: the client's signed setup checked, co-signed by the relayer, sent. */

@@ -9,12 +9,11 @@ import {
   getOrCreateAssociatedTokenAccount,
   transfer,
 } from "@solana/spl-token";
-import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { type Connection, Keypair, type PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { stopSolana } from "../../deploy/local/solana/launcher.ts";
 import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
 import { createSweepRelay } from "../../src/chains/solana/sweep-relay.ts";
-import { keypairOf, startPrivateSolana } from "../support/solana-node.ts";
+import { openPrivateSolana, type startPrivateSolana } from "../support/solana-node.ts";
 
 let node: Awaited<ReturnType<typeof startPrivateSolana>>;
 let connection: Connection;
@@ -22,16 +21,14 @@ let relayer: Keypair;
 let depositor: Keypair;
 let mint: PublicKey;
 
+let stop: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  node = await startPrivateSolana({ slotMs: 100, finalityLag: 10 });
-  connection = new Connection(node.info.rpcUrl, "confirmed");
-  relayer = keypairOf(node.info.relayerKey);
-  depositor = keypairOf(node.info.testKey);
-  mint = new PublicKey(node.info.usdcMint);
+  ({ node, connection, relayer, depositor, mint, stop } = await openPrivateSolana());
 }, 60_000);
 
 afterAll(async () => {
-  if (node) await stopSolana(node.root);
+  await stop?.();
 });
 
 const usdcOf = async (owner: PublicKey) =>

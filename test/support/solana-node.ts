@@ -5,8 +5,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { getBase58Encoder } from "@solana/kit";
-import { Keypair } from "@solana/web3.js";
-import { ensureSolana, type LocalSolana } from "../../deploy/local/solana/launcher.ts";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { ensureSolana, type LocalSolana, stopSolana } from "../../deploy/local/solana/launcher.ts";
 
 const listensOn = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -33,3 +33,19 @@ export async function startPrivateSolana(opts: { slotMs: number; finalityLag: nu
 
 export const keypairOf = (key: LocalSolana["testKey"]): Keypair =>
   Keypair.fromSecretKey(new Uint8Array(getBase58Encoder().encode(key.secretKey)));
+
+/**
+ * A private node at 100 ms slots with what the chain-side tests use of it: a client connection at
+ * `confirmed`, the funded relayer and test keys, the USDC mint, and `stop`.
+ */
+export async function openPrivateSolana() {
+  const node = await startPrivateSolana({ slotMs: 100, finalityLag: 10 });
+  return {
+    node,
+    connection: new Connection(node.info.rpcUrl, "confirmed"),
+    relayer: keypairOf(node.info.relayerKey),
+    depositor: keypairOf(node.info.testKey),
+    mint: new PublicKey(node.info.usdcMint),
+    stop: () => stopSolana(node.root),
+  };
+}
