@@ -175,17 +175,21 @@ export function transferCommand(t: TransferObserved): SessionCommand {
 
 /**
  * An executor result as a command. The id names the result (one per command and outcome kind and
- * transaction), so the executor re-publishing it is a retry. A result without a session (a
- * subscription charge) is not a session's and cannot be read here.
+ * transaction), so the executor re-publishing it is a retry. A failure for good is a kind of its
+ * own: it often follows a retryable failure of the same command with no transaction (a fast fill
+ * that waited for inventory, a step that ran out of tries), and sharing that one's id would make the
+ * session drop it as a repeat and stay `sweeping`. A result without a session (a subscription
+ * charge) is not a session's and cannot be read here.
  */
 export function executionResultCommand(r: ExecutorResult): RecordExecutionResult {
   if (r.sessionId === null) throw new Error(`executor result ${r.commandId} names no session`);
   const tx = r.result.txHash ?? "none";
+  const kind = r.result.type === "ExecutionFailed" && !r.result.retryable ? "ExecutionGaveUp" : r.result.type;
   return {
     type: "RecordExecutionResult",
     data: { sessionId: r.sessionId, executorCommandId: r.commandId, chainId: r.chainId, outcome: r.result },
     metadata: {
-      commandId: `result:${r.commandId}:${r.result.type}:${tx}`,
+      commandId: `result:${r.commandId}:${kind}:${tx}`,
       issuedAt: r.occurredAt,
       replyTo: null,
     },

@@ -1,9 +1,8 @@
 // The fast fill on the local stack: a Solana USDC deposit swept by its payer into the service's vault
 // on the local Solana node, then paid on the EVM destination anvil out of the relayer's USDC there.
 // Every balance is read on the chains. The executor's floor leaves 15 USDC of the relayer's EVM
-// inventory free, so the 10 USDC deposit is filled. A fill the inventory does not cover is refused by
-// the executor in test/integration/fast-fill.int.test.ts; end to end such a session was seen to stay
-// `sweeping` with "fast fill waits for inventory" past its wait instead of failing (open, issue 17 note).
+// inventory free, so the 10 USDC deposit is filled and a 20 USDC one is refused: the session shows
+// why it waits, then fails with the shortfall once FILL_MAX_WAIT_MS (short here) has passed.
 import { createPrivateKey, sign } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
 import {
@@ -167,6 +166,37 @@ describe("EVM destinations: the fast fill", () => {
       expect(swept.bridge_tx).toBe(swept.sweep_tx);
       const sweepTx = await sol.getTransaction(swept.sweep_tx as string, { commitment: "finalized" });
       expect(sweepTx?.meta?.err).toBeNull();
+    },
+    T,
+  );
+
+  it(
+    "a fill the inventory does not cover: the session shows it waits for inventory, then fails with the shortfall; nothing is paid on the EVM chain",
+    async () => {
+      const dest = privateKeyToAddress(generatePrivateKey());
+      const before = { vault: await usdcOn(vault), relayerEvm: await tokenBalance(dst, relayerEvm) };
+      const p = await paidSession(dest, usdc(20));
+      await commitSweep(p, usdc(20));
+
+      const waiting = await sessionUntil(
+        api(),
+        p.id,
+        (s) => s.status !== "detected" && s.error_message !== null,
+        45_000,
+      );
+      expect(waiting.status).toBe("sweeping");
+      expect(waiting.error_message).toMatch(
+        /^fast fill waits for inventory: needs 19840000 USDC base units on chain 31338, \d+ free/,
+      );
+      const failed = await sessionUntil(api(), p.id, (s) => s.status !== "sweeping", 15_000);
+      expect(failed).toMatchObject({ status: "failed", dest_tx: null });
+      expect(failed.error_message).toMatch(
+        /^fast fill refused: the relayer's USDC inventory is short: needs 19840000 USDC base units on chain 31338/,
+      );
+      // The delivery stays in the vault; the EVM side paid nothing.
+      expect((await usdcOn(vault)) - before.vault).toBe(usdc(19.84));
+      expect(await tokenBalance(dst, dest)).toBe(0n);
+      expect(await tokenBalance(dst, relayerEvm)).toBe(before.relayerEvm);
     },
     T,
   );

@@ -13,6 +13,7 @@ import {
   sessionView,
   settleCommandId,
 } from "../../src/domain/index.ts";
+import { executionResultCommand } from "../../src/entities/session.ts";
 
 // The session's side of the fast fill: a Solana-origin session paying an EVM destination, its vault
 // sweep reported (bridged) once final, then the fill's results. Each accepted decision is folded into
@@ -222,6 +223,34 @@ describe("the fast fill, the session's side", () => {
     s.result(fillCommandId(ID), paid);
     expect(s.events()).toEqual(["RelayerGasSpent"]);
     expect(s.state).toMatchObject({ status: "failed", destTx: null });
+  });
+
+  it("refused after waiting, as the actor reads the executor's records: the refusal is not taken for a repeat of the wait", () => {
+    // Both reports carry no transaction; the actor names each result by its command, kind and tx.
+    const s = session();
+    s.result(settleCommandId(ID), vaultSwept);
+    const record = (result: ExecutionOutcome) =>
+      s.send(
+        executionResultCommand({
+          commandId: fillCommandId(ID),
+          sessionId: ID,
+          chainId: EVM,
+          occurredAt: clock,
+          result,
+        }),
+      );
+    const waits = failed(
+      "fast fill waits for inventory: needs 9920000 USDC base units on chain 31338, 5 free",
+      true,
+    );
+    record(waits);
+    expect(s.state.status).toBe("sweeping");
+    record(waits); // the executor re-publishing it (a restart): a repeat
+    expect(s.events()).toEqual([]);
+    const refused = "fast fill refused: the relayer's USDC inventory is short: needs 9920000 ...";
+    record(failed(refused, false));
+    expect(s.events()).toEqual(["SettlementFailed"]);
+    expect(sessionView(s.state)).toMatchObject({ status: "failed", error_message: refused });
   });
 
   it("a Solana-origin session paying a Solana destination is not filled: its sweep paid the destination", () => {
