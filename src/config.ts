@@ -82,6 +82,11 @@ const envSchema = z.object({
   WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** Bound on one whole attempt (connect, request, response status); past it the attempt failed. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * A claim's lease reaches this far past WEBHOOK_TIMEOUT_MS, so a live claimer's ledger write lands
+   * before anyone may take the delivery over; a dead claimer's delivery waits this long to be retried.
+   */
+  WEBHOOK_LEASE_MARGIN_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Attempts one webhooks process makes at once (all merchants). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(32),
   /** How often the retry scheduler looks in the ledger for due retries another process left behind. */

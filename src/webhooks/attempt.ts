@@ -11,13 +11,16 @@ export interface AttemptDeps {
   policy: UrlPolicy;
   timeouts: PostTimeouts;
   retryBaseMs: number;
+  /** How far a claim's lease reaches past the attempt's own bound (WEBHOOK_LEASE_MARGIN_MS). */
+  leaseMarginMs: number;
   resolve?: Resolver | undefined;
   now?: () => number;
   log: (level: "info" | "warn", msg: string, fields: object) => void;
 }
 
 /** How long a claim holds: past the attempt's own bound, so only a claimer that died loses it. */
-export const leaseMs = (timeouts: PostTimeouts): number => timeouts.totalMs + 30_000;
+export const leaseMs = (deps: Pick<AttemptDeps, "timeouts" | "leaseMarginMs">): number =>
+  deps.timeouts.totalMs + deps.leaseMarginMs;
 
 /** What became of one try: the delivery's state after it, and when it is due again if pending. */
 export type AttemptOutcome =
@@ -38,7 +41,7 @@ export async function attemptDelivery(
 ): Promise<AttemptOutcome> {
   const now = deps.now ?? Date.now;
   // `claimed`: the ledger row was written with this lease (a first attempt), nothing to take.
-  const lease: ClaimBasis = opts.claimed ? basis : { ...basis, nextRetryAt: now() + leaseMs(deps.timeouts) };
+  const lease: ClaimBasis = opts.claimed ? basis : { ...basis, nextRetryAt: now() + leaseMs(deps) };
   if (!opts.claimed && !(await deps.ledger.claim(basis, lease.nextRetryAt))) return { kind: "not-claimed" };
 
   const endpoint = await deps.endpoints.endpointFor(delivery.merchantId);

@@ -20,6 +20,7 @@ export interface WebhookWorkerSettings {
   retryBaseMs: number;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  leaseMarginMs: number;
   concurrency: number;
   pollMs: number;
   policy: UrlPolicy;
@@ -56,6 +57,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     policy: settings.policy,
     timeouts: { connectMs: settings.connectTimeoutMs, totalMs: settings.totalTimeoutMs },
     retryBaseMs: settings.retryBaseMs,
+    leaseMarginMs: settings.leaseMarginMs,
     resolve: opts.resolve,
     log: (level, msg, fields) => log[level](fields, msg),
   };
@@ -100,7 +102,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
       // lightweight transaction fewer); otherwise the row is due now and a scan offers it.
       const now = Date.now();
       const claimed = queue.hasRoom();
-      const due = claimed ? now + leaseMs(deps.timeouts) : now;
+      const due = claimed ? now + leaseMs(deps) : now;
       // The event list (GET /v1/events) beside the ledger row, whatever the ledger answers: it holds
       // every event, delivered or not, and a re-worked record finds its key in the ledger. If either
       // write fails the record stays uncommitted and is worked again (both are idempotent; a claimed

@@ -435,10 +435,12 @@ describe("a worker killed mid-retry", () => {
 });
 
 describe("a worker killed mid-queue", () => {
+  // The dead worker's claimed deliveries wait for their leases (attempt bound + margin): short here.
+  const SHORT_LEASE = { ...DEV, WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_LEASE_MARGIN_MS: "2000" };
   it(
     "loses nothing and delivers nothing twice but what was in flight: every key reaches the receiver, every ledger row ends delivered",
     async () => {
-      await startWorker(DEV);
+      await startWorker(SHORT_LEASE);
       // A receiver that answers after 100 ms, so the kill lands with deliveries queued and in flight.
       const seen: string[] = [];
       const server = createHttpServer((req, res) => {
@@ -468,7 +470,7 @@ describe("a worker killed mid-queue", () => {
       const atKill = seen.length;
       expect(atKill).toBeLessThan(events.length);
 
-      await startWorker(DEV);
+      await startWorker(SHORT_LEASE);
       for (const e of events) expect(await settled(e.idempotencyKey)).toMatchObject({ state: "delivered" });
       const keys = new Set(seen);
       expect(events.filter((e) => !keys.has(e.idempotencyKey))).toEqual([]);

@@ -42,6 +42,7 @@ async function attempt(url: string, resolve: Resolver, timeouts: { connectMs: nu
     policy: DEV,
     timeouts,
     retryBaseMs: 1000,
+    leaseMarginMs: 30_000,
     resolve,
     log: () => {},
   });

@@ -22,6 +22,7 @@ export const webhooksRole: RoleModule = {
         retryBaseMs: c.WEBHOOK_RETRY_BASE_MS,
         connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
         totalTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+        leaseMarginMs: c.WEBHOOK_LEASE_MARGIN_MS,
         concurrency: c.WEBHOOK_CONCURRENCY,
         pollMs: c.WEBHOOK_POLL_MS,
         policy: { allowInsecureLocalhost },
