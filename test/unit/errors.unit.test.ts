@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ReorgTooDeepError } from "../../src/chains/evm/ingest/block-source.ts";
 import { ChainMovedError } from "../../src/chains/evm/ingest/transfers.ts";
+import { ReorgTooDeepError } from "../../src/chains/reorg-too-deep.ts";
 import { BaseError, isRetryable, isTerminal, TerminalError } from "../../src/support/errors.ts";
 
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ConfirmedTransactionMeta, type Connection, SolanaJSONRPCError } from "@solana/web3.js";
-import { BaseError } from "../../support/errors.ts";
 import { mapConcurrent } from "../../support/map-concurrent.ts";
 import {
   type BlockInput,
@@ -11,6 +10,7 @@ import {
   REMEMBERED_BLOCKS,
   type ReorgInput,
 } from "../adapter.ts";
+import { ReorgTooDeepError } from "../reorg-too-deep.ts";
 
 /**
  * Follows a Solana cluster by slot at `confirmed`: the blocks of the slots `getBlocks` lists (a
@@ -34,13 +34,6 @@ export interface SolanaBlock extends ChainBlock {
   parentSlot: bigint;
   previousBlockhash: string;
   transactions: readonly SolanaTx[];
-}
-
-/** The cluster forked below every remembered slot: no safe ancestor, so an operator has to look. */
-export class SlotForkTooDeepError extends BaseError {
-  override name = "SlotForkTooDeepError";
-  readonly code = "reorg_too_deep";
-  readonly retryable = false;
 }
 
 export interface SolanaBlockSourceOptions {
@@ -115,7 +108,7 @@ export function createSolanaBlockSource(opts: SolanaBlockSourceOptions): BlockSo
         return { kind: "reorg", commonAncestor: { ...ref }, dropped };
       }
     }
-    throw new SlotForkTooDeepError(
+    throw new ReorgTooDeepError(
       `cluster forked below every remembered slot (oldest ${recent[0]?.number ?? "none"}); re-seed the checkpoint`,
     );
   }

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BlockNotFoundError, type PublicClient } from "viem";
 import type { Address, Hex } from "../../../domain/types.ts";
-import { BaseError } from "../../../support/errors.ts";
 import { mapConcurrent } from "../../../support/map-concurrent.ts";
 import {
   type BlockInput as AnyBlockInput,
@@ -12,6 +11,7 @@ import {
   REMEMBERED_BLOCKS,
   type ReorgInput,
 } from "../../adapter.ts";
+import { ReorgTooDeepError } from "../../reorg-too-deep.ts";
 
 /**
  * Follows one EVM chain at a confirmation depth and turns it into chain input: blocks in order, each
@@ -36,13 +36,6 @@ export interface FetchedBlock extends ChainBlock {
 
 export type BlockInput = AnyBlockInput<FetchedBlock>;
 export type ChainInput = AnyChainInput<FetchedBlock>;
-
-/** The chain forked below every block we remember: no safe ancestor, so an operator has to look. */
-export class ReorgTooDeepError extends BaseError {
-  override name = "ReorgTooDeepError";
-  readonly code = "reorg_too_deep";
-  readonly retryable = false;
-}
 
 export interface BlockSourceOptions {
   client: PublicClient;
