@@ -47,8 +47,6 @@ export interface ChainAdapter {
    * no relayer on the chain and gives up any command for it.
    */
   createExecutor?(deps: ChainExecutorDeps): ChainExecutor;
-  /** A Solana chain's side for the gateway's Solana routes (src/chains/solana-side.ts); Solana only. */
-  solanaGateway?(): SolanaGatewaySide;
   /** The gateway's side of the chain: one-try reads and signature checks on a request path. */
   readonly gateway: GatewayChain;
   /**
@@ -107,6 +105,11 @@ export interface GatewayChain {
   readonly verifierWarning: { message: string; err: Error } | null;
   /** The chain's subscription manager (docs/SUBSCRIPTIONS.md); null where the chain has none. */
   readonly subscriptions: GatewaySubscriptions | null;
+  /**
+   * What the gateway's Solana routes need of the chain (src/chains/solana-side.ts); null on EVM
+   * chains and on a Solana chain without the relayer and vault those routes name.
+   */
+  readonly solana: SolanaGatewaySide | null;
 }
 
 /** A payer's subscription mandate as signed (the manager's struct, field for field). */

@@ -50,7 +50,7 @@ export const gatewayRole: RoleModule = {
       }),
       ...entities,
       // The Solana routes exist when a Solana chain is configured (docs/SOLANA.md).
-      solana: shared.chains.map((chain) => chain.solanaGateway?.()).find((side) => side !== undefined),
+      solana: shared.chains.map((chain) => chain.gateway.solana).find((side) => side !== null) ?? undefined,
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       logger: log,

@@ -39,7 +39,19 @@ export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): 
       if (!relayer) throw new Error("no relayer configured");
       return BigInt(await probe.getBalance(relayer, "confirmed"));
     },
-    gateway: createSolanaGatewayChain(chain),
+    // The Solana routes need the fee payer and the vault: a chain without them serves none.
+    gateway: createSolanaGatewayChain(
+      chain,
+      relayer && chain.vault
+        ? createSolanaGatewaySide({
+            chainId: chain.chainId,
+            rpcUrl: chain.rpcUrl,
+            usdcMint: chain.usdcMint,
+            feePayer: relayer.toBase58(),
+            vault: chain.vault,
+          })
+        : null,
+    ),
     // The executor co-signs what Solana burners signed (their sweeps), as fee payer.
     ...(relayerKey
       ? {
@@ -53,18 +65,5 @@ export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): 
         }
       : {}),
     subscriptionWatcher: null,
-    // The Solana routes need the fee payer and the vault: a chain without them serves none.
-    ...(relayer && chain.vault
-      ? {
-          solanaGateway: () =>
-            createSolanaGatewaySide({
-              chainId: chain.chainId,
-              rpcUrl: chain.rpcUrl,
-              usdcMint: chain.usdcMint,
-              feePayer: relayer.toBase58(),
-              vault: chain.vault as string,
-            }),
-        }
-      : {}),
   };
 }
