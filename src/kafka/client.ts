@@ -1,4 +1,4 @@
-import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
+import { type Consumer, type ISocketFactory, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 
 /**
  * Every import of kafkajs lives in src/kafka/: the client has had no release since 2023, so the rest
@@ -15,6 +15,8 @@ export interface KafkaSettings {
    */
   groupSessionTimeoutMs?: number;
   log?: (level: Level, message: string, fields: object) => void;
+  /** How connections to the brokers are opened (default: plain TCP); tests count requests with it. */
+  socketFactory?: ISocketFactory;
 }
 
 declare const opaque: unique symbol;
@@ -112,6 +114,7 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
       if (level) settings.log?.(level, `kafka ${entry.namespace}: ${message}`, fields);
     },
   };
+  if (settings.socketFactory) config.socketFactory = settings.socketFactory;
   const client = fromKafkajs(new Kafka(config));
   groupTimings.set(client, timingFor(settings.groupSessionTimeoutMs ?? DEFAULT_GROUP_SESSION_TIMEOUT_MS));
   return client;
