@@ -16,6 +16,7 @@ import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
 import type { SignatureProblemCode } from "./signatures.ts";
+import type { SolanaBouncer } from "./solana/bounce-executor.ts";
 import type { SolanaGatewaySide } from "./solana-side.ts";
 
 /**
@@ -272,6 +273,8 @@ export type RefundAllCommand = CommandOf<"RefundAll">;
 export type ChargeSubscriptionCommand = CommandOf<"ChargeSubscription">;
 export type CancelMandateCommand = CommandOf<"CancelMandate">;
 export type RelaySolanaSweepCommand = CommandOf<"RelaySolanaSweep">;
+export type SolanaBounceSetupCommand = CommandOf<"SolanaBounceSetup">;
+export type SolanaBounceCommand = CommandOf<"SolanaBounce">;
 
 /** A transaction id as executor.results carries it (hex, as every family's records spell it there). */
 export type TxHash = `0x${string}`;
@@ -356,4 +359,6 @@ export interface ChainExecutor {
    * confirms it at `finalized` (src/chains/solana/executor.ts).
    */
   relaySolanaSweep?(command: RelaySolanaSweepCommand, step: StepTry): Promise<SolanaMined>;
+  /** Solana: relays a burner's bounce setup and bounces its USDC (docs/SOLANA.md, "The bounce"); absent on EVM. */
+  readonly bouncer?: SolanaBouncer;
 }

@@ -108,6 +108,11 @@ export interface RegisterBurner {
     /** null for a Solana burner (no EIP-7702 on Solana). */
     auth: Authorization | null;
     standingRefund: StandingRefund | null;
+    /**
+     * A Solana burner's bounce setup, checked by the gateway (src/chains/solana/bounce-setup.ts): the
+     * refund address its memo names and the burner-signed transaction to relay. null: no bounce.
+     */
+    bounceSetup: { refundTo: ChainAddress; transaction: string } | null;
   };
   metadata: CommandMetadata;
 }

@@ -1,4 +1,5 @@
 import { unsupportedReason } from "./acceptance.ts";
+import { bounceSetupCommandId, solanaBounces } from "./bounce.ts";
 import type { SessionInput } from "./commands.ts";
 import { pinnedOnlyRefusal } from "./commit-rules.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
@@ -72,9 +73,13 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       if (!expires(state)) return nothingToDo(); // committed in time: the timer has nothing to do
       if (command.data.now < state.expiresAt) return refuse(reject("expiry_not_due"));
       const b = DecisionBuilder.for(state, command.metadata).append({ type: "SessionExpired", data: {} });
-      // Money already in the burner (a deposit nobody committed) bounces where the standing refund says.
-      if (state.deposits.length > 0)
-        standingRefunds(evolve(state, b.events[0] as never) as Session, b, null, policy);
+      // Money already in the burner (a deposit nobody committed) bounces where the standing refund
+      // (EVM) or the burner's bounce setup (Solana) says.
+      if (state.deposits.length > 0) {
+        const expired = evolve(state, b.events[0] as never) as Session;
+        standingRefunds(expired, b, null, policy);
+        solanaBounces(expired, b);
+      }
       return b.decision();
     }
     case "CommitIntent":
@@ -91,6 +96,11 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       return decideSolanaCommit(command, state, policy);
     case "RecordExecutionResult": {
       const { executorCommandId, outcome } = command.data;
+      // The bounce setup's relay: nothing to record but its fee. The bounce reads the chain, so an
+      // approval that never landed is seen then (nothing is sent).
+      if (executorCommandId === bounceSetupCommandId(state.id) && state.bounceTo !== null) {
+        return withGasSpent(state, command, nothingToDo());
+      }
       const committed = state.commitment !== null || state.solanaSweep !== null;
       if (executorCommandId === settleCommandId(state.id) && committed) {
         return withGasSpent(state, command, decideSettlementResult(state, outcome, command.metadata, policy));
@@ -136,12 +146,31 @@ function decideRegister(
   }
   if (state.burner !== null) return refuse(reject("already_registered"));
   if (state.status !== "pending") return refuse(reject("wrong_status"));
-  const { burner, auth, standingRefund } = command.data;
+  const { burner, auth, standingRefund, bounceSetup } = command.data;
+  if (bounceSetup !== null) {
+    if (auth !== null) return refuse(reject("not_solana_session"));
+    // The address given at creation is a wish; the one the burner signs is what the bounce uses.
+    if (state.refundAddress !== null && !sameId(state.refundAddress, bounceSetup.refundTo))
+      return refuse(reject("refund_address_mismatch"));
+  }
   const b = DecisionBuilder.for(state, command.metadata).append({
     type: "BurnerRegistered",
     data: { burner, auth },
   });
   if (standingRefund) b.append({ type: "StandingRefundAttached", data: { standingRefund } });
+  if (bounceSetup !== null && state.originChainId !== null) {
+    b.append({ type: "BounceSetupAttached", data: bounceSetup });
+    b.send({
+      type: "Executor",
+      data: {
+        commandId: bounceSetupCommandId(state.id),
+        sessionId: state.id,
+        chainId: state.originChainId,
+        issuedAt: b.issuedAt,
+        work: { type: "SolanaBounceSetup", burner, transaction: bounceSetup.transaction },
+      },
+    });
+  }
   return b.decision();
 }
 
@@ -175,6 +204,8 @@ function decideTransfer(
         type: "DepositFinalized",
         data: { chainId, txHash, logIndex },
       });
+      // Money that reached an ended Solana session is bounced once it is final.
+      solanaBounces(evolve(state, b.events[0] as never) as Session, b, known.token);
       // A Solana sweep committed before its deposit was final is relayed now.
       relayWhenFinal(state, evolve(state, b.events[0] as never) as Session, b, command.metadata);
       return b.decision();
@@ -193,12 +224,16 @@ function decideTransfer(
   // The state after the deposit is needed only to tell a merchant or to bounce late money: built
   // then, not for every transfer of the ingest path (evolve copies the session and its deposits).
   const merchantDetected = state.status === "pending" && state.merchantId !== null;
-  const late = !known && (state.status === "expired" || state.status === "failed");
+  const late =
+    !known && (state.status === "expired" || state.status === "failed" || state.status === "bounced");
   if (!merchantDetected && !late) return b.decision();
   const after = evolve(state, b.events[0] as never) as Session;
   // The first deposit of a pending session detects it: its merchant is told.
   if (merchantDetected) b.send(sessionWebhook(after, "payment.detected", command.metadata.issuedAt));
   // Money that reaches a session that ended expired or failed bounces where its standing refund says.
-  if (late) standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token }, policy);
+  if (late) {
+    standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token }, policy);
+    solanaBounces(after, b, transfer.token);
+  }
   return b.decision();
 }

@@ -162,6 +162,16 @@ export interface BurnerRegistered {
   metadata: EventMetadata;
 }
 
+/**
+ * A Solana burner's bounce setup was accepted: `refundTo` is the refund address the burner signed,
+ * the only one the session's USDC is bounced to; `transaction` is what the relayer co-signs and relays.
+ */
+export interface BounceSetupAttached {
+  type: "BounceSetupAttached";
+  data: { refundTo: ChainAddress; transaction: string };
+  metadata: EventMetadata;
+}
+
 /** A transaction the relayer paid for on the session's behalf was mined: what it cost (once per transaction). */
 export interface RelayerGasSpent {
   type: "RelayerGasSpent";
@@ -201,5 +211,6 @@ export type SessionEvent =
   | UnsupportedDepositObserved
   | RelayerGasSpent
   | DepositFinalized
-  | SolanaSweepCommitted;
+  | SolanaSweepCommitted
+  | BounceSetupAttached;
 export type SessionEventType = SessionEvent["type"];

@@ -34,6 +34,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       appFeeRecipientSol: d.appFeeRecipientSol ?? null,
       originChainId: d.originChainId ?? null,
       refundAddress: d.refundAddress ?? null,
+      bounceTo: null,
       expectedAmount: d.expectedAmount,
       status: "pending",
       outcome: null,
@@ -201,6 +202,8 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
           txHash: d.txHash ?? known.txHash,
           errorMessage: d.errorMessage,
         };
+        // A Solana session whose balance went back to its refund address has bounced.
+        if (known.kind === "bounce" && d.status === "confirmed") session.status = "bounced";
       }
       return session;
     }
@@ -209,6 +212,10 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       return session;
     case "DepositFinalized":
       markFinality(session, event.data, "finalized");
+      return session;
+    case "BounceSetupAttached":
+      session.bounceTo = event.data.refundTo;
+      session.refundAddress = event.data.refundTo;
       return session;
     default:
       return assertNever(event);

@@ -21,7 +21,8 @@ export type SessionWebhookType =
   | "payment.overpaid"
   | "payment.underpaid"
   | "payment.failed"
-  | "payment.refunded";
+  | "payment.refunded"
+  | "payment.bounced";
 
 /**
  * A webhook for the merchant that owns the session (anonymous sessions send none). The idempotency
@@ -88,7 +89,11 @@ export type ExecutorWork =
       deliveredAmount: bigint;
       /** true: delivered to the vault for the fast fill to an EVM destination. */
       bridged: boolean;
-    };
+    }
+  /** Co-sign and relay the burner-signed bounce setup (base64 wire form). */
+  | { type: "SolanaBounceSetup"; burner: ChainAddress; transaction: string }
+  /** The relayer, as the burner's delegate, moves its whole balance of `mint` to `to`. */
+  | { type: "SolanaBounce"; burner: ChainAddress; mint: ChainAddress; to: ChainAddress };
 
 export interface ExecutorMessage {
   type: "Executor";

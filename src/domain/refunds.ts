@@ -1,3 +1,4 @@
+import { solanaBounces } from "./bounce.ts";
 import type {
   AttachStandingRefund,
   CommandMetadata,
@@ -216,6 +217,13 @@ export function decideRefundResult(
       return update("submitted", outcome.txHash, null).decision();
     case "TransactionConfirmed": {
       update("confirmed", outcome.txHash, null);
+      if (refund.kind === "bounce") {
+        const after = evolve(state, b.events[0] as SessionEvent) as Session;
+        b.send(sessionWebhook(after, "payment.bounced", metadata.issuedAt));
+        // Money recorded since the bounce was asked for may have come after its transaction.
+        solanaBounces(after, b, refund.token);
+        return b.decision();
+      }
       b.send(sessionWebhook(state, "payment.refunded", metadata.issuedAt));
       // Money recorded after the bounce was asked for may have been mined after its transaction,
       // so it is still in the burner: bounce the asset again.

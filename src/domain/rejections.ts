@@ -22,6 +22,8 @@ export const REJECTION_MESSAGES = {
   already_registered: "a burner is already registered on this session",
   not_checkout: "only a checkout session takes a burner registration",
   not_solana_session: "only a Solana-origin session (POST /sessions/solana) takes a Solana burner or sweep",
+  refund_address_mismatch:
+    "the bounce setup names another refund address than the one the session was created with",
   solana_sweep_expected: "a Solana-origin session is settled by its Solana sweep, not by an EVM intent",
   no_destination: "the merchant has pinned no destination for the deposit's chain",
   // A commit's and a pk-tagged creation's rules on what the gateway verified (src/domain/commit-rules.ts).

@@ -1,3 +1,4 @@
+import { solanaBounces } from "./bounce.ts";
 import type { CommandMetadata, CommitIntent, ExecutionOutcome } from "./commands.ts";
 import { commitRefusal } from "./commit-rules.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
@@ -174,6 +175,7 @@ export function decideSettlementResult(
       // standing refund says.
       if (state.feeAmount === null) {
         standingRefunds({ ...state, status: "failed" }, b, null, policy);
+        solanaBounces({ ...state, status: "failed" }, b);
       }
       return b.decision();
     }

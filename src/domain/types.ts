@@ -129,17 +129,21 @@ export interface SweepAmounts {
   bridged: boolean;
 }
 
-export type RefundKind = "refund" | "refund_all";
+/** bounce: a Solana session's automatic bounce, by the relayer as the burner's delegate (src/domain/bounce.ts). */
+export type RefundKind = "refund" | "refund_all" | "bounce";
 export type RefundStatus = "requested" | "submitted" | "confirmed" | "failed";
 
-/** A refund the session asked the executor for: a burner-signed Refund, or the standing refund of one asset. */
+/**
+ * A refund the session asked the executor for: a burner-signed Refund, the standing refund of one
+ * asset, or a Solana bounce (its token a mint and its recipient a base58 address).
+ */
 export interface RefundRecord {
   /** The executor command's id. */
   id: string;
   kind: RefundKind;
   chainId: number;
-  token: Address;
-  to: Address;
+  token: ChainAddress;
+  to: ChainAddress;
   /** null for refund_all: the whole balance ("full"). */
   amount: bigint | null;
   /**
@@ -300,6 +304,11 @@ export interface Session {
   originChainId: number | null;
   /** A Solana session's bounce address (base58); null: none given. */
   refundAddress: ChainAddress | null;
+  /**
+   * The refund address the burner signed in its bounce setup (docs/SOLANA.md, "The bounce"): the only
+   * address the service bounces a Solana session's USDC to. null: no setup, no automatic bounce.
+   */
+  bounceTo: ChainAddress | null;
   /** What the payer is asked for, in USDC base units (merchant sessions); null: any positive deposit. */
   expectedAmount: bigint | null;
   status: SessionStatus;

@@ -72,6 +72,8 @@ export function stateFromJson(json: string): Session {
   state.originChainId ??= null;
   state.solanaSweep ??= null;
   state.refundAddress ??= null;
+  // ... and those written before the Solana bounce have no bounce setup.
+  state.bounceTo ??= null;
   return state;
 }
 

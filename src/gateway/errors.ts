@@ -40,6 +40,7 @@ const REJECTION_STATUSES = {
   already_registered: { status: 409, retryable: false },
   not_checkout: { status: 409, retryable: false },
   not_solana_session: { status: 409, retryable: false },
+  refund_address_mismatch: { status: 409, retryable: false },
   solana_sweep_expected: { status: 409, retryable: false },
   no_destination: { status: 400, retryable: false },
   burner_mismatch: { status: 400, retryable: false },

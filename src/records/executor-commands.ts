@@ -47,6 +47,10 @@ export const executorCommand = f.record({
       deliveredAmount: f.amount,
       bridged: f.boolean,
     },
+    // A Solana session's bounce (docs/SOLANA.md, "The bounce"): the burner-signed setup to co-sign
+    // and relay at registration, and the relayer's transfer of the burner's whole balance of `mint`.
+    SolanaBounceSetup: { burner: f.chainAddress, transaction: f.string },
+    SolanaBounce: { burner: f.chainAddress, mint: f.chainAddress, to: f.chainAddress },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;

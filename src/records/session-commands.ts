@@ -40,6 +40,7 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
       burner: f.chainAddress,
       auth: f.nullable(authorization),
       standingRefund: f.nullable(standingRefund),
+      bounceSetup: f.nullable(f.record({ refundTo: f.chainAddress, transaction: f.string })),
     },
     CommitSolanaSweep: {
       transaction: f.string,

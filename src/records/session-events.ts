@@ -38,8 +38,9 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
       id: f.string,
       kind: f.oneOf(REFUND_KINDS),
       chainId: f.number,
-      token: f.address,
-      to: f.address,
+      // A bounce's are a Solana mint and a base58 address.
+      token: f.chainAddress,
+      to: f.chainAddress,
       amount: f.nullable(f.amount),
       depositsCovered: f.nullable(f.number),
     },
@@ -54,5 +55,6 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     RelayerGasSpent: { chainId: f.number, txHash: f.txId, commandId: f.string, ...gasSpentFields },
     DepositFinalized: { chainId: f.number, txHash: f.txId, logIndex: f.number },
     SolanaSweepCommitted: solanaSweep,
+    BounceSetupAttached: { refundTo: f.chainAddress, transaction: f.string },
   },
 });

@@ -55,8 +55,9 @@ export const sessionObject = f.record({
       id: f.string,
       kind: f.oneOf(REFUND_KINDS),
       chain_id: f.number,
-      token: f.address,
-      to: f.address,
+      // A bounce's are a Solana mint and a base58 address.
+      token: f.chainAddress,
+      to: f.chainAddress,
       amount: f.described('decimal base units, or "full" for refund_all', f.string),
       tx_hash: f.nullable(f.txId),
       status: f.oneOf(REFUND_STATUSES),

@@ -64,12 +64,12 @@ it(
     await bus.send(cmd);
 
     const first = await bus.waitFor(cmd.commandId, "TransactionSubmitted");
-    const original = await src.client.getTransaction({ hash: first.txHash });
+    const original = await src.client.getTransaction({ hash: first.txHash as Hex });
     const stuck = await bus.waitFor(cmd.commandId, "ExecutionFailed");
     expect(stuck).toMatchObject({ retryable: true, txHash: first.txHash });
     expect(stuck.errorMessage).toMatch(/not mined after 1500 ms/);
     const second = await bus.waitFor(cmd.commandId, "TransactionSubmitted", (r) => r.txHash !== first.txHash);
-    const replacement = await src.client.getTransaction({ hash: second.txHash });
+    const replacement = await src.client.getTransaction({ hash: second.txHash as Hex });
     expect(replacement.nonce).toBe(original.nonce);
     expect(replacement.type).toBe("eip7702");
     expect((replacement.maxFeePerGas ?? 0n) * 1000n).toBeGreaterThanOrEqual(

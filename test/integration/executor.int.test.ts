@@ -132,7 +132,9 @@ describe("Settle", () => {
       const submitted = await bus.waitFor(cmd.commandId, "TransactionSubmitted");
       expect(failed.txHash).toBe(submitted.txHash);
       // The transaction itself "succeeded" against an account with no code.
-      expect((await src.client.getTransactionReceipt({ hash: submitted.txHash })).status).toBe("success");
+      expect((await src.client.getTransactionReceipt({ hash: submitted.txHash as Hex })).status).toBe(
+        "success",
+      );
       expect(await src.client.getCode({ address: b.burner.address })).toBeUndefined();
       expect(await tokenBalance(src, b.burner.address)).toBe(usdc(5));
       expect(bus.of(cmd.commandId).some((r) => r.type === "SweepConfirmed")).toBe(false);
@@ -193,7 +195,7 @@ describe("Refund and RefundAll", () => {
       const submitted = await bus.waitFor(cmd.commandId, "TransactionSubmitted");
       expect(confirmed.txHash).toBe(submitted.txHash);
       // What the relayer paid, from the receipt: the session records it against its gas budget.
-      const receipt = await src.client.getTransactionReceipt({ hash: confirmed.txHash });
+      const receipt = await src.client.getTransactionReceipt({ hash: confirmed.txHash as Hex });
       expect(confirmed.gas).toEqual({
         gasUsed: receipt.gasUsed,
         feeWei: receipt.gasUsed * receipt.effectiveGasPrice,

@@ -32,15 +32,18 @@ export function recordGenerator(seed: number): RecordGen {
     appFeeRecipient: g.address(),
     salt: g.hex(32),
   });
+  const SOL_BURNER = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  const SOL_MINT = "GJdLMKMT8QAgdVHVYByWJd1Bnxbdw5sGgmewU9AysHya";
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 8)) {
-      case 8:
+    switch (g.int(0, 10)) {
+      case 10:
         return {
           type: "FastFill",
           to: g.address(),
           amount: g.amount(),
-          sourceChainId: g.int(1, 2 ** 31 - 1),
-          sourceTx: g.hex(32),
+          sourceChainId: chainId(),
+          sourceTx:
+            "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
         };
       case 7:
         return {
@@ -52,6 +55,10 @@ export function recordGenerator(seed: number): RecordGen {
           deliveredAmount: g.amount(),
           bridged: g.bool(),
         };
+      case 8:
+        return { type: "SolanaBounceSetup", burner: SOL_BURNER, transaction: "AQID" };
+      case 9:
+        return { type: "SolanaBounce", burner: SOL_BURNER, mint: SOL_MINT, to: SOL_BURNER };
       case 5:
         return {
           type: "ChargeSubscription",
@@ -143,7 +150,14 @@ export function recordGenerator(seed: number): RecordGen {
         };
       }
       case 0:
-        return { type: "TransactionSubmitted", txHash: g.hex(32) };
+        return {
+          type: "TransactionSubmitted",
+          // A Solana signature where the command's chain is Solana.
+          txHash: g.pick([
+            g.hex(32),
+            "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+          ]),
+        };
       case 1:
         return {
           type: "TransactionConfirmed",

@@ -128,6 +128,7 @@ export function generator(seed: number): Gen {
       destAddress: address(),
       destChainId: chainId(),
     }));
+  const SOL_ADDRESS = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
   const creation = () => ({
     flow: pick(FLOWS),
     merchantId: maybe(uuid),
@@ -145,7 +146,7 @@ export function generator(seed: number): Gen {
     clientSecretHash: maybe(() => hexDigits(64)),
     originChainId: maybe(chainId),
     appFeeRecipientSol: maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
-    refundAddress: maybe(() => "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"),
+    refundAddress: maybe(() => SOL_ADDRESS),
   });
   const intent = (): Intent => ({
     destChainId: chainId(),
@@ -166,7 +167,7 @@ export function generator(seed: number): Gen {
   });
   const refundRecord = (): RefundRecord => ({
     id: uuid(),
-    kind: pick(["refund", "refund_all"] as const),
+    kind: pick(["refund", "refund_all", "bounce"] as const),
     chainId: chainId(),
     token: address(),
     to: address(),
@@ -236,6 +237,7 @@ export function generator(seed: number): Gen {
             burner: address(),
             auth: maybe(authorization),
             standingRefund: maybe(standingRefund),
+            bounceSetup: maybe(() => ({ refundTo: SOL_ADDRESS, transaction: "AQID" })),
           },
           metadata,
         };
@@ -270,9 +272,15 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 16)) {
+    switch (int(0, 17)) {
       case 16:
         return { type: "SolanaSweepCommitted", data: solanaSweep(), metadata };
+      case 17:
+        return {
+          type: "BounceSetupAttached",
+          data: { refundTo: SOL_ADDRESS, transaction: "AQID" },
+          metadata,
+        };
       case 15:
         return { type: "RelayerGasSpent", data: gasRecord(), metadata };
       case 4:
@@ -380,6 +388,7 @@ export function generator(seed: number): Gen {
       appFeeAmount: maybe(amount),
       settledAmount: maybe(amount),
       refunds: Array.from({ length: int(0, 2) }, refundRecord),
+      bounceTo: maybe(() => SOL_ADDRESS),
       gasSpent: Array.from({ length: int(0, 2) }, gasRecord),
       recentCommandIds: [uuid()],
     };

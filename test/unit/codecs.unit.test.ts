@@ -46,6 +46,7 @@ describe("codecs round-trip every record type", () => {
       "RetractTransfer",
     ]);
     expect([...events].sort()).toEqual([
+      "BounceSetupAttached",
       "BridgeCompleted",
       "BurnerRegistered",
       "DepositObserved",

@@ -595,6 +595,7 @@ describe("checkout: a session without a burner, registered once, paid to the pin
       burner,
       auth: { address: address(0xde), chainId: SOURCE, nonce: 0, r: hex(1), s: hex(2), yParity: 0 },
       standingRefund: null,
+      bounceSetup: null,
     },
     metadata: meta(true),
   });

@@ -256,7 +256,7 @@ describe("the session core on a Solana-origin session", () => {
   });
   const register = (auth: Authorization | null): SessionInput => ({
     type: "RegisterBurner",
-    data: { sessionId: ID, burner: solanaKey().address, auth, standingRefund: null },
+    data: { sessionId: ID, burner: solanaKey().address, auth, standingRefund: null, bounceSetup: null },
     metadata: meta(2),
   });
   const auth: Authorization = {

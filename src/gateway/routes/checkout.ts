@@ -239,6 +239,7 @@ export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async
           burner: body.burner_address,
           auth: { ...body.eip7702_auth },
           standingRefund: sr ? { to: sr.to, deadline: sr.deadline, signatures: { ...sr.signatures } } : null,
+          bounceSetup: null,
         },
         metadata: { commandId: opts.newId(), issuedAt, replyTo: null },
       };

@@ -133,7 +133,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
       }
       const command: RegisterBurner = {
         type: "RegisterBurner",
-        data: { sessionId: id, burner, auth: null, standingRefund: null },
+        data: { sessionId: id, burner, auth: null, standingRefund: null, bounceSetup: null },
         metadata: {
           // The same registration retried is the same command: answered, not refused as a second one.
           commandId: uuidFrom("sessions.solana-burner/command", `${id}\n${burner}`),

@@ -1,0 +1,79 @@
+import type { DecisionBuilder } from "./decision.ts";
+import { isFinal } from "./finality.ts";
+import { type ChainAddress, type Session, sameId } from "./types.ts";
+
+/**
+ * The automatic bounce of a Solana session (docs/SOLANA.md, "The bounce"; the interface's "per-chain
+ * poller"): once the session ended expired or failed, the whole USDC balance of its burner goes back
+ * to the refund address the burner signed in its bounce setup, by the relayer as the delegate that
+ * setup approved. The session becomes `bounced` when the chain confirms it (src/domain/evolve.ts).
+ *
+ * SOL is never bounced: lamports cannot be delegated, only the burner's key moves them (the payer's
+ * client returns them). Nothing moves on the strength of a deposit that is not final.
+ */
+
+/** The native mint: a SOL deposit's token (docs/SOLANA.md). The service cannot move lamports. */
+export const NATIVE_MINT = "So11111111111111111111111111111111111111112";
+
+/**
+ * Bounces a session asks of the relayer at most. Each costs the relayer one signature's fee, and a
+ * stranger can add late deposits (each above the dust floor, src/domain/acceptance.ts) to ask for
+ * more: the payer's own key still moves what arrives after the last.
+ */
+export const MAX_BOUNCES = 3;
+
+/** The command id of the setup's relay: one per session, since the burner slot is filled once. */
+export const bounceSetupCommandId = (sessionId: string): string => `${sessionId}:bounce-setup`;
+
+/**
+ * Asks the executor to bounce every bounceable asset of the session, once per asset while one is in
+ * flight: called when the session ends expired or failed, when money reaches it afterwards, and when
+ * such money's slot is finalized. `only` limits it to one asset (a late deposit).
+ */
+export function solanaBounces(state: Session, b: DecisionBuilder, only: string | null = null): void {
+  if (state.originChainId === null || state.bounceTo === null || state.burner === null) return;
+  if (state.status !== "expired" && state.status !== "failed" && state.status !== "bounced") return;
+  const chainId = state.originChainId;
+  const tokens = new Set<string>();
+  for (const t of state.deposits) {
+    if (t.chainId !== chainId || t.token === NATIVE_MINT) continue;
+    if (only !== null && !sameId(t.token, only)) continue;
+    tokens.add(t.token);
+  }
+  for (const token of tokens) requestBounce(state, b, chainId, token, state.burner, state.bounceTo);
+}
+
+function requestBounce(
+  state: Session,
+  b: DecisionBuilder,
+  chainId: number,
+  token: ChainAddress,
+  burner: ChainAddress,
+  to: ChainAddress,
+): void {
+  const deposits = state.deposits.filter((t) => t.chainId === chainId && sameId(t.token, token));
+  // A deposit that can still be dropped is not bounced yet: its DepositFinalized asks again.
+  if (!deposits.every((t) => isFinal(state, t))) return;
+  const bounces = state.refunds.filter((r) => r.kind === "bounce");
+  const same = bounces.filter((r) => r.chainId === chainId && sameId(r.token, token));
+  if (same.some((r) => r.status === "requested" || r.status === "submitted")) return;
+  // Bounced already, and nothing recorded since: the balance went with it.
+  const last = same.findLast((r) => r.status === "confirmed");
+  if (last !== undefined && deposits.length <= (last.depositsCovered ?? 0)) return;
+  if (bounces.length >= MAX_BOUNCES) return;
+  const id = `${state.id}:bounce:${chainId}:${token}:${same.length}`;
+  b.append({
+    type: "RefundRequested",
+    data: { id, kind: "bounce", chainId, token, to, amount: null, depositsCovered: deposits.length },
+  });
+  b.send({
+    type: "Executor",
+    data: {
+      commandId: id,
+      sessionId: state.id,
+      chainId,
+      issuedAt: b.issuedAt,
+      work: { type: "SolanaBounce", burner, mint: token, to },
+    },
+  });
+}
