@@ -16,6 +16,14 @@ export interface SolanaGatewaySide {
   parseAddress(raw: string): string | null;
   /** Whether `signature` (base58, 64 bytes) is `signer`'s ed25519 signature of `message`. */
   verifyMessage(signer: string, message: Uint8Array, signature: string): boolean;
+  /**
+   * A burner's bounce setup (base64 wire form) checked against this session, burner, relayer and mint
+   * (docs/SOLANA.md, "The bounce"): the refund address its statement names, or why it is refused.
+   */
+  checkBounceSetup(
+    wire: string,
+    expected: { sessionId: string; burner: string },
+  ): { ok: true; refundTo: string } | { ok: false; reason: string };
   /** The newest blockhash at `confirmed` and the last block height a transaction using it lands in. */
   latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
   /**

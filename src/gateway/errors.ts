@@ -65,6 +65,11 @@ const GATEWAY_ERRORS = {
     message: "the body uses a forbidden key (__proto__, constructor or prototype)",
     retryable: false,
   },
+  invalid_bounce_setup: {
+    status: 400,
+    message: "bounce_setup is not the setup this session's burner must sign",
+    retryable: false,
+  },
   intent_signature_missing: {
     status: 400,
     message: "intent_sigs holds no signature for the session's source chain",

@@ -64,6 +64,11 @@ export const solanaBurnerBodySchema = z.strictObject({
    * `deposit-settlement:solana-burner:<session id>`: proof that the registrant holds the key.
    */
   signature,
+  /**
+   * The bounce setup the burner signed (base64 wire form; docs/SOLANA.md, "The bounce"): lets the
+   * service bounce the burner's USDC to the refund address its statement names, and nowhere else.
+   */
+  bounce_setup: z.base64().max(2_000, "a Solana transaction is at most 1232 bytes").optional(),
 });
 
 export const solanaBurnerResponseSchema = z.object({ id: z.uuid(), status: z.enum(STATUSES) });

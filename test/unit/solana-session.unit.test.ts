@@ -1,10 +1,13 @@
-import { generateKeyPairSync, sign } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkBounceSetup } from "../../src/chains/solana/bounce-setup.ts";
 import { parseSolanaAddress } from "../../src/chains/solana/config.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
 import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
+import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
+import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
 import type { SessionInput } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
 import { evolve } from "../../src/domain/evolve.ts";
@@ -43,6 +46,15 @@ const port: SolanaPort = {
   usdcMint: USDC_MINT,
   parseAddress: parseSolanaAddress,
   verifyMessage: verifyEd25519,
+  checkBounceSetup: (wire, expected) => {
+    const checked = checkBounceSetup(wire, {
+      sessionId: expected.sessionId,
+      burner: new PublicKey(expected.burner),
+      relayer: new PublicKey(feePayer),
+      mint: new PublicKey(USDC_MINT),
+    });
+    return checked.ok ? { ok: true, refundTo: checked.refundTo } : checked;
+  },
   async latestBlockhash() {
     if (!rpcUp) throw new ChainUnavailableError("chain 792703810's RPC did not answer: ECONNREFUSED");
     return { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn", lastValidBlockHeight: 1150 };
@@ -186,6 +198,59 @@ describe("POST /sessions/:id/solana-burner", () => {
   it("answers 404 for a session that does not exist", async () => {
     const id = "0b6a3c52-6f3e-4c1e-9a39-2d1f4c8e7a10";
     expect((await register(id, solanaKey())).statusCode).toBe(404);
+  });
+
+  describe("with a bounce setup (docs/SOLANA.md, The bounce)", () => {
+    const blockhash = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
+    /** A web3.js burner, its registration signed with Node's ed25519 from the same key. */
+    const withSetup = (id: string, refundTo: string, relayer = feePayer) => {
+      const burner = makeSolanaBurner();
+      const jwk = {
+        kty: "OKP",
+        crv: "Ed25519",
+        d: Buffer.from(burner.keypair.secretKey.subarray(0, 32)).toString("base64url"),
+        x: Buffer.from(burner.keypair.publicKey.toBytes()).toString("base64url"),
+      };
+      const key = createPrivateKey({ key: jwk, format: "jwk" });
+      const setup = signSolanaBounceSetup({
+        sessionId: id,
+        burner: burner.keypair,
+        refundTo,
+        relayer,
+        mint: USDC_MINT,
+        blockhash,
+      });
+      return post(`/sessions/${id}/solana-burner`, {
+        burner_address: burner.address,
+        signature: base58.decode(sign(null, solanaBurnerMessage(id), key)),
+        bounce_setup: setup,
+      });
+    };
+
+    it("keeps the refund address the burner signed and hands the setup to the executor", async () => {
+      const { id } = await created();
+      const wallet = solanaKey().address;
+      const res = await withSetup(id, wallet);
+      expect(res.statusCode, res.body).toBe(200);
+      const sent = gw.service.sent.at(-1) as SessionInput;
+      expect(sent).toMatchObject({ type: "RegisterBurner", data: { bounceSetup: { refundTo: wallet } } });
+    });
+
+    it("refuses a setup that approves another delegate: 400 invalid_bounce_setup, nothing sent", async () => {
+      const { id } = await created();
+      const before = gw.service.sent.length;
+      const res = await withSetup(id, solanaKey().address, solanaKey().address);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatch(/bounce_setup: the transaction is not the bounce setup/);
+      expect(gw.service.sent.length).toBe(before);
+    });
+
+    it("refuses a setup naming another refund address than the session's: 409", async () => {
+      const { id } = await created({ refund_address: solanaKey().address });
+      const res = await withSetup(id, solanaKey().address);
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toMatch(/another refund address/);
+    });
   });
 });
 

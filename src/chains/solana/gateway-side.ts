@@ -4,6 +4,7 @@ import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, PublicKey } from "@solana/web3.js";
 import { ChainUnavailableError } from "../../gateway/ports.ts";
 import type { SolanaGatewaySide } from "../solana-side.ts";
+import { checkBounceSetup } from "./bounce-setup.ts";
 import { parseSolanaAddress } from "./config.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "./sweep.ts";
 
@@ -65,6 +66,15 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
       return missing.length === 0
         ? { ok: true }
         : { ok: false, reason: `no USDC account for ${missing.join(", ")}: create it before the sweep` };
+    },
+    checkBounceSetup(wire, expected) {
+      const checked = checkBounceSetup(wire, {
+        sessionId: expected.sessionId,
+        burner: new PublicKey(expected.burner),
+        relayer: new PublicKey(chain.feePayer),
+        mint: new PublicKey(chain.usdcMint),
+      });
+      return checked.ok ? { ok: true, refundTo: checked.refundTo } : checked;
     },
   };
 }

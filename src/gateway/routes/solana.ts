@@ -131,12 +131,19 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
           "signature: not the burner's ed25519 signature of deposit-settlement:solana-burner:<session id>",
         );
       }
+      const wire = request.body.bounce_setup;
+      let bounceSetup: RegisterBurner["data"]["bounceSetup"] = null;
+      if (wire !== undefined) {
+        const checked = solana.checkBounceSetup(wire, { sessionId: id, burner });
+        if (!checked.ok) throw gatewayError("invalid_bounce_setup", `bounce_setup: ${checked.reason}`);
+        bounceSetup = { refundTo: checked.refundTo, transaction: wire };
+      }
       const command: RegisterBurner = {
         type: "RegisterBurner",
-        data: { sessionId: id, burner, auth: null, standingRefund: null, bounceSetup: null },
+        data: { sessionId: id, burner, auth: null, standingRefund: null, bounceSetup },
         metadata: {
           // The same registration retried is the same command: answered, not refused as a second one.
-          commandId: uuidFrom("sessions.solana-burner/command", `${id}\n${burner}`),
+          commandId: uuidFrom("sessions.solana-burner/command", `${id}\n${burner}\n${wire ?? ""}`),
           issuedAt: now(),
           replyTo: null,
         },
