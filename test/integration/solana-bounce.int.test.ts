@@ -20,7 +20,9 @@ import {
   Transaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StepRefused } from "../../src/chains/execution-errors.ts";
 import { buildBounce, planBounce } from "../../src/chains/solana/bounce.ts";
+import { createSolanaBouncer } from "../../src/chains/solana/bounce-executor.ts";
 import {
   BOUNCE_ALLOWANCE,
   burnerTokenAccount,
@@ -85,6 +87,8 @@ async function bounceTx(burner: PublicKey, refundTo: PublicKey, amount: bigint, 
 }
 
 const lamportsOf = async (key: PublicKey) => BigInt(await connection.getBalance(key, "confirmed"));
+const usdcOf = async (owner: PublicKey) =>
+  (await getAccount(connection, getAssociatedTokenAddressSync(mint, owner))).amount;
 
 describe("the Solana bounce on chain", () => {
   it("moves the whole USDC balance to the signed refund address and returns the account's rent to the relayer", async () => {
@@ -158,6 +162,49 @@ describe("the Solana bounce on chain", () => {
     const account = await getAccount(connection, burnerTokenAccount(burner.keypair.publicKey, mint));
     expect(account.amount).toBe(1_000_000n);
     expect(planBounce(account, null, relayer.publicKey)).toEqual({ kind: "no_refund_account" });
+  });
+
+  it("the executor's bouncer relays the setup, bounces once, and a re-run finds the landed bounce instead of sending another", async () => {
+    const bouncer = createSolanaBouncer({ connection, relayer, mint: mint.toBase58() });
+    const wallet = Keypair.generate();
+    await getOrCreateAssociatedTokenAccount(connection, depositor, mint, wallet.publicKey);
+    const sessionId = crypto.randomUUID();
+    const burner = makeSolanaBurner();
+    const { blockhash } = await connection.getLatestBlockhash();
+    const transaction = signSolanaBounceSetup({
+      sessionId,
+      burner: burner.keypair,
+      refundTo: wallet.publicKey.toBase58(),
+      relayer: relayer.publicKey.toBase58(),
+      mint: mint.toBase58(),
+      blockhash,
+    });
+    const burnerAddress = burner.keypair.publicKey.toBase58();
+    const setup = { type: "SolanaBounceSetup" as const, burner: burnerAddress, transaction };
+    const relayed = await bouncer.relaySetup(setup, sessionId);
+    // The same command again (a redelivery): the same signed bytes, found landed, not sent again.
+    expect(await bouncer.relaySetup(setup, sessionId)).toEqual(relayed);
+    await expect(bouncer.relaySetup(setup, crypto.randomUUID())).rejects.toThrow(StepRefused);
+
+    const work = {
+      type: "SolanaBounce" as const,
+      burner: burnerAddress,
+      mint: mint.toBase58(),
+      to: wallet.publicKey.toBase58(),
+    };
+    // Nothing in the burner: nothing is sent, whoever asks.
+    const before = await lamportsOf(relayer.publicKey);
+    await expect(bouncer.bounce(work)).rejects.toThrow("nothing to bounce");
+    expect(await lamportsOf(relayer.publicKey)).toBe(before);
+
+    await deposit(burner.keypair.publicKey, 7_000_000n);
+    const bounced = await bouncer.bounce(work);
+    expect(await usdcOf(wallet.publicKey)).toBe(7_000_000n);
+    // Run again (the executor crashed before reporting): the landed bounce is the answer.
+    expect(await bouncer.bounce(work)).toEqual(bounced);
+    // The bounce (one signature) was the relayer's only cost; the close returned the account's rent.
+    expect(before - (await lamportsOf(relayer.publicKey))).toBe(5_000n - 2_039_280n);
+    expect(await usdcOf(wallet.publicKey)).toBe(7_000_000n);
   });
 
   it("returns a burner's SOL with the burner's own key, less the fee it pays", async () => {

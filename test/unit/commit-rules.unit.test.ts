@@ -67,7 +67,7 @@ const checkout = (): SessionInput[] => [
   }),
   {
     type: "RegisterBurner",
-    data: { sessionId: ID, burner: BURNER, auth: AUTH, standingRefund: null },
+    data: { sessionId: ID, burner: BURNER, auth: AUTH, standingRefund: null, bounceSetup: null },
     metadata: meta(),
   },
 ];

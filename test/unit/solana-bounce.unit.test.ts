@@ -49,6 +49,7 @@ const create = (refundAddress: string | null, merchantId: string | null = "m1"):
     expiresAt: EXPIRES_AT,
     expectedAmount: null,
     pinnedDestinations: [],
+    pinnedOnly: false,
     clientSecretHash: null,
     originChainId: SOLANA,
     appFeeRecipientSol: null,

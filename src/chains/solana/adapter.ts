@@ -52,7 +52,8 @@ export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): 
           })
         : null,
     ),
-    // The executor co-signs what Solana burners signed (their sweeps), as fee payer.
+    // The executor co-signs what Solana burners signed (their sweeps, bounce setups), as fee payer,
+    // and bounces ended sessions' USDC as the delegate a setup approved.
     ...(relayerKey
       ? {
           createExecutor: (deps: ChainExecutorDeps) =>
@@ -60,6 +61,7 @@ export function createSolanaAdapter(chain: ChainConfig & { family: "solana" }): 
               chainId: chain.chainId,
               rpcUrl: chain.rpcUrl,
               relayer: relayerKey,
+              usdcMint: chain.usdcMint,
               signal: deps.signal,
             }),
         }

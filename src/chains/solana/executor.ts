@@ -1,11 +1,13 @@
-import type { Keypair } from "@solana/web3.js";
+import { Connection, type Keypair } from "@solana/web3.js";
 import type { ChainExecutor } from "../adapter.ts";
 import { StepRefused } from "../execution-errors.ts";
+import { createSolanaBouncer } from "./bounce-executor.ts";
 import { createSweepRelay } from "./sweep-relay.ts";
 
 /**
- * The Solana chain's executor: it relays what a Solana burner signed (the sweep, co-signed as fee
- * payer). The EVM steps (delegate sweeps, bridge relays, EIP-712 refunds, subscriptions) have no
+ * The Solana chain's executor: it relays what a Solana burner signed (the sweep and the bounce
+ * setup, co-signed as fee payer) and bounces an ended session's USDC as the delegate that setup
+ * approved (docs/SOLANA.md, "The bounce"). The EVM steps (delegate sweeps, bridge relays, EIP-712 refunds, subscriptions) have no
  * meaning here; the session core never sends them to a Solana chain, and one that arrived anyway is
  * refused at once, before anything is signed.
  */
@@ -13,6 +15,8 @@ export function createSolanaExecutor(deps: {
   chainId: number;
   rpcUrl: string;
   relayer: Keypair;
+  /** The chain's USDC mint: the only token a bounce moves. */
+  usdcMint: string;
   signal: AbortSignal;
 }): ChainExecutor {
   const notHere = (what: string) => async (): Promise<never> => {
@@ -28,5 +32,10 @@ export function createSolanaExecutor(deps: {
     // Nothing of a Solana step waits at a nonce: a sweep whose blockhash expires can never land.
     cancel: async () => null,
     relaySolanaSweep: createSweepRelay(deps),
+    bouncer: createSolanaBouncer({
+      connection: new Connection(deps.rpcUrl, { commitment: "confirmed" }),
+      relayer: deps.relayer,
+      mint: deps.usdcMint,
+    }),
   };
 }
