@@ -10,6 +10,7 @@ import {
   type Transfer,
 } from "../../src/domain/index.ts";
 import type { SessionMessage } from "../../src/domain/messages.ts";
+import { settleCommandId } from "../../src/domain/settlement.ts";
 
 // The automatic bounce of a Solana session (docs/SOLANA.md, "The bounce"), decided by the session core:
 // each case drives the real decide() and evolve() through a session's life and reads what it appends
@@ -203,6 +204,48 @@ describe("the bounce", () => {
     s.run(result(id, confirmed("bounceSig22222222222222222222222222222222222222222")));
     expect(s.state.status).toBe("bounced");
     expect(s.webhooks()).toEqual([]);
+  });
+
+  it("a sweep that fails for good before anything moved fails the session and bounces its deposit", () => {
+    const feePayer = OTHER;
+    const commit: SessionInput = {
+      type: "CommitSolanaSweep",
+      data: {
+        sessionId: ID,
+        transaction: "c3dlZXA=",
+        burner: BURNER,
+        token: MINT,
+        // 25 USDC less the 0.8% platform fee to the destination, the fee to the relayer.
+        legs: [
+          { to: OTHER, amount: 24_800_000n },
+          { to: feePayer, amount: 200_000n },
+        ],
+        feeBps: 80,
+        feeRecipient: feePayer,
+        vault: WALLET,
+      },
+      metadata: meta(),
+    };
+    const s = session(create(null), register(WALLET), record(deposit(), "finalized"), commit);
+    expect(s.executorWork()).toEqual([expect.objectContaining({ commandId: settleCommandId(ID) })]);
+    s.run(
+      result(settleCommandId(ID), {
+        type: "ExecutionFailed",
+        errorMessage: "blockhash expired",
+        retryable: false,
+        txHash: null,
+      }),
+    );
+    expect(s.state.status).toBe("failed");
+    expect(s.last.events).toEqual(["SettlementFailed", "RefundRequested"]);
+    expect(s.webhooks()).toEqual(["payment.failed"]);
+    expect(s.executorWork().map((w) => w.work)).toEqual([
+      { type: "SolanaBounce", burner: BURNER, mint: MINT, to: WALLET },
+    ]);
+    const id = s.executorWork()[0]?.commandId ?? "";
+    s.run(result(id, confirmed("bounceSig44444444444444444444444444444444444444444")));
+    expect(s.state.status).toBe("bounced");
+    expect(s.webhooks()).toEqual(["payment.bounced"]);
   });
 
   it("never bounces SOL: lamports move only with the burner's key", () => {
