@@ -5,22 +5,18 @@ import {
   type ExecutionOutcome,
   fillCommandId,
   type Hex,
-  type Session,
-  type SessionInput,
-  type SessionMessage,
-  type SessionState,
-  sessionDecider,
   sessionView,
   settleCommandId,
 } from "../../src/domain/index.ts";
 import { executionResultCommand } from "../../src/entities/session.ts";
+import { SOLANA_CHAIN_ID, sessionRun, solanaDeposit, solanaSessionCreated } from "../support/session-run.ts";
 
 // The session's side of the fast fill: a Solana-origin session paying an EVM destination, its vault
 // sweep reported (bridged) once final, then the fill's results. Each accepted decision is folded into
 // the state the next input sees, as the actor host does.
 
 const ID = "0b8e6c1a-3f5d-4e2a-9c7b-6d5e4f3a2b1c";
-const SOLANA = 792703810;
+const SOLANA = SOLANA_CHAIN_ID;
 const EVM = 31338;
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const BURNER = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
@@ -37,61 +33,33 @@ function meta(): CommandMetadata {
 }
 
 function session(over: { destChainId?: number; destAddress?: string } = {}) {
-  let state: SessionState = null;
-  let last: ReturnType<typeof sessionDecider.decide> | null = null;
-  const send = (input: SessionInput) => {
-    last = sessionDecider.decide(input, state);
-    if (last.ok) for (const e of last.events) state = sessionDecider.evolve(state, e);
-    return last;
-  };
-  send({
-    type: "CreateSession",
-    data: {
-      sessionId: ID,
-      flow: "p2p_request",
-      merchantId: "mer_fill",
-      pinnedOnly: false,
-      burner: BURNER,
-      auth: null,
-      destAddress: over.destAddress ?? DEST,
-      destChainId: over.destChainId ?? EVM,
-      appFeeBps: 0,
-      appFeeRecipient: "0x0000000000000000000000000000000000000000",
-      standingRefund: null,
-      stealth: null,
-      expiresAt: Math.floor(clock / 1000) + 1800,
-      expectedAmount: null,
-      pinnedDestinations: [],
-      clientSecretHash: null,
-      originChainId: SOLANA,
-      appFeeRecipientSol: null,
-      refundAddress: null,
-    },
-    metadata: meta(),
-  });
-  send({
-    type: "RecordTransfer",
-    data: {
-      sessionId: ID,
-      transfer: {
-        chainId: SOLANA,
+  const run = sessionRun(
+    solanaSessionCreated(
+      {
+        sessionId: ID,
+        merchantId: "mer_fill",
+        burner: BURNER,
+        destAddress: over.destAddress ?? DEST,
+        destChainId: over.destChainId ?? EVM,
+      },
+      meta(),
+    ),
+    solanaDeposit(
+      ID,
+      {
         token: MINT,
         amount: 10_000_000n,
         txHash: "3nT1pZmvm4uDcX1ZrGxUq1pb9vjH7VnF5WyB8cKXKkqvA5Hb1y2sFqR9TtD2uBfSg8Xy6qDe4nQhL7vRzKmJ3aPb",
-        logIndex: 0,
-        blockNumber: 100n,
         blockHash: "8GkMLnHeXf2xbC9Xh3n7DqjTyP2YzVbW5rA1sE6uQ4tK",
-        from: "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T",
       },
-      terms: null,
-      finality: "finalized",
-    },
-    metadata: meta(),
-  });
+      "finalized",
+      meta(),
+    ),
+  );
   // How the sweep was committed is the Solana sweep's business (the payer signs it); a commitment is
   // what the settlement's results need, so the fold gets one here.
-  const s = state as unknown as Session;
-  state = sessionDecider.evolve(state, {
+  const s = run.state;
+  run.fold({
     type: "IntentCommitted",
     data: {
       intent: {
@@ -111,20 +79,14 @@ function session(over: { destChainId?: number; destAddress?: string } = {}) {
     },
     metadata: { sessionId: ID, version: s.version + 1, occurredAt: clock, commandId: "commit" },
   });
-  return {
-    send,
+  return Object.assign(run, {
     result: (commandId: string, outcome: ExecutionOutcome) =>
-      send({
+      run.send({
         type: "RecordExecutionResult",
         data: { sessionId: ID, executorCommandId: commandId, chainId: SOLANA, outcome },
         metadata: meta(),
       }),
-    get state() {
-      return state as Session;
-    },
-    events: () => (last?.ok ? last.events.map((e) => e.type) : []),
-    outbox: (): SessionMessage[] => (last?.ok ? last.outbox.filter((m) => m.type !== "Reply") : []),
-  };
+  });
 }
 
 const vaultSwept: ExecutionOutcome = {

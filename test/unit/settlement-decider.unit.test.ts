@@ -8,15 +8,12 @@ import {
   NATIVE_TOKEN,
   outcomeOf,
   refundCommandId,
-  type Session,
   type SessionCommand,
   type SessionInput,
-  type SessionMessage,
-  type SessionState,
-  sessionDecider,
   settleCommandId,
   type Transfer,
 } from "../../src/domain/index.ts";
+import { sessionRun } from "../support/session-run.ts";
 
 // A session on chain 31337 paying to chain 31338, driven command by command through the decider: each
 // accepted decision is folded into the state the next command sees, as the actor host does.
@@ -101,29 +98,8 @@ const intentFor = (token: Address, amount: bigint, over: Partial<Intent> = {}): 
   ...over,
 });
 
-/** A session run: each `send` decides against the current state and folds what was accepted. */
-function run(...setup: SessionInput[]) {
-  let state: SessionState = null;
-  let last: ReturnType<typeof sessionDecider.decide>;
-  const send = (command: SessionInput) => {
-    last = sessionDecider.decide(command, state);
-    if (last.ok) for (const e of last.events) state = sessionDecider.evolve(state, e);
-    return last;
-  };
-  for (const c of setup) {
-    const d = send(c);
-    if (!d.ok) throw new Error(`setup command ${c.type} refused: ${d.rejection.code}`);
-  }
-  return {
-    send,
-    get state(): Session {
-      return state as Session;
-    },
-    events: () => (last.ok ? last.events.map((e) => e.type) : []),
-    outbox: (): SessionMessage[] => last.outbox.filter((m) => m.type !== "Reply"),
-    rejection: () => (last.ok ? null : last.rejection.code),
-  };
-}
+/** A session run, each accepted decision folded into the state the next command sees. */
+const run = sessionRun;
 
 const deposit = (t: Transfer): SessionInput => ({
   type: "RecordTransfer",

@@ -10,16 +10,16 @@ import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts
 import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
 import type { SessionInput } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
-import { evolve } from "../../src/domain/evolve.ts";
 import { type Authorization, NATIVE_TOKEN, type SessionState } from "../../src/domain/types.ts";
 import { ChainUnavailableError, type SolanaPort } from "../../src/gateway/ports.ts";
 import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
 import { signedSessionBody, testGateway } from "../support/memory-gateway.ts";
+import { SOLANA_CHAIN_ID, sessionRun, solanaDeposit, solanaSessionCreated } from "../support/session-run.ts";
 
 // The Solana routes over the in-memory owner (the real session core) and a Solana port whose key
 // and signature checks are the real ones; only the RPC read is a stand-in (answering or failing).
 
-const SOLANA = 792703810;
+const SOLANA = SOLANA_CHAIN_ID;
 const EVM = 31337;
 const base58 = getBase58Decoder();
 
@@ -294,31 +294,17 @@ describe("the Solana port's key and signature checks", () => {
 describe("the session core on a Solana-origin session", () => {
   const ID = "5d7c1f0e-9a7b-4c3d-8e2f-1a2b3c4d5e6f";
   const meta = (n: number) => ({ commandId: `c${n}`, issuedAt: 1_800_000_000_000 + n, replyTo: null });
-  const create = (originChainId: number | null): SessionInput => ({
-    type: "CreateSession",
-    data: {
-      sessionId: ID,
-      flow: "p2p_request",
-      merchantId: null,
-      pinnedOnly: false,
-      burner: null,
-      auth: null,
-      destAddress: destination,
-      destChainId: SOLANA,
-      appFeeBps: 0,
-      appFeeRecipient: NATIVE_TOKEN,
-      standingRefund: null,
-      stealth: null,
-      expiresAt: 1_800_001_800,
-      expectedAmount: null,
-      pinnedDestinations: [],
-      clientSecretHash: originChainId === null ? "ab".repeat(32) : null,
-      originChainId,
-      appFeeRecipientSol: null,
-      refundAddress: null,
-    },
-    metadata: meta(1),
-  });
+  // An EVM checkout session (originChainId null) for contrast: it has a client secret.
+  const create = (originChainId: number | null) =>
+    solanaSessionCreated(
+      {
+        sessionId: ID,
+        destAddress: destination,
+        originChainId,
+        clientSecretHash: originChainId === null ? "ab".repeat(32) : null,
+      },
+      meta(1),
+    );
   const register = (auth: Authorization | null): SessionInput => ({
     type: "RegisterBurner",
     data: { sessionId: ID, burner: solanaKey().address, auth, standingRefund: null, bounceSetup: null },
@@ -332,12 +318,7 @@ describe("the session core on a Solana-origin session", () => {
     s: `0x${"02".repeat(32)}`,
     yParity: 0,
   };
-  const stateAfter = (...inputs: SessionInput[]): SessionState =>
-    inputs.reduce<SessionState>((state, input) => {
-      const d = decide(input, state);
-      if (!d.ok) throw new Error(d.rejection.code);
-      return d.events.reduce(evolve, state);
-    }, null);
+  const stateAfter = (...inputs: SessionInput[]): SessionState => sessionRun(...inputs).stateOrNull;
   const refusal = (input: SessionInput, state: SessionState) => {
     const d = decide(input, state);
     return d.ok ? null : d.rejection.code;
@@ -387,25 +368,12 @@ describe("POST /sessions/:id/commit with a Solana body", () => {
   it("takes the sweep the session owes and refuses one signed for another destination, sending nothing", async () => {
     const burner = Keypair.generate();
     const { id } = await created({ burner_address: burner.publicKey.toBase58() });
-    const deposit: SessionInput = {
-      type: "RecordTransfer",
-      data: {
-        sessionId: id,
-        transfer: {
-          chainId: SOLANA,
-          token: USDC_MINT,
-          amount: 10_000_000n,
-          txHash: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
-          logIndex: 0,
-          blockNumber: 100n,
-          blockHash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn",
-          from: solanaKey().address,
-        },
-        terms: null,
-        finality: "finalized",
-      },
-      metadata: { commandId: "d1", issuedAt: 1_800_000_000_000, replyTo: null },
-    };
+    const deposit = solanaDeposit(
+      id,
+      { token: USDC_MINT, amount: 10_000_000n, from: solanaKey().address },
+      "finalized",
+      { commandId: "d1", issuedAt: 1_800_000_000_000, replyTo: null },
+    );
     await gw.service.commands.send(deposit);
     const signedSweep = (to: string) => {
       const tx = buildSolanaSweep({

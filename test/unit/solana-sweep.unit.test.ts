@@ -8,11 +8,10 @@ import {
   type SweepParams,
 } from "../../src/chains/solana/sweep.ts";
 import type { SessionInput } from "../../src/domain/commands.ts";
-import { decide } from "../../src/domain/decide.ts";
-import { evolve } from "../../src/domain/evolve.ts";
+import type { decide } from "../../src/domain/decide.ts";
 import { settleCommandId } from "../../src/domain/settlement.ts";
 import { owedLegs } from "../../src/domain/solana-sweep.ts";
-import { NATIVE_TOKEN, type SessionState } from "../../src/domain/types.ts";
+import { SOLANA_CHAIN_ID, sessionRun, solanaDeposit, solanaSessionCreated } from "../support/session-run.ts";
 
 // The sweep a Solana burner signs: the service's byte-for-byte check of it (pure: web3.js and
 // spl-token, no node), and the session core's judgement of its legs against what the session owes.
@@ -95,55 +94,22 @@ describe("checkSolanaSweep", () => {
 });
 
 describe("the session core's judgement of a Solana sweep", () => {
-  const SOLANA = 792703810;
+  const SOLANA = SOLANA_CHAIN_ID;
   const ID = "5d7c1f0e-9a7b-4c3d-8e2f-1a2b3c4d5e6f";
   const vault = Keypair.generate().publicKey.toBase58();
   let n = 0;
   const meta = () => ({ commandId: `c${++n}`, issuedAt: 1_800_000_000_000 + n, replyTo: null });
-  const create: SessionInput = {
-    type: "CreateSession",
-    data: {
-      sessionId: ID,
-      flow: "p2p_request",
-      merchantId: null,
-      pinnedOnly: false,
-      burner: params.burner,
-      auth: null,
-      destAddress: destination,
-      destChainId: SOLANA,
-      appFeeBps: 0,
-      appFeeRecipient: NATIVE_TOKEN,
-      standingRefund: null,
-      stealth: null,
-      expiresAt: 1_800_001_800,
-      expectedAmount: null,
-      pinnedDestinations: [],
-      clientSecretHash: null,
-      originChainId: SOLANA,
-      appFeeRecipientSol: null,
-      refundAddress: null,
-    },
-    metadata: meta(),
-  };
-  const deposit = (finality: "confirmed" | "finalized"): SessionInput => ({
-    type: "RecordTransfer",
-    data: {
-      sessionId: ID,
-      transfer: {
-        chainId: SOLANA,
-        token: MINT,
-        amount: 10_000_000n,
-        txHash: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
-        logIndex: 0,
-        blockNumber: 100n,
-        blockHash: BLOCKHASH,
-        from: stranger,
-      },
-      terms: null,
+  const create = solanaSessionCreated(
+    { sessionId: ID, burner: params.burner, destAddress: destination },
+    meta(),
+  );
+  const deposit = (finality: "confirmed" | "finalized") =>
+    solanaDeposit(
+      ID,
+      { token: MINT, amount: 10_000_000n, blockHash: BLOCKHASH, from: stranger },
       finality,
-    },
-    metadata: meta(),
-  });
+      meta(),
+    );
   const commit = (legs = params.legs): SessionInput => ({
     type: "CommitSolanaSweep",
     data: {
@@ -158,14 +124,11 @@ describe("the session core's judgement of a Solana sweep", () => {
     },
     metadata: meta(),
   });
+  /** Every input but the last is accepted (else it throws); the state after all, and the last's decision. */
   const run = (...inputs: SessionInput[]) => {
-    let state: SessionState = null;
-    let last = decide(inputs[0] as SessionInput, state);
-    for (const input of inputs) {
-      last = decide(input, state);
-      if (last.ok) state = last.events.reduce(evolve, state);
-    }
-    return { state, last };
+    const r = sessionRun(...inputs.slice(0, -1));
+    r.send(inputs.at(-1) as SessionInput);
+    return { state: r.stateOrNull, last: r.last };
   };
   const relays = (d: ReturnType<typeof decide>) =>
     d.outbox.filter((m) => m.type === "Executor" && m.data.commandId === settleCommandId(ID));
