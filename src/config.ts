@@ -129,6 +129,11 @@ const envSchema = z.object({
   INDEXER_POLL_MS: z.coerce.number().int().min(50).default(1000),
   /** Events between two actor snapshots of a partition. */
   SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(50_000),
+  /**
+   * How long a busy actor partition (input arrived while its transaction ran) waits for more input
+   * before its next transaction (src/actors/linger.ts); an idle partition never waits. 0: at once.
+   */
+  ACTOR_COMMIT_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
 
   /**
    * Platform fee in basis points, resolved at commit and signed into nothing: the delegate takes it

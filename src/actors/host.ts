@@ -15,6 +15,7 @@ import {
 import type { Logger } from "../logging.ts";
 import { retry } from "../support/retry.ts";
 import type { EntityDefinition } from "./entity.ts";
+import { createLinger, type Linger } from "./linger.ts";
 import { createPartitionActor, type PartitionActor, type Step } from "./partition-actor.ts";
 import type { SnapshotStore } from "./snapshots.ts";
 
@@ -33,6 +34,11 @@ export interface EntityHostDeps<State> {
    * past it, the partition's input waits for the commit (memory stays bounded under a burst).
    */
   maxPendingRecords?: number;
+  /**
+   * How long a partition whose input arrived while its transaction ran waits for more before the
+   * next one (linger.ts); 0 begins it at once. An idle partition never waits.
+   */
+  commitLingerMs?: number;
   /** Where input records that fail for good are parked (default: the deadletter topic). */
   deadLetterTopic?: string;
   now?: () => number;
@@ -73,6 +79,8 @@ interface Owned<Command, Event, State> {
   pending: Pending<Event, State> | null;
   /** The partition's transaction loop, while one runs. */
   flushing: Promise<void> | null;
+  /** The wait of the loop between two transactions of a busy partition. */
+  linger: Linger;
   /** Set while the partition recovers from a failed transaction: nothing is decided meanwhile. */
   recovering: Promise<void> | null;
   sinceSnapshot: number;
@@ -86,13 +94,19 @@ interface Owned<Command, Event, State> {
 const TIMER_RESEND_MS = 30_000;
 
 /**
+ * Input records that end a linger at once: a transaction this full gains little from more, and a
+ * burst (a catch-up, the ingest benchmark) must not wait.
+ */
+const LINGER_FULL_AT = 100;
+
+/**
  * Hosts one entity's actors on the partitions this member owns (Kafka Streams' exactly-once task,
  * per partition). Each partition decides its input in order against its in-memory states; the
  * events, the outbox messages and the input offsets go out in one Kafka transaction, and the states
- * change only once it commits. Transactions are group commits: one starts as soon as the previous
- * one of its partition ended and takes every batch decided meanwhile, so a burst shares one
- * transaction while a lone command waits for none. On assignment a partition is restored from its
- * latest snapshot plus the journal after it.
+ * change only once it commits. Transactions are group commits: one takes every batch decided while
+ * the previous one of its partition ran, so a burst shares one transaction; a partition with input
+ * waiting lingers up to `commitLingerMs` for more first, while a lone command waits for nothing. On
+ * assignment a partition is restored from its latest snapshot plus the journal after it.
  */
 export function createEntityHost<Command, Event extends VersionedEvent, State, Message>(
   entity: EntityDefinition<Command, Event, State, Message>,
@@ -143,6 +157,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       lock: ready,
       pending: null,
       flushing: null,
+      linger: createLinger(deps.commitLingerMs ?? 0, LINGER_FULL_AT),
       recovering: null,
       sinceSnapshot: 0,
       snapshotting: false,
@@ -251,6 +266,8 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       o.flushing = flush(o, actor).finally(() => {
         o.flushing = null;
       });
+    } else {
+      o.linger.offer(pending.records);
     }
     // Backpressure: a partition whose transaction is slow stops taking input until it commits.
     if (o.pending && o.pending.records >= maxPending) {
@@ -290,6 +307,8 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
         if (journalEnd !== undefined) actor.eventsOffset = journalEnd;
         o.sinceSnapshot += events.length;
         maybeSnapshot(o, actor);
+        // Input arrived while this transaction ran: the partition is busy, let more join the next.
+        if (o.pending) await o.linger.wait();
       } catch (error) {
         // Anything else is a bug, not a broker's mood (a record that cannot be encoded was parked when
         // it was decided); it is recovered from the same way rather than left to crash the process.
@@ -463,6 +482,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
     async stop() {
       stopping = true;
       if (timer) clearInterval(timer);
+      for (const o of owned.values()) o.linger.release();
       await consumer.stop();
       // Work decided but not committed is dropped: the next owner reads it again from the offsets.
       await Promise.all([...owned.values()].map((o) => o.flushing?.catch(() => {})));

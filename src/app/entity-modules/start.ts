@@ -28,6 +28,7 @@ export function startEntityActors(
       snapshots: createSnapshotStore(createSnapshotTable(shared.cassandra), entity),
       log,
       snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
+      commitLingerMs: shared.config.ACTOR_COMMIT_LINGER_MS,
     });
     await host.start();
     const restored = await host.restored(timeoutMs);
