@@ -13,7 +13,10 @@
  * Each round runs autocannon at `connections` and at 1 connection (where p50 is the commit latency
  * a lone client sees), baseline and ours alternately, which goes first alternating round by round.
  * Every body has its own burner; ours never sends one twice while the pool lasts (the baseline cycles
- * it). Each run adds every POST of ours to the shared journal.
+ * it). Each run adds every POST of ours to the shared journal. Every child counts the Kafka requests
+ * it sends (kafka-request-count.ts); each run prints them and the CPU time per POST by process (the
+ * target's processes and the Kafka and Cassandra servers), and ours the events per actor transaction.
+ * With a broker of one's own in KAFKA_BROKERS, BENCH_KAFKA_ROOT names its root (its run/kafka.pid).
  *
  * Holds .local/run/bench.lock and then .local/run/suite.lock (the roles join the shared groups).
  *
@@ -21,7 +24,9 @@
  *   PROJECTOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=.local/profiles" npx tsx test/bench/post-sessions.bench.ts
  */
 import { execFileSync } from "node:child_process";
-import { cpus, loadavg } from "node:os";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
 import autocannon from "autocannon";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
@@ -64,7 +69,42 @@ interface Run {
   bad: number;
   load: number;
   cores: Map<string, number>;
+  /** Kafka requests per POST sent by the target's processes, by process. */
+  kafkaPerPost: Map<string, number>;
+  /** CPU milliseconds per POST, by process (the Kafka and Cassandra servers too). */
+  cpuPerPost: Map<string, number>;
+  /** Of the actors' transactions in this run (ours only). */
+  eventsPerTransaction?: number;
 }
+
+/**
+ * Every child counts the Kafka requests it sends (kafka-request-count.ts, loaded with --import) into
+ * a file of this folder named by its pid.
+ */
+const COUNTS_DIR = mkdtempSync(path.join(tmpdir(), "post-sessions-kafka-"));
+const COUNTING = {
+  nodeArgs: ["--import", "./test/bench/kafka-request-count.ts"],
+  env: {
+    KAFKA_REQUEST_COUNTS_DIR: COUNTS_DIR,
+    KAFKA_REQUEST_PORTS: infra.brokers.map((b) => b.slice(b.lastIndexOf(":") + 1)).join(","),
+  },
+};
+
+/** A child's Kafka requests so far, all APIs together (0 before its first write). */
+function kafkaRequests(pid: number): number {
+  try {
+    const counts = JSON.parse(readFileSync(path.join(COUNTS_DIR, `${pid}.json`), "utf8")) as Record<
+      string,
+      number
+    >;
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Kafka requests files are written every 100 ms: wait for one more write before reading. */
+const settleCounts = () => new Promise((r) => setTimeout(r, 250));
 
 const git = (...args: string[]) =>
   execFileSync("git", args, { stdio: ["ignore", "pipe", "ignore"] })
@@ -100,7 +140,7 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   console.log(`signed ${postCount.toLocaleString("en")} burner authorizations in ${since(t0)} s`);
 
   t0 = performance.now();
-  const roles = await startRoles(startChild);
+  const roles = await startRoles(startChild, COUNTING);
   const bareArgs = {
     brokers: infra.brokers,
     topic: SCRATCH_TOPIC,
@@ -108,8 +148,8 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   };
   const bare = await startChild(
     "bare",
-    ["test/bench/bare-post-sessions.ts", JSON.stringify(bareArgs)],
-    {},
+    [...COUNTING.nodeArgs, "test/bench/bare-post-sessions.ts", JSON.stringify(bareArgs)],
+    COUNTING.env,
     /^bare listening on (http:\/\/\S+)/,
   );
   console.log(`roles and baseline up in ${since(t0)} s:`);
@@ -122,7 +162,10 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
   const urls: Record<Target, string> = { ours: roles.gateway.ready, bare: bare.ready };
   const cursor: Record<Target, number> = { ours: 0, bare: 0 };
   const watched = [...children, ...stackPids(config)];
+  const counted: Record<Target, Child[]> = { ours: Object.values(roles), bare: [bare] };
   const measure = async (target: Target, conns: number, duration: number): Promise<Run> => {
+    await settleCounts();
+    const requests0 = new Map(counted[target].map((c) => [c.name, kafkaRequests(c.pid)]));
     const cpu0 = cpuSnapshot(watched);
     const result = await autocannon({
       url: urls[target],
@@ -141,6 +184,19 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
         },
       ],
     });
+    const cores = coresUsed(cpu0, cpuSnapshot(watched), result.duration);
+    const posts = Math.max(1, result.requests.total);
+    await settleCounts();
+    const kafkaPerPost = new Map(
+      counted[target].map((c) => [c.name, (kafkaRequests(c.pid) - (requests0.get(c.name) ?? 0)) / posts]),
+    );
+    // The target's own processes and the servers they use; the other target idles meanwhile.
+    const mine = new Set([...counted[target].map((c) => c.name), "kafka", "cassandra"]);
+    const cpuPerPost = new Map(
+      [...cores]
+        .filter(([name]) => mine.has(name))
+        .map(([name, c]) => [name, (c * result.duration * 1000) / posts]),
+    );
     return {
       rate: result.requests.average,
       mean: result.latency.average,
@@ -148,7 +204,9 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
       p99: result.latency.p99,
       bad: result.non2xx + result.errors + result.timeouts,
       load: loadavg()[0] ?? 0,
-      cores: coresUsed(cpu0, cpuSnapshot(watched), result.duration),
+      cores,
+      kafkaPerPost,
+      cpuPerPost,
     };
   };
 
@@ -162,7 +220,14 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
         console.log(
           `${(round === 0 ? "warm-up" : `round ${round}`).padEnd(8)} ${String(conns).padStart(2)} conn ${target}  ${fmtRate(r.rate).padStart(6)} req/s  mean ${ms(r.mean)}  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  load ${r.load.toFixed(1)}  cores: ${describeCores(r.cores)}${r.bad ? `  NOT 2xx or failed: ${r.bad}` : ""}`,
         );
-        if (marks) console.log(`           stages: ${await stagesSince(kafka, marks)}`);
+        console.log(
+          `           Kafka requests per POST ${perPost(r.kafkaPerPost, 1)}; CPU ms per POST ${perPost(r.cpuPerPost, 2)}`,
+        );
+        if (marks) {
+          const stages = await stagesSince(kafka, marks);
+          r.eventsPerTransaction = stages.eventsPerTransaction;
+          console.log(`           stages: ${stages.text}`);
+        }
         if (round > 0) results.set(`${target} ${conns}`, [...(results.get(`${target} ${conns}`) ?? []), r]);
       }
     }
@@ -180,8 +245,13 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
         `${target} ${conns}`,
         m((r) => r.rate),
       );
+      const kafkaTotal = (r: Run) => [...r.kafkaPerPost.values()].reduce((a, b) => a + b, 0);
+      const cpuOf = (r: Run) => [...r.cpuPerPost.values()].reduce((a, b) => a + b, 0);
+      const events = runs.flatMap((r) =>
+        r.eventsPerTransaction === undefined ? [] : [r.eventsPerTransaction],
+      );
       console.log(
-        `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  mean ${ms(m((r) => r.mean))}  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
+        `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  mean ${ms(m((r) => r.mean))}  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  Kafka requests/POST ${m(kafkaTotal).toFixed(1)}  CPU ms/POST ${m(cpuOf).toFixed(2)}${events.length > 0 ? `  events/transaction ${median(events).toFixed(1)}` : ""}  load ${m((r) => r.load).toFixed(1)}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
       );
     }
     const ratio = (rateOf.get(`ours ${conns}`) ?? 0) / (rateOf.get(`bare ${conns}`) ?? 1);
@@ -192,6 +262,13 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
       .map((l) => l.toFixed(2))
       .join(" ")}`,
   );
+}
+
+/** "total (gateway 2.1, actors 4.0, ...)", busiest first. */
+function perPost(by: Map<string, number>, digits: number): string {
+  const parts = [...by].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  const total = parts.reduce((a, [, v]) => a + v, 0);
+  return `${total.toFixed(digits)} (${parts.map(([name, v]) => `${name} ${v.toFixed(digits)}`).join(", ")})`;
 }
 
 function ms(x: number): string {

@@ -71,13 +71,20 @@ export async function withRoleProcesses(
 /**
  * The actors, the projector and then the gateway (`src/cli.ts <role>`), each up once it printed its
  * ready line. `<ROLE>_NODE_ARGS` in the environment (ACTORS_, PROJECTOR_, GATEWAY_) are node options
- * for that role alone, e.g. "--cpu-prof --cpu-prof-dir=.local/profiles" to profile it.
+ * for that role alone, e.g. "--cpu-prof --cpu-prof-dir=.local/profiles" to profile it; `extra` gives
+ * every role more node options and environment.
  */
 export async function startRoles(
   start: StartChild,
+  extra: { nodeArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ actors: Child; projector: Child; gateway: Child }> {
   const role = (name: string, ready: RegExp) =>
-    start(name, [...nodeArgsOf(name), "src/cli.ts", name], ROLE_ENV, ready);
+    start(
+      name,
+      [...(extra.nodeArgs ?? []), ...nodeArgsOf(name), "src/cli.ts", name],
+      { ...ROLE_ENV, ...extra.env },
+      ready,
+    );
   const [actors, projector] = await Promise.all([
     role("actors", /^actors\s+(.*)$/),
     role("projector", /^projector\s+(.*)$/),
@@ -136,8 +143,10 @@ const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().
 export function stackPids(config: Config): Array<{ name: string; pid: number }> {
   const found: Array<{ name: string; pid: number }> = [];
   for (const name of ["cassandra", "kafka"]) {
+    // A broker of one's own (KAFKA_BROKERS naming it) is watched through BENCH_KAFKA_ROOT, its root.
+    const root = name === "kafka" ? (process.env.BENCH_KAFKA_ROOT ?? stackRoot(config)) : stackRoot(config);
     try {
-      const pid = Number(readFileSync(path.join(stackRoot(config), "run", `${name}.pid`), "utf8").trim());
+      const pid = Number(readFileSync(path.join(root, "run", `${name}.pid`), "utf8").trim());
       if (pid > 0 && procCpuTicks(pid) !== null) found.push({ name, pid });
     } catch {
       // Servers named in the environment run elsewhere.

@@ -25,7 +25,10 @@ export async function markEnds(kafka: KafkaClient): Promise<Marks> {
  * commit, the projector's fetch, write and publish), as "p50 / p99 ms", and the events the actors'
  * transactions carried on average.
  */
-export async function stagesSince(kafka: KafkaClient, marks: Marks): Promise<string> {
+export async function stagesSince(
+  kafka: KafkaClient,
+  marks: Marks,
+): Promise<{ text: string; eventsPerTransaction: number }> {
   // The first record of each session id on each topic: its command, its SessionCreated, its first state.
   const first = new Map<string, Map<string, number>>();
   // A transaction's events go out in one produce request, which stamps them all with one time.
@@ -60,7 +63,11 @@ export async function stagesSince(kafka: KafkaClient, marks: Marks): Promise<str
     projector.push(published - appended);
   }
   const fmt = (xs: number[]) => `p50 ${median(xs).toFixed(0)} / p99 ${percentile(xs, 0.99).toFixed(0)} ms`;
-  return `${actor.length} sessions: command->event ${fmt(actor)}, event->state ${fmt(projector)}; ${(events / Math.max(1, requests.size)).toFixed(1)} events per transaction`;
+  const eventsPerTransaction = events / Math.max(1, requests.size);
+  return {
+    text: `${actor.length} sessions: command->event ${fmt(actor)}, event->state ${fmt(projector)}; ${eventsPerTransaction.toFixed(1)} events per transaction`,
+    eventsPerTransaction,
+  };
 }
 
 function percentile(xs: number[], q: number): number {

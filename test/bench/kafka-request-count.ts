@@ -1,0 +1,31 @@
+/**
+ * Loaded into a benchmark's child process (`node --import tsx --import ./test/bench/kafka-request-count.ts`):
+ * counts the Kafka requests the process sends, by API, on every socket it opens to a port listed in
+ * KAFKA_REQUEST_PORTS, and writes the totals to KAFKA_REQUEST_COUNTS_DIR/<pid>.json every 100 ms and
+ * at exit. kafkajs opens its connections with `net.connect`, looked up at each call, so wrapping it
+ * here reaches every client of the process without a change to the service.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { countWrites, type RequestCounts } from "../support/kafka-requests.ts";
+
+const dir = process.env.KAFKA_REQUEST_COUNTS_DIR;
+const ports = new Set((process.env.KAFKA_REQUEST_PORTS ?? "").split(",").filter(Boolean).map(Number));
+
+if (dir && ports.size > 0) {
+  const counts: RequestCounts = new Map();
+  const connect = net.connect as (...args: unknown[]) => net.Socket;
+  (net as { connect: unknown }).connect = (...args: unknown[]) => {
+    const socket = connect(...args);
+    const first = args[0];
+    const port = typeof first === "object" && first !== null ? (first as { port?: unknown }).port : first;
+    if (ports.has(Number(port))) countWrites(socket, counts);
+    return socket;
+  };
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${process.pid}.json`);
+  const write = () => writeFileSync(file, JSON.stringify(Object.fromEntries(counts)));
+  setInterval(write, 100).unref();
+  process.on("exit", write);
+}
