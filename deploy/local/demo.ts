@@ -1,68 +1,15 @@
 /**
- * A walk through the service on the local stack, as a payer's app does it with the client library
- * (src/client/, the package entry `deposit-settlement/client`; docs/CLIENT.md): make a burner and
- * sign its EIP-7702 authorization and a standing refund, open a session, pay USDC (or ETH) to the
- * burner, and let the detect-then-sign flow run: detected over SSE, quote (not for USDC), Intent
- * signed by the burner, commit, swept on the destination chain. The README's example ("The payer's
- * client library") is taken from this file, line for line.
+ * `npm run demo`: a walk through the service on the local stack, as a payer's app does it with the
+ * client library (src/client/, the package entry `deposit-settlement/client`; docs/CLIENT.md).
+ * DEMO_CHAIN picks the chain the deposit is made on: the source anvil chain (default, demo-evm.ts,
+ * the README's example) or the local Solana node (`DEMO_CHAIN=solana`, demo-solana.ts).
  *
- *   npm start            (in one terminal)
- *   npm run demo         (in another; DEMO_TOKEN=native sends ETH instead, GATEWAY_URL another gateway)
+ *   npm start                               (in one terminal)
+ *   npm run demo                            (in another; DEMO_TOKEN=native sends ETH instead)
+ *   DEMO_CHAIN=solana npm run demo          (a Solana deposit; DEMO_TOKEN=native sends SOL instead)
+ *   GATEWAY_URL=http://… npm run demo       (another gateway)
  */
-import { createApiClient, newBurner, payDetectThenSign, signStandingRefund } from "deposit-settlement/client";
-import { createPublicClient, createWalletClient, http, parseUnits } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
-import { toViemChain } from "./chains.ts";
-import { readStack } from "./stack.ts";
-
-const stack = await readStack(); // .local/stack.json, written by `npm start`
-const [source, dest] = stack?.chains ?? [];
-if (!source || !dest) throw new Error("no local stack: run `npm start` first");
-
-// Pay: send USDC (or ETH) to the burner on the source chain, once the session is open.
-const chain = toViemChain(source);
-const payer = createWalletClient({
-  account: privateKeyToAccount(source.funded.privateKey),
-  chain,
-  transport: http(source.rpcUrl),
-});
-const pay = async (to: `0x${string}`) => {
-  const hash =
-    process.env.DEMO_TOKEN === "native"
-      ? await payer.sendTransaction({ to, value: parseUnits("0.01", 18) })
-      : await payer.writeContract({
-          address: source.usdc,
-          abi: testUsdcAbi,
-          functionName: "transfer",
-          args: [to, parseUnits("25", 6)],
-        });
-  await createPublicClient({
-    chain,
-    transport: http(source.rpcUrl),
-    pollingInterval: 200,
-  }).waitForTransactionReceipt({
-    hash,
-  });
-  console.log(`sent to burner ${to} on chain ${source.chainId}: ${hash}`);
-};
-
-const client = createApiClient({ baseUrl: process.env.GATEWAY_URL ?? "http://127.0.0.1:8080" });
-const burner = await newBurner(source); // the source chain's { chainId, delegate }
-const { created, signed, committed, settled } = await payDetectThenSign(client, {
-  burner,
-  destination: { address: dest.funded.address, chainId: dest.chainId },
-  usdc: { [source.chainId]: source.usdc }, // a USDC deposit is not swapped, so not quoted
-  // Where the money goes back if the session expires or fails: signed up front, run by the service.
-  standingRefund: await signStandingRefund({
-    signer: burner.account,
-    to: payer.account.address,
-    chainIds: [source.chainId],
-  }),
-  onCreated: () => pay(burner.address),
-  onSession: (s) => console.log(`SSE status=${s.status} amount=${s.detected_amount} tx=${s.detected_tx}`),
-});
-console.log("created", created);
-console.log(`signed min_out=${signed.intent.min_out} committed fee_bps=${committed.fee_bps}`);
-console.log(`settled outcome=${settled.outcome} delivered to ${dest.chainId}: ${settled.dest_tx}`);
-console.log("session", settled);
+const chain = process.env.DEMO_CHAIN ?? "evm";
+if (chain === "solana") await import("./demo-solana.ts");
+else if (chain === "evm") await import("./demo-evm.ts");
+else throw new Error(`DEMO_CHAIN=${chain}: "evm" (the default) or "solana"`);

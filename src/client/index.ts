@@ -2,7 +2,8 @@
  * The payer's client library (`deposit-settlement/client`): a burner and its EIP-7702 authorization,
  * a typed API client with the interface's timeout and retry rules, one action per route and per
  * signature, and the detect-then-sign flow in one call (`payDetectThenSign`; `payCheckout` for a
- * merchant's checkout session, whose calls carry its pk_ and cs_). Everything here runs
+ * merchant's checkout session, whose calls carry its pk_ and cs_; `paySolanaDetectThenSign` for a
+ * Solana deposit, with its burner keypair, registration, sweep and refunds). Everything here runs
  * in a browser as well as in Node: no Node built-ins, no server code. docs/CLIENT.md is its manual.
  */
 export {
@@ -19,11 +20,24 @@ export {
   DEFAULT_COMMIT_RETRY_MS,
 } from "./actions/commit.ts";
 export {
+  type CommitSolanaSweepErrorType,
+  type CommitSolanaSweepParameters,
+  type CommitSolanaSweepReturnType,
+  commitSolanaSweep,
+  DEFAULT_SOLANA_COMMIT_RETRY_MS,
+} from "./actions/commit-solana-sweep.ts";
+export {
   type CreateSessionErrorType,
   type CreateSessionParameters,
   type CreateSessionReturnType,
   createSession,
 } from "./actions/create-session.ts";
+export {
+  type CreateSolanaSessionErrorType,
+  type CreateSolanaSessionParameters,
+  type CreateSolanaSessionReturnType,
+  createSolanaSession,
+} from "./actions/create-solana-session.ts";
 export {
   type GetQuoteErrorType,
   type GetQuoteParameters,
@@ -36,6 +50,12 @@ export {
   type GetSessionReturnType,
   getSession,
 } from "./actions/get-session.ts";
+export {
+  type GetSolanaBlockhashErrorType,
+  type GetSolanaBlockhashParameters,
+  type GetSolanaBlockhashReturnType,
+  getSolanaBlockhash,
+} from "./actions/get-solana-blockhash.ts";
 export {
   type MakeBurnerParameters,
   type MakeBurnerReturnType,
@@ -58,6 +78,12 @@ export {
   type PayDetectThenSignReturnType,
   payDetectThenSign,
 } from "./actions/pay-detect-then-sign.ts";
+export {
+  type PaySolanaDetectThenSignErrorType,
+  type PaySolanaDetectThenSignParameters,
+  type PaySolanaDetectThenSignReturnType,
+  paySolanaDetectThenSign,
+} from "./actions/pay-solana-detect-then-sign.ts";
 export {
   type QuoteOnChainErrorType,
   type QuoteOnChainParameters,
@@ -90,6 +116,12 @@ export {
   registerBurner,
 } from "./actions/register-burner.ts";
 export {
+  type RegisterSolanaBurnerErrorType,
+  type RegisterSolanaBurnerParameters,
+  type RegisterSolanaBurnerReturnType,
+  registerSolanaBurner,
+} from "./actions/register-solana-burner.ts";
+export {
   type SignAuthorizationErrorType,
   type SignAuthorizationParameters,
   type SignAuthorizationReturnType,
@@ -121,6 +153,20 @@ export {
   signSolanaBounceSetup,
 } from "./actions/sign-solana-bounce-setup.ts";
 export {
+  type SignSolanaRegistrationErrorType,
+  type SignSolanaRegistrationParameters,
+  type SignSolanaRegistrationReturnType,
+  signSolanaRegistration,
+  solanaRegistrationMessage,
+} from "./actions/sign-solana-registration.ts";
+export {
+  DEFAULT_SOLANA_MAX_FEE_BPS,
+  type SignSolanaSweepErrorType,
+  type SignSolanaSweepParameters,
+  type SignSolanaSweepReturnType,
+  signSolanaSweep,
+} from "./actions/sign-solana-sweep.ts";
+export {
   DEFAULT_STANDING_REFUND_TTL_S,
   type SignStandingRefundErrorType,
   type SignStandingRefundParameters,
@@ -135,6 +181,13 @@ export {
   type WaitForDetectionReturnType,
   waitForDetection,
 } from "./actions/wait-for-detection.ts";
+export {
+  type DetectedSolanaSession,
+  type WaitForSolanaDetectionErrorType,
+  type WaitForSolanaDetectionParameters,
+  type WaitForSolanaDetectionReturnType,
+  waitForSolanaDetection,
+} from "./actions/wait-for-solana-detection.ts";
 export {
   hasReached,
   type WaitForStatusErrorType,
@@ -168,6 +221,8 @@ export type {
   CommitResponse,
   CreateSessionBody,
   CreateSessionResponse,
+  CreateSolanaSessionBody,
+  CreateSolanaSessionResponse,
   IntentWire,
   Quote,
   RefundAllBody,
@@ -176,6 +231,11 @@ export type {
   RefundResponse,
   Session,
   SessionStatus,
+  SolanaBlockhash,
+  SolanaBurnerBody,
+  SolanaBurnerResponse,
+  SolanaCommitBody,
+  SolanaSweepTerms,
   StandingRefundResponse,
   StandingRefundWire,
 } from "./types.ts";

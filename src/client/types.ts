@@ -14,6 +14,15 @@ import type {
   standingRefundResponseSchema,
   standingRefundSchema,
 } from "../gateway/schemas.ts";
+import type {
+  blockhashResponseSchema,
+  createSolanaSessionBodySchema,
+  createSolanaSessionResponseSchema,
+  solanaBurnerBodySchema,
+  solanaBurnerResponseSchema,
+  solanaCommitBodySchema,
+  solanaSweepTermsSchema,
+} from "../gateway/solana-schemas.ts";
 
 // The wire types of the client, inferred from the gateway's own zod schemas (src/gateway/schemas.ts),
 // so they cannot drift from what the service validates and serialises. Type-only imports: they are
@@ -103,6 +112,23 @@ export type StandingRefundResponse = z.output<typeof standingRefundResponseSchem
 export type RefundAllBody = z.input<typeof refundAllBodySchema>;
 /** The answer of `POST /sessions/:id/refund-all`: `tx_hash`, `refund_address`, `token`, `amount: "full"`. */
 export type RefundAllResponse = z.output<typeof refundAllResponseSchema>;
+
+// The Solana routes (docs/SOLANA.md): base58 addresses, amounts in base units or lamports.
+
+/** The body of `POST /sessions/solana`. */
+export type CreateSolanaSessionBody = z.input<typeof createSolanaSessionBodySchema>;
+/** The answer of `POST /sessions/solana`: `{ id, status, expires_at, sweep }`. */
+export type CreateSolanaSessionResponse = z.output<typeof createSolanaSessionResponseSchema>;
+/** What the sweep the payer's client signs must pay: fee payer, fees, where the delivery goes. */
+export type SolanaSweepTerms = z.output<typeof solanaSweepTermsSchema>;
+/** The body of `POST /sessions/:id/solana-burner`. */
+export type SolanaBurnerBody = z.input<typeof solanaBurnerBodySchema>;
+/** The answer of `POST /sessions/:id/solana-burner`: `{ id, status }`. */
+export type SolanaBurnerResponse = z.output<typeof solanaBurnerResponseSchema>;
+/** The answer of `GET /solana/blockhash`, as web3.js's `getLatestBlockhash` answers it. */
+export type SolanaBlockhash = z.output<typeof blockhashResponseSchema>;
+/** The body of `POST /sessions/:id/commit` on a Solana-origin session: the burner-signed sweep. */
+export type SolanaCommitBody = z.input<typeof solanaCommitBodySchema>;
 
 // Compile-time only: a body the client writes that the gateway's schema would not take fails tsc.
 const bodiesMatch: [

@@ -1,19 +1,29 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import {
+  getAssociatedTokenAddressSync,
+  getOrCreateAssociatedTokenAccount,
+  transfer,
+} from "@solana/spl-token";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../deploy/local/chains.ts";
+import { SOLANA_LOCAL_CHAIN_ID } from "../../src/chains/solana/config.ts";
 import {
   type ApiClient,
   ApiError,
   createApiClient,
   createSession,
   getSession,
+  makeSolanaBurner,
   newBurner,
+  paySolanaDetectThenSign,
   SessionEndedError,
   waitForStatus,
 } from "../../src/client/index.ts";
 import { fund } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
+import { keypairOf } from "../support/solana-node.ts";
 
 // The payer's client library driving the real service on the local stack: Kafka, Cassandra and the
 // two anvil chains, every role in this process, the gateway on a real port.
@@ -131,4 +141,53 @@ describe("the payer's client library against the service", () => {
     expect(stdout).toMatch(/SSE status=swept/);
     expect(stdout).toMatch(/settled outcome=succeeded delivered to \d+: 0x[0-9a-f]{64}/);
   }, 180_000);
+
+  it("drives a Solana USDC deposit from creation to swept: registration, sweep signed after detection, exact balances", async () => {
+    const stack = service.stack.solana;
+    if (!stack) throw new Error("the local stack has no Solana node");
+    const sol = new Connection(stack.rpcUrl, "confirmed");
+    const mint = new PublicKey(stack.usdcMint);
+    const payer = keypairOf(stack.testKey);
+    const relayer = new PublicKey(stack.relayerKey.publicKey);
+    const usdcOf = async (owner: PublicKey) => {
+      const info = await sol
+        .getTokenAccountBalance(getAssociatedTokenAddressSync(mint, owner))
+        .catch(() => null);
+      return info ? BigInt(info.value.amount) : 0n;
+    };
+    // A fresh destination wallet with its USDC account (the sweep pays accounts that exist).
+    const destination = Keypair.generate().publicKey;
+    await getOrCreateAssociatedTokenAccount(sol, payer, mint, destination);
+    const relayerBefore = await usdcOf(relayer);
+
+    const burner = makeSolanaBurner();
+    const seen: string[] = [];
+    const out = await paySolanaDetectThenSign(client, {
+      burner,
+      destination: { address: destination.toBase58(), chainId: SOLANA_LOCAL_CHAIN_ID },
+      onCreated: async () => {
+        const from = await getOrCreateAssociatedTokenAccount(sol, payer, mint, payer.publicKey);
+        const to = await getOrCreateAssociatedTokenAccount(sol, payer, mint, burner.keypair.publicKey);
+        await transfer(sol, payer, from.address, to.address, payer, 10_000_000n);
+      },
+      onSession: (s) => seen.push(s.status),
+      detectionTimeout: 30_000,
+      settlementTimeout: 30_000,
+    });
+    expect(out.registered).toEqual({ id: out.created.id, status: "pending" });
+    expect(out.detected).toMatchObject({ detected_token: mint.toBase58(), detected_amount: "10000000" });
+    expect(out.settled).toMatchObject({
+      status: "swept",
+      outcome: "succeeded",
+      dest_address: destination.toBase58(),
+    });
+    expect(seen.slice(0, 2)).toEqual(["pending", "detected"]);
+    // 10 USDC less the platform fee (fee_bps of the terms) to the destination, the fee to the relayer.
+    const fee = (10_000_000n * BigInt(out.created.sweep.fee_bps)) / 10_000n;
+    expect(await usdcOf(destination)).toBe(10_000_000n - fee);
+    expect((await usdcOf(relayer)) - relayerBefore).toBe(fee);
+    expect(await usdcOf(burner.keypair.publicKey)).toBe(0n);
+    const sweep = await sol.getTransaction(out.settled.sweep_tx as string, { commitment: "finalized" });
+    expect(sweep?.meta?.err).toBeNull();
+  }, 60_000);
 });

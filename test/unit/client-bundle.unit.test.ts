@@ -8,11 +8,12 @@ import { describe, expect, it } from "vitest";
  * The client library is for payers' apps, browsers included: what it loads at run time must be its
  * own files, the two support modules it shares with the service, the EIP-712 definitions it signs
  * with (src/chains/evm/typed-data/eip712.ts: the same objects the gateway verifies against and the delegate's
- * structs, so a type string cannot drift), the Solana bounce setup it signs (src/chains/solana/
- * bounce-setup.ts: the transaction the service rebuilds and compares byte for byte), and browser-safe
- * libraries (viem, web3.js, spl-token, and the Buffer polyfill web3.js itself needs). Its
- * wire types come from the shared schema definitions (src/api/, and the session's in
- * src/gateway/schemas.ts) through type-only imports, which compilation erases; this test compiles
+ * structs, so a type string cannot drift), the Solana bounce setup and sweep it signs (src/chains/solana/
+ * bounce-setup.ts and sweep.ts: the transactions the service rebuilds and compares byte for byte), and
+ * browser-safe libraries (viem, web3.js, spl-token, @solana/kit for the Ed25519 registration signature
+ * over WebCrypto, and the Buffer polyfill web3.js itself needs). Its wire types come from the shared
+ * schema definitions (src/api/, the session's in src/gateway/schemas.ts and the Solana routes' in
+ * src/gateway/solana-schemas.ts) through type-only imports, which compilation erases; this test compiles
  * each file the way a bundler does and follows what is left. A route file is never imported, not
  * even for a type: the schemas a client needs live where both the routes and the clients take them.
  */
@@ -71,7 +72,7 @@ function clientReach(entries: string[]): Set<string> {
   return reached;
 }
 
-/** Gateway files a client may take types from: the session's schemas only, never a route. */
+/** Gateway files a client may take types from: the schema files only (the session's, the Solana routes'), never a route. */
 const gatewayFilesOf = (files: Iterable<string>): string[] =>
   [...files].filter((f) => f.startsWith("src/gateway/")).sort();
 
@@ -83,7 +84,7 @@ describe("the client libraries' types", () => {
       .map((f) => `src/client/${f}`);
     expect(files).toContain("src/client/merchant/types.ts");
     const reached = clientReach(files);
-    expect(gatewayFilesOf(reached)).toEqual(["src/gateway/schemas.ts"]);
+    expect(gatewayFilesOf(reached)).toEqual(["src/gateway/schemas.ts", "src/gateway/solana-schemas.ts"]);
   });
 
   it("would see a type-only import of a route file (the check can fail)", () => {
@@ -98,17 +99,19 @@ describe("the client libraries' types", () => {
 });
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule, EIP-712 types, router ABI and Solana bounce setup, and browser-safe packages", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup and sweep, and browser-safe packages", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/typed-data/eip712.ts",
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
+      "src/chains/solana/sweep.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);
     expect(packages).toEqual([
+      "@solana/kit",
       "@solana/spl-token",
       "@solana/web3.js",
       "buffer",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 /**
- * The README's client example is taken from deploy/local/demo.ts, which tsc compiles and the client
+ * The README's client example is taken from deploy/local/demo-evm.ts (what `npm run demo` runs), which tsc compiles and the client
  * end-to-end test runs: every line of the example must stand in the demo, in the same order, so the
  * example cannot drift from code that works.
  */
@@ -27,10 +27,10 @@ function missing(wanted: string[], lines: string[]): string[] {
 }
 
 describe("the README's client library example", () => {
-  it("is a part of deploy/local/demo.ts, line for line and in order", () => {
+  it("is a part of deploy/local/demo-evm.ts, line for line and in order", () => {
     const lines = example(read("README.md"));
     expect(lines.length).toBeGreaterThan(10);
-    expect(missing(lines, read("deploy/local/demo.ts").split("\n"))).toEqual([]);
+    expect(missing(lines, read("deploy/local/demo-evm.ts").split("\n"))).toEqual([]);
   });
 
   it("would notice a line the demo does not have, or lines out of order", () => {

@@ -1,8 +1,8 @@
-import { retry } from "../../support/retry.ts";
-import { type ApiClient, retryRule } from "../api-client.ts";
+import type { ApiClient } from "../api-client.ts";
 import type { Burner } from "../burner.ts";
 import { type CheckoutCredentials, checkoutHeaders } from "../checkout.ts";
-import { ApiError, ClientError } from "../errors.ts";
+import { commitUntil } from "../commit-retry.ts";
+import type { ClientError } from "../errors.ts";
 import type { CommitBody, CommitResponse } from "../types.ts";
 import type { SignIntentReturnType } from "./sign-intent.ts";
 
@@ -54,33 +54,6 @@ export async function commit(client: ApiClient, params: CommitParameters): Promi
     intent_sigs: { [String(chainId)]: signature },
   };
   const until = Math.min(Date.now() + (params.retryFor ?? DEFAULT_COMMIT_RETRY_MS), intent.deadline * 1000);
-  const rule = retryRule(client.retry);
   const headers = checkoutHeaders(params.checkout ?? client.checkout);
-  try {
-    return await retry(
-      () =>
-        client.request<CommitResponse>({
-          method: "POST",
-          path: `/sessions/${encodeURIComponent(params.id)}/commit`,
-          body,
-          headers,
-          signal: params.signal,
-          attempts: 1,
-        }),
-      {
-        ...rule,
-        attempts: Number.POSITIVE_INFINITY,
-        signal: params.signal,
-        isRetryable: (err) => rule.isRetryable(err) && Date.now() < until,
-      },
-    );
-  } catch (err) {
-    if (params.signal?.aborted) throw params.signal.reason;
-    const retryable = err instanceof ApiError && err.retryable;
-    const why = err instanceof ApiError ? err.shortMessage : String(err);
-    throw new ClientError("commit_failed", `the commit of session ${params.id} failed: ${why}`, {
-      cause: err,
-      retryable,
-    });
-  }
+  return commitUntil(client, { id: params.id, body, until, headers, signal: params.signal });
 }

@@ -3,6 +3,7 @@ import type { ApiClient } from "../api-client.ts";
 import type { Burner } from "../burner.ts";
 import type { CheckoutCredentials } from "../checkout.ts";
 import { type ApiError, ClientError, type SessionEndedError } from "../errors.ts";
+import { followThenOpen } from "../follow-then-open.ts";
 import type { CommitResponse, Quote, Session, StandingRefundWire } from "../types.ts";
 import { commit } from "./commit.ts";
 import { type CreateSessionReturnType, createSession } from "./create-session.ts";
@@ -142,24 +143,18 @@ export async function settleDetectThenSign(
   opened: () => void | Promise<void>,
 ): Promise<Omit<PayDetectThenSignReturnType, "created">> {
   const { signal, onSession, checkout } = params;
-  // Follow the stream before the app pays (`opened`), as a payer's page would: it sees `pending`
-  // first, and a deposit that lands at once is not waited for from behind.
-  const stop = new AbortController();
-  const detection = waitForDetection(client, {
-    id,
-    timeout: params.detectionTimeout,
-    onSession,
-    checkout,
-    signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
-  });
-  detection.catch(() => {}); // awaited below; until then a rejection is not unhandled
-  try {
-    await opened();
-  } catch (err) {
-    stop.abort(err);
-    throw err;
-  }
-  const first = await detection;
+  const first = await followThenOpen(
+    (following) =>
+      waitForDetection(client, {
+        id,
+        timeout: params.detectionTimeout,
+        onSession,
+        checkout,
+        signal: following,
+      }),
+    opened,
+    signal,
+  );
   const { detected, quote, signed, committed } = await signAndCommit(client, id, first, params);
   const settled = await waitForStatus(client, {
     id,
