@@ -68,3 +68,4 @@ const received = native
   ? `${await connection.getBalance(recipient)} lamports`
   : `${(await connection.getTokenAccountBalance(getAssociatedTokenAddressSync(usdc, recipient))).value.amount} USDC base units`;
 console.log(`recipient ${recipient.toBase58()} holds ${received}`);
+console.log("session", settled);
