@@ -40,7 +40,7 @@ export async function registerSolanaBurner(
   client: ApiClient,
   params: RegisterSolanaBurnerParameters,
 ): Promise<RegisterSolanaBurnerReturnType> {
-  const body: SolanaBurnerBody & { bounce_setup?: string } = {
+  const body: SolanaBurnerBody = {
     burner_address: params.burner.publicKey.toBase58(),
     signature: await signSolanaRegistration({ sessionId: params.id, burner: params.burner }),
     ...(params.bounceSetup === undefined ? {} : { bounce_setup: params.bounceSetup }),
