@@ -25,6 +25,11 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Public URL of the gateway, printed on start and used in links. */
   PUBLIC_URL: z.string().url().optional(),
+  /**
+   * When set, the process serves its metrics (/metrics) and two probes (/live, /ready) on this port
+   * of HOST, whatever roles it runs: how a process without a gateway is scraped (deploy/kubernetes).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   KAFKA_BROKERS: csv.optional(),

@@ -5,7 +5,10 @@ import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { createKafka } from "../kafka/client.ts";
 import { ensureTopics } from "../kafka/topics.ts";
 import { createLogger, type Logger } from "../logging.ts";
+import { registry } from "../ops/metrics.ts";
+import { startMetricsServer } from "../ops/metrics-server.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
+import { migrate } from "../store/cassandra.ts";
 import { boot } from "./boot.ts";
 import { DEADLETTER_USAGE, deadLetterCommand } from "./deadletter-cli.ts";
 import { type EnsureStack, resolveInfra } from "./infra.ts";
@@ -23,6 +26,7 @@ export const USAGE = `usage: settlement <command>
   ${ROLES.join(" | ")}
                         one role (servers from the environment or the local stack file)
   topics                create the topics of topics/catalogue.ts
+  migrate               create the topics and apply the Cassandra migrations, then exit
   replay [--table T]    rebuild the sessions read model (or table T) from session.events
   merchant create --name N --email E      create a merchant; prints its pk_ and sk_ once
   merchant roll --id M [--type secret|publishable]
@@ -43,7 +47,7 @@ export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack }
   const config = parseConfig();
   const log = createLogger(config.LOG_LEVEL);
 
-  if (command === "topics") {
+  if (command === "topics" || command === "migrate") {
     const infra = await resolveInfra(config, {});
     const kafka = createKafka({ brokers: infra.brokers, clientId: config.KAFKA_CLIENT_ID });
     const created = await ensureTopics(
@@ -51,6 +55,9 @@ export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack }
       topicCatalogue({ sessionPartitions: config.SESSION_PARTITIONS }),
     );
     say(created.length ? `created: ${created.join(", ")}` : "all topics exist");
+    // Every role also migrates at start; one process doing it first keeps several new processes
+    // from changing Cassandra's schema at once (deploy/kubernetes, deploy/compose).
+    if (command === "migrate") say(`migrations applied: ${(await migrate(infra.cassandra)).join(", ")}`);
     return 0;
   }
   if (command === "replay") return replayCommand(rest, config, log);
@@ -81,10 +88,18 @@ async function serve(
   ensureStack: EnsureStack | undefined,
 ): Promise<number> {
   exitOnUnhandled(log);
+  // Up before boot: a process connecting to its servers or restoring is alive, only not ready yet.
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await startMetricsServer({ host: config.HOST, port: config.METRICS_PORT, registry });
   if (ensureStack) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
   const { abort, ...shared } = await boot(config, log, { ensureStack });
   if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);
   const running = await startRoles(shared, roles, (r) => say(`${r.role.padEnd(10)} ${r.summary}`));
+  metricsServer?.ready();
+  if (metricsServer)
+    say(`metrics    http://${config.HOST}:${metricsServer.port}/metrics (probes /live, /ready)`);
   if (roles.includes("gateway"))
     say(`\ngateway URL: ${config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`}`);
   await new Promise<void>((resolve) => {
@@ -95,6 +110,7 @@ async function serve(
   abort.abort();
   await stopRoles(running, log);
   await shared.cassandra.shutdown();
+  await metricsServer?.close();
   return 0;
 }
 

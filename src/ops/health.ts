@@ -2,6 +2,7 @@ import type { ChainAdapter } from "../chains/adapter.ts";
 import type { HealthPort, HealthReport } from "../gateway/ports.ts";
 import { type CassandraClient, ping } from "../store/cassandra.ts";
 import { readFreshness } from "../store/indexer-checkpoints.ts";
+import { withTimeout } from "../support/timeout.ts";
 
 /**
  * /health: the database answers, every chain's indexer advanced recently, every relayer can pay
@@ -78,22 +79,6 @@ export function createHealth(deps: {
       };
     },
   };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 300);

@@ -1,8 +1,9 @@
 import client from "prom-client";
 
 /**
- * Prometheus metrics of this process, served by the gateway at GET /metrics. Roles that run in the
- * process add their own series; a process without a gateway can serve them with METRICS_PORT later.
+ * Prometheus metrics of this process, served by the gateway at GET /metrics and, with METRICS_PORT,
+ * on a port of their own by any process (src/ops/metrics-server.ts). Roles that run in the process
+ * add their own series.
  */
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry, prefix: "settlement_" });

@@ -1,6 +1,7 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { createExecutor, EXECUTOR_GROUP } from "../../executor/executor.ts";
 import { fillMetrics } from "../../ops/fill-metrics.ts";
+import { relayerBalanceMetrics } from "../../ops/relayer-metrics.ts";
 import type { RoleModule } from "../shared.ts";
 
 /** executor.commands -> the chains (sweeps, bridge relays, refunds) -> executor.results. */
@@ -36,6 +37,8 @@ export const executorRole: RoleModule = {
       [],
       () => [{ labels: {}, value: executor.inFlight() }],
     );
+    // The relayers this process signs with: their balances, for the low-balance alert.
+    relayerBalanceMetrics(shared.chains);
     return {
       role: "executor",
       summary: `${TOPIC.executorCommands} in group "${EXECUTOR_GROUP}" -> relayers on chains ${

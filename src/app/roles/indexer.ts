@@ -36,6 +36,17 @@ export const indexerRole: RoleModule = {
           value: Number(ix.status().lastBlock ?? -1n),
         })),
     );
+    // Freshness as a timestamp, so an alert compares it with time() (INDEXER_STALE_SECONDS is /health's).
+    shared.metrics.gaugeFrom(
+      "settlement_indexer_last_progress_timestamp_seconds",
+      "When each chain's indexer last processed a block (or confirmed it is at the head), Unix seconds",
+      ["chain_id"],
+      () =>
+        indexers.flatMap((ix) => {
+          const { chainId, lastBlockAt } = ix.status();
+          return lastBlockAt === null ? [] : [{ labels: { chain_id: chainId }, value: lastBlockAt / 1000 }];
+        }),
+    );
     const runs = indexers.map((ix) =>
       ix.run().catch((err) => log.error({ err, chainId: ix.status().chainId }, "indexer stopped")),
     );
