@@ -1,10 +1,14 @@
 import { spawn } from "node:child_process";
 import { ensureStack, stopStack } from "../../deploy/local/stack.ts";
+import { dockerEngine, startContainers } from "./containers.ts";
+import { chooseStack, describeChoice } from "./stack-choice.ts";
 
 /**
- * Runs a command (the integration and end-to-end suites) with the local stack up, and afterwards
- * stops whatever this run started, so CI leaves nothing behind. Servers named in the environment
- * (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS, EVM_CHAINS) are used as they are.
+ * Runs a command (the integration and end-to-end suites) with the servers up, and afterwards stops
+ * whatever this run started, so CI leaves nothing behind. Kafka and Cassandra: those the
+ * environment names (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS) as they are, else containers when a
+ * Docker engine answers, else the local stack (stack-choice.ts); its first line says which. The
+ * chains come from the local stack.
  */
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -12,12 +16,19 @@ if (!command) {
   process.exit(2);
 }
 const started = Date.now();
+const engine = await dockerEngine();
+const choice = chooseStack({ engineAnswers: engine.answers, env: process.env });
+process.stdout.write(`${describeChoice(choice, engine.detail)}\n`);
+const containers = await startContainers(choice);
+// The local stack, and the child, take the containers' addresses as if the environment named them.
+Object.assign(process.env, containers.env);
 const stack = await ensureStack({ root: ".local", log: (l) => process.stdout.write(`[stack] ${l}\n`) });
 process.stdout.write(`[stack] ready in ${Date.now() - started} ms\n`);
 const code = await new Promise<number>((resolve) => {
   const child = spawn(command, args, { stdio: "inherit", shell: false });
   child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
 });
+await containers.stop();
 const startedAny = stack.started.kafka || stack.started.cassandra || stack.started.chains;
 if (startedAny && process.env.KEEP_STACK !== "1") {
   await stopStack({ root: ".local" });
