@@ -5,7 +5,7 @@
  * at exit. kafkajs opens its connections with `net.connect`, looked up at each call, so wrapping it
  * here reaches every client of the process without a change to the service.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { countWrites, type RequestCounts } from "../support/kafka-requests.ts";
@@ -25,7 +25,11 @@ if (dir && ports.size > 0) {
   };
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${process.pid}.json`);
-  const write = () => writeFileSync(file, JSON.stringify(Object.fromEntries(counts)));
+  // Written aside and renamed: the benchmark must never read a half-written file.
+  const write = () => {
+    writeFileSync(`${file}.tmp`, JSON.stringify(Object.fromEntries(counts)));
+    renameSync(`${file}.tmp`, file);
+  };
   setInterval(write, 100).unref();
   process.on("exit", write);
 }
