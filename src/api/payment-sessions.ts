@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SessionView } from "../domain/view.ts";
 import { sessionSchema } from "../gateway/schemas.ts";
+import { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
 // The checkout session as the merchant API shows it (POST and GET /v1/payment_sessions).
 
@@ -26,6 +27,8 @@ export const paymentSessionCreatedSchema = paymentSessionSchema.extend({
   client_secret: z
     .string()
     .describe("cs_...: for the widget, with the publishable key; shown in this answer only"),
+  /** A Solana checkout's: what the payer's sweep must pay (docs/SOLANA.md, "The sweep"). */
+  sweep: solanaSweepTermsSchema.optional(),
 });
 
 // The gateway builds the object from the session's view (src/gateway/checkout.ts), whose status is
@@ -52,4 +55,6 @@ export interface PaymentSessionObject {
 export interface PaymentSessionCreated extends PaymentSessionObject {
   /** `cs_...`: for the widget, with the publishable key. Shown once. */
   client_secret: string;
+  /** A Solana checkout's sweep terms (`source_chain_id` given): what the payer's sweep must pay. */
+  sweep?: SolanaSweepTerms;
 }

@@ -45,6 +45,10 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
   if (command.type === "CreateSession") {
     const unpinned = pinnedOnlyRefusal(command.data);
     if (unpinned) return refuse(unpinned);
+    // A Solana-origin session's sweep pays its app fee to app_fee_recipient_sol and nowhere else.
+    const { appFeeBps, appFeeRecipientSol, originChainId } = command.data;
+    if (originChainId !== null && appFeeBps > 0 && appFeeRecipientSol === null)
+      return refuse(reject("app_fee_sink_missing"));
     if (state !== null) return refuse(reject("session_exists"));
     const { sessionId, pinnedOnly: _, ...data } = command.data;
     return new DecisionBuilder(sessionId, 0, command.metadata)

@@ -26,6 +26,8 @@ export const REJECTION_MESSAGES = {
     "the bounce setup names another refund address than the one the session was created with",
   solana_sweep_expected: "a Solana-origin session is settled by its Solana sweep, not by an EVM intent",
   no_destination: "the merchant has pinned no destination for the deposit's chain",
+  app_fee_sink_missing:
+    "the merchant's app fee has no Solana recipient: set app_fee_recipient_sol (PUT /v1/app_fee) before a Solana checkout",
   // A commit's and a pk-tagged creation's rules on what the gateway verified (src/domain/commit-rules.ts).
   burner_mismatch: "burner is not this session's burner",
   authorization_mismatch: "eip7702_auth is not the authorization this session was created with",

@@ -58,7 +58,8 @@ export function decideSolanaCommit(
   const detected = detectedDeposit(state);
   if (state.status !== "detected" || detected === null || state.burner === null)
     return refuse(reject("not_detected"));
-  if (state.appFeeBps > 0 && state.appFeeRecipientSol === null) return refuse(reject("no_destination"));
+  // A fee with nowhere to go on Solana: refused at creation too (decideCore), so only older sessions reach this.
+  if (state.appFeeBps > 0 && state.appFeeRecipientSol === null) return refuse(reject("app_fee_sink_missing"));
   if (!Number.isInteger(d.feeBps) || d.feeBps < 0 || d.feeBps > MAX_FEE_BPS)
     throw new RangeError(`platform fee ${d.feeBps} bps is outside 0..${MAX_FEE_BPS}`);
   const owed = owedLegs(state, { amount: detected.amount, ...d });

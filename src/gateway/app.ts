@@ -186,7 +186,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       destinations: checkout.settings.destinations,
     };
   const evmChainIds = (config.chains ?? []).filter((c) => c.family === "evm").map((c) => c.chainId);
-  const solana = deps.solana && { ...session, solana: deps.solana, evmChainIds };
+  const solana = deps.solana && { ...session, solana: deps.solana, evmChainIds, checkout: checkoutAccess };
   const settlement = {
     ...session,
     live: deps.live,
@@ -213,6 +213,8 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       sessions: deps.sessions,
       mode: checkout.mode,
       chainIds: (config.chains ?? []).map((c) => c.chainId),
+      solana: deps.solana,
+      feeBps: config.PLATFORM_FEE_BPS,
     });
     await app.register(merchantSettingsRoutes, {
       guards: deps.merchants.guards,

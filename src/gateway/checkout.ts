@@ -27,6 +27,12 @@ export interface CheckoutSessions {
     merchantId: string;
     amount: bigint;
     idempotencyKey?: string;
+    /**
+     * A Solana checkout (docs/SOLANA.md, "Merchant checkout on Solana"): the configured Solana chain's
+     * id. The session is Solana-origin from its creation, its destination the merchant's pin for that
+     * chain and its app fee's Solana sink the merchant's `app_fee_recipient_sol`, both as they are now.
+     */
+    solanaChainId?: number;
   }): Promise<PaymentSessionCreated>;
 }
 
@@ -47,7 +53,7 @@ export interface CheckoutDeps {
 
 export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
   return {
-    async create({ merchantId, amount, idempotencyKey }) {
+    async create({ merchantId, amount, idempotencyKey, solanaChainId }) {
       const issuedAt = deps.now();
       let secret = issueClientSecret(deps.mode);
       let ids = { sessionId: deps.newId(), commandId: deps.newId() };
@@ -55,7 +61,7 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
       if (idempotencyKey !== undefined) {
         if (!deps.idempotency) throw new Error("Idempotency-Key given but no idempotency store configured");
         const fingerprint = createHash("sha256")
-          .update(canonicalJson({ amount: amount.toString() }))
+          .update(canonicalJson({ amount: amount.toString(), source_chain_id: solanaChainId }))
           .digest("hex");
         claim = await deps.idempotency.claim(merchantId, idempotencyKey, {
           fingerprint,
@@ -86,12 +92,12 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
           merchantId,
           burner: null,
           auth: null,
-          destAddress: null,
-          destChainId: null,
+          // An EVM checkout's destination is the pin of the chain its deposit arrives on, at commit.
+          ...(solanaChainId === undefined
+            ? { destAddress: null, destChainId: null, originChainId: null, appFeeRecipientSol: null }
+            : solanaOrigin(pins, fee, solanaChainId)),
           pinnedDestinations: pins,
           clientSecretHash: secret.hash,
-          originChainId: null,
-          appFeeRecipientSol: null,
           refundAddress: null,
           appFeeBps: fee.bps,
           appFeeRecipient: fee.recipient,
@@ -118,6 +124,26 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
         );
       return created;
     },
+  };
+}
+
+/**
+ * A Solana checkout's origin, destination and app fee sink: its sweep pays the destination directly
+ * (or the vault for an EVM one, paid by the fast fill), so it must be known before the payer signs.
+ */
+function solanaOrigin(pins: DestinationPin[], fee: AppFee, chainId: number) {
+  const pin = pins.find((p) => p.sourceChainId === chainId);
+  if (!pin)
+    throw gatewayError(
+      "no_destination",
+      `source_chain_id: the merchant has pinned no destination for chain ${chainId} (PUT /v1/destinations)`,
+    );
+  // The session core refuses an app fee above 0 without a Solana sink (app_fee_sink_missing).
+  return {
+    destAddress: pin.destAddress,
+    destChainId: pin.destChainId,
+    originChainId: chainId,
+    appFeeRecipientSol: fee.recipientSol,
   };
 }
 

@@ -43,6 +43,7 @@ const REJECTION_STATUSES = {
   refund_address_mismatch: { status: 409, retryable: false },
   solana_sweep_expected: { status: 409, retryable: false },
   no_destination: { status: 400, retryable: false },
+  app_fee_sink_missing: { status: 409, retryable: false },
   burner_mismatch: { status: 400, retryable: false },
   authorization_mismatch: { status: 400, retryable: false },
   destination_mismatch: { status: 409, retryable: false },
@@ -79,6 +80,12 @@ const GATEWAY_ERRORS = {
   sweep_invalid: {
     status: 400,
     message: "the transaction is not the sweep this session owes",
+    retryable: false,
+  },
+  checkout_token_unsupported: {
+    status: 409,
+    message:
+      "a checkout is priced in USDC and a Solana deposit is not swapped: only a USDC deposit is settled (the payer's client returns the rest)",
     retryable: false,
   },
   burner_signature_invalid: {

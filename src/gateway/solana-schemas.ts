@@ -1,5 +1,8 @@
 import { z } from "zod";
+import { solanaSweepTermsSchema } from "../api/solana-sweep-terms.ts";
 import { STATUSES } from "../domain/types.ts";
+
+export { type SolanaSweepTerms, solanaSweepTermsSchema } from "../api/solana-sweep-terms.ts";
 
 /**
  * Wire schemas of the Solana routes (docs/SOLANA.md): the shapes a Solana developer expects.
@@ -32,23 +35,6 @@ export const createSolanaSessionBodySchema = z.strictObject({
   refund_address: base58.optional(),
 });
 export type CreateSolanaSessionBody = z.output<typeof createSolanaSessionBodySchema>;
-
-/**
- * What the payer's client needs to build the sweep it signs after detection (docs/SOLANA.md, "The
- * sweep"): who pays the fee, where the money goes and which fees it carries.
- */
-export const solanaSweepTermsSchema = z.object({
-  chain_id: z.number().int(),
-  usdc_mint: z.string(),
-  /** The relayer: fee payer of the sweep, and the platform fee's recipient. */
-  fee_payer: z.string(),
-  /** The platform fee in basis points as configured now; the commit resolves it again. */
-  fee_bps: z.number().int(),
-  app_fee_bps: z.number().int(),
-  app_fee_recipient_sol: z.string().nullable(),
-  /** The owner the delivery goes to: the destination itself on Solana, the service's vault for an EVM one. */
-  sweep_to: z.string(),
-});
 
 export const createSolanaSessionResponseSchema = z.object({
   id: z.uuid(),

@@ -17,5 +17,6 @@ export const issuedKeyFields = {
 export const issuedKey = f.record(issuedKeyFields);
 
 export const destinationPin = { sourceChainId: f.number, destAddress: f.string, destChainId: f.number };
-export const appFee = { bps: f.number, recipient: f.address };
+/** `recipientSol` null: unset, and in records written before the Solana sink existed. */
+export const appFee = { bps: f.number, recipient: f.address, recipientSol: f.nullable(f.chainAddress) };
 export const merchantSettings = { p2pPinnedDestinationsOnly: f.boolean };

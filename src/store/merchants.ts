@@ -115,8 +115,8 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
         }
         case "AppFeeSet":
           await exec(
-            `INSERT INTO merchant_app_fees (merchant_id, app_fee_bps, app_fee_recipient, updated_at) VALUES (?, ?, ?, ?) USING TIMESTAMP ${at}`,
-            [merchantId, event.data.bps, event.data.recipient, when],
+            `INSERT INTO merchant_app_fees (merchant_id, app_fee_bps, app_fee_recipient, app_fee_recipient_sol, updated_at) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            [merchantId, event.data.bps, event.data.recipient, event.data.recipientSol, when],
           );
           break;
         case "SettingsSet":
@@ -181,6 +181,7 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
         ? {
             bps: r.get("app_fee_bps") as number,
             recipient: r.get("app_fee_recipient") as AppFee["recipient"],
+            recipientSol: (r.get("app_fee_recipient_sol") as string | null) ?? null,
             updatedAt: ms(r.get("updated_at") as Date) ?? 0,
           }
         : null;

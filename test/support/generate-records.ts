@@ -179,7 +179,11 @@ export function recordGenerator(seed: number): RecordGen {
     destAddress: g.hex(20),
     destChainId: g.int(1, 100_000),
   });
-  const appFee = () => ({ bps: g.int(0, 9900), recipient: g.hex(20) });
+  const appFee = () => ({
+    bps: g.int(0, 9900),
+    recipient: g.hex(20),
+    recipientSol: g.maybe(() => "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"),
+  });
   const endpoint = () => ({
     endpointId: g.uuid(),
     url: `https://merchant.example/${g.uuid()}`,

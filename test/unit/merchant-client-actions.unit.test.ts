@@ -172,13 +172,18 @@ describe("the checkout reads, destinations and app fee", () => {
   });
 
   it("setAppFee and getAppFee: PUT and GET /v1/app_fee", async () => {
-    const fee = { app_fee_bps: 100, app_fee_recipient: "0xfee" };
+    const fee = { app_fee_bps: 100, app_fee_recipient: "0xfee", app_fee_recipient_sol: "So1Sink" };
     const client = await clientFor(ok(fee));
-    expect(await setAppFee(client, { appFeeBps: 100, appFeeRecipient: "0xfee" })).toEqual(fee);
+    expect(
+      await setAppFee(client, { appFeeBps: 100, appFeeRecipient: "0xfee", appFeeRecipientSol: "So1Sink" }),
+    ).toEqual(fee);
     expect(await getAppFee(client)).toEqual(fee);
+    await setAppFee(client, { appFeeBps: 0, appFeeRecipient: "0x00" });
     expect(requests()).toEqual([
       ["PUT", "/v1/app_fee", JSON.stringify(fee)],
       ["GET", "/v1/app_fee", ""],
+      // No Solana sink named: the key is left out, so the server sets none.
+      ["PUT", "/v1/app_fee", JSON.stringify({ app_fee_bps: 0, app_fee_recipient: "0x00" })],
     ]);
   });
 

@@ -152,10 +152,11 @@ describe("checkout settings", () => {
   });
 
   it("the app fee is set, and set again; before the merchant exists nothing is", () => {
-    const fee = command({ type: "SetAppFee", data: { bps: 150, recipient: dest } });
+    const sink = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+    const fee = command({ type: "SetAppFee", data: { bps: 150, recipient: dest, recipientSol: sink } });
     expect(run(null, fee).decision).toMatchObject({ ok: false, rejection: { code: "merchant_not_found" } });
     const state = run(run(null, create()).state, fee).state;
-    expect(state?.appFee).toEqual({ bps: 150, recipient: dest });
+    expect(state?.appFee).toEqual({ bps: 150, recipient: dest, recipientSol: sink });
   });
 
   it("settings are journaled whole, on and off again; before the merchant exists nothing is", () => {

@@ -79,8 +79,10 @@ export function decideMerchant(command: MerchantCommand, state: MerchantState): 
       const { sourceChainId, destAddress, destChainId } = c.data;
       return accept([{ type: "DestinationPinned", data: { sourceChainId, destAddress, destChainId } }]);
     }
-    case "SetAppFee":
-      return accept([{ type: "AppFeeSet", data: { bps: c.data.bps, recipient: c.data.recipient } }]);
+    case "SetAppFee": {
+      const { bps, recipient, recipientSol } = c.data;
+      return accept([{ type: "AppFeeSet", data: { bps, recipient, recipientSol } }]);
+    }
     case "SetSettings":
       return accept([
         { type: "SettingsSet", data: { p2pPinnedDestinationsOnly: c.data.p2pPinnedDestinationsOnly } },

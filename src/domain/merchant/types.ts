@@ -5,7 +5,7 @@
  * already hashed: a secret key never reaches a command, an event or a state, only its SHA-256.
  */
 
-import type { Address } from "../types.ts";
+import type { Address, ChainAddress } from "../types.ts";
 
 export type KeyKind = "publishable" | "secret";
 export const KEY_KINDS = ["publishable", "secret"] as const satisfies readonly KeyKind[];
@@ -49,6 +49,8 @@ export interface AppFee {
   bps: number;
   /** Lower-case 0x address: the EVM fee sink the Intent names. */
   recipient: Address;
+  /** Base58: where a Solana sweep pays the app fee (docs/SOLANA.md); null when unset. */
+  recipientSol: ChainAddress | null;
 }
 
 /**

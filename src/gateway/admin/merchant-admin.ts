@@ -94,7 +94,11 @@ export interface MerchantSettingsAdmin {
   settings(merchantId: string): Promise<MerchantSettings>;
 }
 
-export const NO_APP_FEE: AppFee = { bps: 0, recipient: "0x0000000000000000000000000000000000000000" };
+export const NO_APP_FEE: AppFee = {
+  bps: 0,
+  recipient: "0x0000000000000000000000000000000000000000",
+  recipientSol: null,
+};
 
 export function createMerchantAdmin(
   deps: MerchantAdminDeps,
@@ -209,13 +213,15 @@ export function createMerchantAdmin(
       await send(merchantId, "SetAppFee", fee);
       await waitFor("the app fee", async () => {
         const row = await deps.store.appFeeOf(merchantId);
-        return !!row && ((row.bps === fee.bps && row.recipient === fee.recipient) || row.updatedAt > sentAt);
+        const same =
+          row?.bps === fee.bps && row.recipient === fee.recipient && row.recipientSol === fee.recipientSol;
+        return !!row && (same || row.updatedAt > sentAt);
       });
       return fee;
     },
     async appFee(merchantId) {
       const row = await deps.store.appFeeOf(merchantId);
-      return row ? { bps: row.bps, recipient: row.recipient } : NO_APP_FEE;
+      return row ? { bps: row.bps, recipient: row.recipient, recipientSol: row.recipientSol } : NO_APP_FEE;
     },
     async setSettings(merchantId, settings) {
       const sentAt = now();

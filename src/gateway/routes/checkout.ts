@@ -9,13 +9,14 @@ import {
 } from "../../api/payment-sessions.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { RegisterBurner } from "../../domain/commands.ts";
+import type { AppFee } from "../../domain/merchant/types.ts";
 import { MAX_FEE_BPS } from "../../domain/settlement.ts";
 import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import { type CheckoutResource, type Guards, requireSecretKey } from "../auth.ts";
 import { type CheckoutSessions, paymentSessionObject } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { KeyMode } from "../merchant-keys.ts";
-import type { CommandPort, SessionReadPort } from "../ports.ts";
+import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
 import {
   addressSchema,
   authorizationSchema,
@@ -25,6 +26,7 @@ import {
   sessionParamsSchema,
   standingRefundSchema,
 } from "../schemas.ts";
+import { solanaSweepTerms } from "./solana.ts";
 
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 
@@ -39,6 +41,13 @@ export interface CheckoutRouteOptions {
   mode: KeyMode;
   /** The chains a destination may be pinned for (source) and to (destination). */
   chainIds: readonly number[];
+  /**
+   * The Solana chain's side, when one is configured: Solana checkouts, pins to a Solana destination
+   * and the app fee's Solana sink (docs/SOLANA.md, "Merchant checkout on Solana").
+   */
+  solana?: SolanaPort | undefined;
+  /** The platform fee now, for a Solana checkout's sweep terms. */
+  feeBps: number;
 }
 
 /**
@@ -61,6 +70,30 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
     if (!opts.chainIds.includes(id))
       throw gatewayError("invalid_request", `${field}: chain ${id} is not a chain of this service`);
   };
+  /** A Solana public key in its canonical spelling, or a 400 naming the field. */
+  const solanaKey = (raw: string, field: string): string => {
+    if (!opts.solana) throw gatewayError("chain_unsupported", `${field}: no Solana chain is configured`);
+    const parsed = opts.solana.parseAddress(raw);
+    if (parsed === null)
+      throw gatewayError("invalid_request", `${field}: must be a Solana public key (base58, 32 bytes)`);
+    return parsed;
+  };
+  /** The destination's address in its chain family's spelling: base58 on Solana, 0x elsewhere. */
+  const destAddressFor = (raw: string, sourceChainId: number, destChainId: number): string => {
+    if (destChainId === opts.solana?.chainId) {
+      // Only a Solana sweep pays a Solana address: an EVM deposit has no way there.
+      if (sourceChainId !== destChainId)
+        throw gatewayError(
+          "invalid_request",
+          "dest_chain_id: a Solana destination is paid only from a deposit on that Solana chain",
+        );
+      return solanaKey(raw, "dest_address");
+    }
+    const evm = addressSchema.safeParse(raw);
+    if (!evm.success)
+      throw gatewayError("invalid_request", "dest_address: must be a 0x address (20 bytes of hex)");
+    return evm.data;
+  };
 
   app.post(
     "/v1/payment_sessions",
@@ -68,17 +101,36 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
       schema: {
         summary: "Create a checkout session (without an Idempotency-Key every call creates a new one)",
         headers: createSessionHeadersSchema,
-        body: z.strictObject({ amount: amountSchema }),
+        body: z.strictObject({
+          amount: amountSchema,
+          source_chain_id: z
+            .number()
+            .int()
+            .min(1)
+            .max(Number.MAX_SAFE_INTEGER)
+            .optional()
+            .describe("A Solana checkout: the Solana chain the payer pays on (EVM checkouts name none)"),
+        }),
         response: { 200: paymentSessionCreatedSchema, ...errors },
       },
     },
     async (request) => {
       const key = request.headers["idempotency-key"];
-      return opts.checkout.create({
+      const chainId = request.body.source_chain_id;
+      const solana = chainId === undefined ? undefined : opts.solana;
+      if (chainId !== undefined && chainId !== solana?.chainId)
+        throw gatewayError(
+          "chain_unsupported",
+          `source_chain_id: ${chainId} is not a configured Solana chain (an EVM checkout takes its chain from the burner's authorization)`,
+        );
+      const created = await opts.checkout.create({
         merchantId: principalOf(request).merchantId,
         amount: BigInt(request.body.amount),
         ...(key === undefined ? {} : { idempotencyKey: key }),
+        ...(chainId === undefined ? {} : { solanaChainId: chainId }),
       });
+      // What the widget's payer needs to build the sweep it signs after detection.
+      return solana ? { ...created, sweep: solanaSweepTerms(solana, opts.feeBps, created.session) } : created;
     },
   );
 
@@ -108,7 +160,8 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
         summary: "Pin where checkout money found on one source chain goes (replaces that chain's pin)",
         body: z.strictObject({
           source_chain_id: z.number().int().min(1),
-          dest_address: addressSchema,
+          // 0x on an EVM chain, base58 on a Solana one: checked below, by the destination chain.
+          dest_address: z.string().min(1).max(100),
           dest_chain_id: z.number().int().min(1),
         }),
         response: { 200: destinationsSchema, ...errors },
@@ -120,7 +173,7 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
       knownChain(dest_chain_id, "dest_chain_id");
       const pins = await opts.settings.pinDestination(principalOf(request).merchantId, {
         sourceChainId: source_chain_id,
-        destAddress: dest_address,
+        destAddress: destAddressFor(dest_address, source_chain_id, dest_chain_id),
         destChainId: dest_chain_id,
       });
       return listOf(pins);
@@ -142,38 +195,46 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
     "/v1/app_fee",
     {
       schema: {
-        summary: "Set the app fee the merchant's checkout sessions sign into their Intents",
+        summary: "Set the app fee the merchant's checkout sessions carry, and its EVM and Solana sinks",
         body: z.strictObject({
           app_fee_bps: z.number().int().min(0).max(MAX_APP_FEE_BPS),
           app_fee_recipient: addressSchema,
+          /** Base58: where a Solana checkout's sweep pays the fee. Absent or null: none (the PUT sets it all). */
+          app_fee_recipient_sol: z.string().max(64).nullable().optional(),
         }),
         response: { 200: appFeeSchema, ...errors },
       },
     },
     async (request) => {
-      const { app_fee_bps, app_fee_recipient } = request.body;
+      const { app_fee_bps, app_fee_recipient, app_fee_recipient_sol } = request.body;
       if (app_fee_bps > 0 && /^0x0{40}$/.test(app_fee_recipient))
         throw gatewayError(
           "invalid_request",
           "app_fee_recipient: a fee needs a recipient other than the zero address",
         );
+      const recipientSol =
+        app_fee_recipient_sol == null ? null : solanaKey(app_fee_recipient_sol, "app_fee_recipient_sol");
       const fee = await opts.settings.setAppFee(principalOf(request).merchantId, {
         bps: app_fee_bps,
         recipient: app_fee_recipient,
+        recipientSol,
       });
-      return { app_fee_bps: fee.bps, app_fee_recipient: fee.recipient };
+      return appFeeObject(fee);
     },
   );
 
   app.get(
     "/v1/app_fee",
     { schema: { summary: "The merchant's app fee", response: { 200: appFeeSchema, ...errors } } },
-    async (request) => {
-      const fee = await opts.settings.appFee(principalOf(request).merchantId);
-      return { app_fee_bps: fee.bps, app_fee_recipient: fee.recipient };
-    },
+    async (request) => appFeeObject(await opts.settings.appFee(principalOf(request).merchantId)),
   );
 };
+
+const appFeeObject = (fee: AppFee) => ({
+  app_fee_bps: fee.bps,
+  app_fee_recipient: fee.recipient,
+  app_fee_recipient_sol: fee.recipientSol,
+});
 
 export interface RegisterRouteOptions {
   guards: Guards;

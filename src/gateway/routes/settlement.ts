@@ -96,12 +96,12 @@ export const settlementRoutes: FastifyPluginAsyncZod<SettlementRoutesOptions> = 
       preValidation: async (request, reply) => {
         const id = sessionIdOf(request.params);
         if (id === null) return; // the params' own 400 follows
-        // A Solana-origin session's sweep: its own body, checks and command (routes/solana.ts).
-        if (opts.solanaCommit && isSolanaCommitBody(request.body))
-          return reply.send(await opts.solanaCommit(id, request.body));
+        const solanaBody = opts.solanaCommit !== undefined && isSolanaCommitBody(request.body);
         const record = await sessions.get(id);
+        if (record) await guardCheckout(request, record.session, checkout);
+        // A Solana-origin session's sweep: its own body, checks and command (routes/solana.ts).
+        if (solanaBody && opts.solanaCommit) return reply.send(await opts.solanaCommit(id, request.body));
         if (!record) return; // the handler's 404
-        await guardCheckout(request, record.session, checkout);
         guarded.set(request, record);
       },
     },

@@ -3,22 +3,31 @@ import { zeroAddress } from "viem";
 import type { Config } from "../../config.ts";
 import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
 import { owedLegs } from "../../domain/solana-sweep.ts";
+import type { SessionView } from "../../domain/view.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
-import { addressSchema, createSessionHeadersSchema, errorSchema, sessionParamsSchema } from "../schemas.ts";
+import {
+  addressSchema,
+  createSessionHeadersSchema,
+  errorSchema,
+  sessionIdOf,
+  sessionParamsSchema,
+} from "../schemas.ts";
 import {
   blockhashQuerySchema,
   blockhashResponseSchema,
   type CreateSolanaSessionBody,
   createSolanaSessionBodySchema,
   createSolanaSessionResponseSchema,
+  type SolanaSweepTerms,
   solanaBurnerBodySchema,
   solanaBurnerMessage,
   solanaBurnerResponseSchema,
   solanaCommitBodySchema,
 } from "../solana-schemas.ts";
 import { canonicalJson, uuidFrom } from "./sessions.ts";
+import { type CheckoutAccess, guardCheckout } from "./settlement.ts";
 
 export interface SolanaRoutesOptions {
   config: Config;
@@ -27,6 +36,10 @@ export interface SolanaRoutesOptions {
   /** The configured EVM chains' ids: the other destinations a Solana deposit can settle to (fast fill). */
   evmChainIds: readonly number[];
   commands: CommandPort;
+  /** The read model: a checkout session's guard reads its merchant and client secret hash. */
+  sessions: SessionReadPort;
+  /** Merchant mode: a Solana checkout session's burner is registered with its pk_ and cs_ (as /register). */
+  checkout?: CheckoutAccess | undefined;
   newId: () => string;
   /** Unix ms. */
   now: () => number;
@@ -98,15 +111,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
         id: session.id,
         status: session.status,
         expires_at: session.expires_at,
-        sweep: {
-          chain_id: solana.chainId,
-          usdc_mint: solana.usdcMint,
-          fee_payer: solana.feePayer,
-          fee_bps: config.PLATFORM_FEE_BPS,
-          app_fee_bps: command.data.appFeeBps,
-          app_fee_recipient_sol: command.data.appFeeRecipientSol,
-          sweep_to: body.destination_chain === solana.chainId ? fields.destAddress : solana.vault,
-        },
+        sweep: solanaSweepTerms(solana, config.PLATFORM_FEE_BPS, session),
       };
     },
   );
@@ -119,6 +124,12 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
         params: sessionParamsSchema,
         body: solanaBurnerBodySchema,
         response: { 200: solanaBurnerResponseSchema, ...errors },
+      },
+      // A checkout session's key and client secret come first, as for POST /sessions/:id/register.
+      preValidation: async (request) => {
+        const id = sessionIdOf(request.params);
+        const record = id === null ? null : await opts.sessions.get(id);
+        if (record) await guardCheckout(request, record.session, opts.checkout);
       },
     },
     async (request) => {
@@ -173,6 +184,27 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
   );
 };
 
+/**
+ * What the payer's client needs to build the sweep of a Solana-origin session (docs/SOLANA.md, "The
+ * sweep"): the anonymous creation's answer and a Solana checkout's (POST /v1/payment_sessions).
+ */
+export function solanaSweepTerms(
+  solana: Pick<SolanaPort, "chainId" | "usdcMint" | "feePayer" | "vault">,
+  feeBps: number,
+  session: Pick<SessionView, "dest_address" | "dest_chain_id" | "app_fee_bps" | "app_fee_recipient_sol">,
+): SolanaSweepTerms {
+  return {
+    chain_id: solana.chainId,
+    usdc_mint: solana.usdcMint,
+    fee_payer: solana.feePayer,
+    fee_bps: feeBps,
+    app_fee_bps: session.app_fee_bps,
+    app_fee_recipient_sol: session.app_fee_recipient_sol,
+    // A destination on another chain is paid by the fast fill out of the vault.
+    sweep_to: session.dest_chain_id === solana.chainId ? (session.dest_address as string) : solana.vault,
+  };
+}
+
 /** The session's addresses in their canonical spellings, or a 400 naming the field. */
 function solanaSessionFields(
   body: CreateSolanaSessionBody,
@@ -222,7 +254,7 @@ function acceptedSession(reply: GatewayReply, what: string) {
  * exactly the sweep the session owes as the read model shows it, signed by its burner; the session's
  * actor judges the same legs against its own state before anything is sent. Answers like the EVM commit.
  */
-export function solanaCommit(opts: SolanaRoutesOptions & { sessions: SessionReadPort }) {
+export function solanaCommit(opts: SolanaRoutesOptions) {
   const { config, solana, commands, sessions, now } = opts;
   return async (id: string, rawBody: unknown) => {
     const parsed = solanaCommitBodySchema.safeParse(rawBody);
@@ -237,6 +269,11 @@ export function solanaCommit(opts: SolanaRoutesOptions & { sessions: SessionRead
       throw gatewayError("not_solana_session");
     if (burner === null) throw gatewayError("not_solana_session");
     if (s.detected_token === null || s.detected_amount === null) throw gatewayError("not_detected");
+    // The app fee goes to the session's Solana sink or the sweep is not checked at all (docs/SOLANA.md).
+    if (s.app_fee_bps > 0 && s.app_fee_recipient_sol === null) throw gatewayError("app_fee_sink_missing");
+    // A checkout's amount is USDC and nothing on Solana swaps: lamports would be counted as USDC units.
+    if (s.expected_amount !== null && s.detected_token !== solana.usdcMint)
+      throw gatewayError("checkout_token_unsupported");
     const feeBps = config.PLATFORM_FEE_BPS;
     const { legs } = owedLegs(
       {

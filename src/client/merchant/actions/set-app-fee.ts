@@ -7,11 +7,19 @@ export interface SetAppFeeParameters {
   appFeeBps: number;
   /** Who receives the fee: a 0x address, not the zero address when the fee is above 0. */
   appFeeRecipient: string;
+  /**
+   * Who receives the fee when a session settles on Solana: a base58 public key. Absent: none (the PUT
+   * sets the fee as a whole), and a Solana checkout with a fee above 0 is then refused.
+   */
+  appFeeRecipientSol?: string | null | undefined;
   signal?: AbortSignal | undefined;
 }
 
 export type SetAppFeeReturnType = AppFee;
-/** An `http` ApiError: 400 for bps out of range, a malformed address, or a fee to the zero address. */
+/**
+ * An `http` ApiError: 400 for bps out of range, a malformed address (0x, or base58 for the Solana
+ * sink), or a fee to the zero address.
+ */
 export type SetAppFeeErrorType = ApiError;
 
 /**
@@ -28,7 +36,13 @@ export async function setAppFee(
   return client.request<AppFee>({
     method: "PUT",
     path: "/v1/app_fee",
-    body: { app_fee_bps: params.appFeeBps, app_fee_recipient: params.appFeeRecipient },
+    body: {
+      app_fee_bps: params.appFeeBps,
+      app_fee_recipient: params.appFeeRecipient,
+      ...(params.appFeeRecipientSol === undefined
+        ? {}
+        : { app_fee_recipient_sol: params.appFeeRecipientSol }),
+    },
     signal: params.signal,
   });
 }

@@ -1,0 +1,262 @@
+import { Keypair } from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import { parseSolanaAddress } from "../../src/chains/solana/config.ts";
+import { buildSolanaSweep, checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
+import {
+  type CommandMetadata,
+  type CreateSession,
+  type Session,
+  type SessionInput,
+  type SessionState,
+  sessionDecider,
+} from "../../src/domain/index.ts";
+import { owedLegs } from "../../src/domain/solana-sweep.ts";
+import type { SolanaPort } from "../../src/gateway/ports.ts";
+import { testGateway } from "../support/memory-gateway.ts";
+
+// A merchant's checkout on Solana. Its app fee on a Solana-origin session (docs/SOLANA.md, "Merchant checkout on Solana"): the
+// sweep pays it to the session's app_fee_recipient_sol, and a session with a fee but no Solana sink is
+// refused when it is created (and, for a session made before the rule, when its sweep is committed).
+
+const ID = "4a1c2e3f-5b6d-4e7f-8a9b-0c1d2e3f4a5b";
+const SOLANA = 792703810;
+const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const BURNER = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+const DEST = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
+const SINK = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+const RELAYER = "8GkMLnHeXf2xbC9Xh3n7DqjTyP2YzVbW5rA1sE6uQ4tK";
+const VAULT = "3nT1pZmvm4uDcX1ZrGxUq1pb9vjH7VnF5WyB8cKXKkqv";
+const T0 = Date.UTC(2026, 10, 27, 16, 0, 0);
+const meta = (commandId: string): CommandMetadata => ({ commandId, issuedAt: T0, replyTo: null });
+
+/** A Solana checkout of the merchant's, paying DEST on the Solana chain, 150 bps app fee. */
+const create = (over: Partial<CreateSession["data"]> = {}): CreateSession => ({
+  type: "CreateSession",
+  data: {
+    sessionId: ID,
+    flow: "checkout",
+    merchantId: "mer_sol",
+    pinnedOnly: false,
+    burner: null,
+    auth: null,
+    destAddress: DEST,
+    destChainId: SOLANA,
+    appFeeBps: 150,
+    appFeeRecipient: "0x00000000000000000000000000000000000000fe",
+    appFeeRecipientSol: SINK,
+    standingRefund: null,
+    stealth: null,
+    expiresAt: T0 / 1000 + 1800,
+    expectedAmount: 10_000_000n,
+    pinnedDestinations: [],
+    clientSecretHash: "ab".repeat(32),
+    originChainId: SOLANA,
+    refundAddress: null,
+    ...over,
+  },
+  metadata: meta("create"),
+});
+
+function run(inputs: SessionInput[]) {
+  let state: SessionState = null;
+  let last: ReturnType<typeof sessionDecider.decide> | null = null;
+  for (const input of inputs) {
+    last = sessionDecider.decide(input, state);
+    if (last.ok) for (const e of last.events) state = sessionDecider.evolve(state, e);
+  }
+  return { state: state as Session | null, last: last as ReturnType<typeof sessionDecider.decide> };
+}
+
+const code = (d: ReturnType<typeof sessionDecider.decide>) => (d.ok ? "accepted" : d.rejection.code);
+
+describe("creating a Solana-origin session with an app fee", () => {
+  it("with a Solana sink: created, the sink on the session", () => {
+    const { state, last } = run([create()]);
+    expect(code(last)).toBe("accepted");
+    expect(state).toMatchObject({ appFeeBps: 150, appFeeRecipientSol: SINK, originChainId: SOLANA });
+  });
+
+  it("without one: refused app_fee_sink_missing, nothing recorded", () => {
+    const { state, last } = run([create({ appFeeRecipientSol: null })]);
+    expect(code(last)).toBe("app_fee_sink_missing");
+    expect(state).toBeNull();
+  });
+
+  it("no fee needs no sink; an EVM session never needs one", () => {
+    expect(code(run([create({ appFeeBps: 0, appFeeRecipientSol: null })]).last)).toBe("accepted");
+    const evm = create({
+      originChainId: null,
+      appFeeRecipientSol: null,
+      destAddress: null,
+      destChainId: null,
+    });
+    expect(code(run([evm]).last)).toBe("accepted");
+  });
+});
+
+describe("the sweep a Solana session with an app fee owes", () => {
+  const owed = (destChainId: number) =>
+    owedLegs(
+      { appFeeBps: 150, appFeeRecipientSol: SINK, destAddress: DEST, destChainId, originChainId: SOLANA },
+      { amount: 10_000_001n, feeBps: 80, feeRecipient: RELAYER, vault: VAULT },
+    );
+
+  it("pays the delivery, the platform fee to the relayer and the app fee to app_fee_recipient_sol, rounding the fees down", () => {
+    expect(owed(SOLANA)).toEqual({
+      legs: [
+        { to: DEST, amount: 9_770_001n },
+        { to: RELAYER, amount: 80_000n },
+        { to: SINK, amount: 150_000n },
+      ],
+      feeAmount: 80_000n,
+      appFeeAmount: 150_000n,
+      delivered: 9_770_001n,
+      bridged: false,
+    });
+  });
+
+  it("for an EVM destination the delivery goes to the vault; the app fee still goes to the Solana sink", () => {
+    expect(owed(31338).legs).toEqual([
+      { to: VAULT, amount: 9_770_001n },
+      { to: RELAYER, amount: 80_000n },
+      { to: SINK, amount: 150_000n },
+    ]);
+  });
+
+  it("a session recorded with a fee and no sink (before the creation rule) is refused its sweep: app_fee_sink_missing", () => {
+    // The fold of an older session: its creation was accepted then, so the event is applied directly.
+    const { sessionId: _, pinnedOnly: __, ...data } = create({ appFeeRecipientSol: null }).data;
+    let state: SessionState = sessionDecider.evolve(null, {
+      type: "SessionCreated",
+      data,
+      metadata: { sessionId: ID, version: 1, occurredAt: T0, commandId: "create" },
+    });
+    const steps: SessionInput[] = [
+      {
+        type: "RegisterBurner",
+        data: { sessionId: ID, burner: BURNER, auth: null, standingRefund: null },
+        metadata: meta("register"),
+      },
+      {
+        type: "RecordTransfer",
+        data: {
+          sessionId: ID,
+          transfer: {
+            chainId: SOLANA,
+            token: MINT,
+            amount: 10_000_000n,
+            txHash:
+              "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+            logIndex: 2,
+            blockNumber: 100n,
+            blockHash: RELAYER,
+            from: DEST,
+          },
+          terms: null,
+          finality: "finalized",
+        },
+        metadata: meta("deposit"),
+      },
+    ];
+    for (const step of steps) {
+      const d = sessionDecider.decide(step, state);
+      expect(code(d)).toBe("accepted");
+      if (d.ok) for (const e of d.events) state = sessionDecider.evolve(state, e);
+    }
+    expect((state as Session).status).toBe("detected");
+    const commit = sessionDecider.decide(
+      {
+        type: "CommitSolanaSweep",
+        data: {
+          sessionId: ID,
+          transaction: "AQ==",
+          burner: BURNER,
+          token: MINT,
+          legs: [
+            { to: DEST, amount: 9_770_000n },
+            { to: RELAYER, amount: 80_000n },
+          ],
+          feeBps: 80,
+          feeRecipient: RELAYER,
+          vault: VAULT,
+        },
+        metadata: meta("commit"),
+      },
+      state,
+    );
+    expect(code(commit)).toBe("app_fee_sink_missing");
+  });
+});
+
+describe("the gateway's commit of a Solana session priced in USDC", () => {
+  // A session with an expected amount (a checkout's) that received SOL: nothing swaps on Solana, so
+  // its lamports would be held against a USDC amount. The gateway refuses the sweep, sending nothing.
+  const burner = Keypair.generate();
+  const port: SolanaPort = {
+    chainId: SOLANA,
+    feePayer: RELAYER,
+    vault: VAULT,
+    usdcMint: MINT,
+    parseAddress: parseSolanaAddress,
+    verifyMessage: () => false,
+    latestBlockhash: () => Promise.reject(new Error("not used")),
+    checkSweep: async (transaction, expected) => {
+      const checked = checkSolanaSweep(transaction, { ...expected, feePayer: RELAYER });
+      return checked.ok ? { ok: true } : checked;
+    },
+  };
+
+  it("refuses a SOL sweep 409 checkout_token_unsupported", async () => {
+    const gw = await testGateway({}, { solana: port });
+    try {
+      // Open (no merchant, so no checkout guard) but with a checkout's USDC amount and app fee.
+      await gw.service.commands.send(
+        create({ flow: "p2p_request", merchantId: null, burner: burner.publicKey.toBase58() }),
+      );
+      await gw.service.commands.send({
+        type: "RecordTransfer",
+        data: {
+          sessionId: ID,
+          transfer: {
+            chainId: SOLANA,
+            token: NATIVE_MINT,
+            amount: 10_000_000n,
+            txHash:
+              "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+            logIndex: -1,
+            blockNumber: 100n,
+            blockHash: RELAYER,
+            from: DEST,
+          },
+          terms: null,
+          finality: "finalized",
+        },
+        metadata: meta("sol"),
+      });
+      const tx = buildSolanaSweep({
+        burner: burner.publicKey.toBase58(),
+        feePayer: RELAYER,
+        token: NATIVE_MINT,
+        legs: [
+          { to: DEST, amount: 9_770_000n },
+          { to: RELAYER, amount: 80_000n },
+          { to: SINK, amount: 150_000n },
+        ],
+        blockhash: RELAYER,
+      });
+      tx.partialSign(burner);
+      const transaction = tx.serialize({ requireAllSignatures: false }).toString("base64");
+      const before = gw.service.sent.length;
+      const res = await gw.app.inject({
+        method: "POST",
+        url: `/sessions/${ID}/commit`,
+        payload: { transaction },
+      });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().error).toMatch(/priced in USDC/);
+      expect(gw.service.sent.length).toBe(before);
+    } finally {
+      await gw.app.close();
+    }
+  });
+});
