@@ -3,8 +3,6 @@
 // Every balance is read on the chains. The executor's floor leaves 15 USDC of the relayer's EVM
 // inventory free, so the 10 USDC deposit is filled and a 20 USDC one is refused: the session shows
 // why it waits, then fails with the shortfall once FILL_MAX_WAIT_MS (short here) has passed.
-import { createPrivateKey, sign } from "node:crypto";
-import { getBase58Decoder } from "@solana/kit";
 import {
   getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
@@ -19,7 +17,7 @@ import { createApiClient, type Session } from "../../src/client/index.ts";
 import { type Ctx, fund, setUpChains, tokenBalance, usdc } from "../support/delegate.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { sessionUntil } from "../support/session-poll.ts";
-import { keypairOf } from "../support/solana-node.ts";
+import { burnerRegistration, keypairOf } from "../support/solana-node.ts";
 
 const T = 60_000;
 const DEST_CHAIN = 31338;
@@ -81,22 +79,7 @@ async function paidSession(dest: Address, amount: bigint) {
   expect(terms.sweep_to).toBe(vault.toBase58());
 
   const burner = Keypair.generate();
-  const message = Buffer.from(`deposit-settlement:solana-burner:${id}`, "utf8");
-  // The burner proves it holds its key: its ed25519 signature of the registration message.
-  const key = createPrivateKey({
-    key: {
-      kty: "OKP",
-      crv: "Ed25519",
-      d: Buffer.from(burner.secretKey.subarray(0, 32)).toString("base64url"),
-      x: Buffer.from(burner.publicKey.toBytes()).toString("base64url"),
-    },
-    format: "jwk",
-  });
-  const signature = getBase58Decoder().decode(sign(null, message, key));
-  const registered = await post(`/sessions/${id}/solana-burner`, {
-    burner_address: burner.publicKey.toBase58(),
-    signature,
-  });
+  const registered = await post(`/sessions/${id}/solana-burner`, burnerRegistration(burner, id));
   expect(registered.status, JSON.stringify(registered.body)).toBe(200);
 
   const from = await getOrCreateAssociatedTokenAccount(sol, payer, mint, payer.publicKey);

@@ -1,10 +1,11 @@
 // A private local Solana node for a test: its own root and free ports (the HTTP port and port+1 for
 // WebSocket), stopped by the caller. The stack's node is left alone.
+import { createPrivateKey, sign } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { getBase58Encoder } from "@solana/kit";
+import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { ensureSolana, type LocalSolana, stopSolana } from "../../deploy/local/solana/launcher.ts";
 
@@ -47,5 +48,26 @@ export async function openPrivateSolana() {
     depositor: keypairOf(node.info.testKey),
     mint: new PublicKey(node.info.usdcMint),
     stop: () => stopSolana(node.root),
+  };
+}
+
+/**
+ * The body of POST /sessions/:id/solana-burner: the burner proves it holds its key with its ed25519
+ * signature (node:crypto, from the keypair's seed) of `deposit-settlement:solana-burner:<session id>`.
+ */
+export function burnerRegistration(burner: Keypair, sessionId: string) {
+  const key = createPrivateKey({
+    key: {
+      kty: "OKP",
+      crv: "Ed25519",
+      d: Buffer.from(burner.secretKey.subarray(0, 32)).toString("base64url"),
+      x: Buffer.from(burner.publicKey.toBytes()).toString("base64url"),
+    },
+    format: "jwk",
+  });
+  const message = Buffer.from(`deposit-settlement:solana-burner:${sessionId}`, "utf8");
+  return {
+    burner_address: burner.publicKey.toBase58(),
+    signature: getBase58Decoder().decode(sign(null, message, key)),
   };
 }
