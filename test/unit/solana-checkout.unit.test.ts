@@ -134,7 +134,7 @@ describe("the sweep a Solana session with an app fee owes", () => {
     const steps: SessionInput[] = [
       {
         type: "RegisterBurner",
-        data: { sessionId: ID, burner: BURNER, auth: null, standingRefund: null },
+        data: { sessionId: ID, burner: BURNER, auth: null, standingRefund: null, bounceSetup: null },
         metadata: meta("register"),
       },
       {
@@ -199,6 +199,7 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
     usdcMint: MINT,
     parseAddress: parseSolanaAddress,
     verifyMessage: () => false,
+    checkBounceSetup: () => ({ ok: false, reason: "not used" }),
     latestBlockhash: () => Promise.reject(new Error("not used")),
     checkSweep: async (transaction, expected) => {
       const checked = checkSolanaSweep(transaction, { ...expected, feePayer: RELAYER });
