@@ -1,13 +1,15 @@
 /**
  * `DEMO_CHAIN=solana npm run demo`: a Solana deposit settled on the local Solana node, as a payer's
  * app does it with the client library (docs/CLIENT.md, "Solana"): make a burner keypair, open a
- * Solana-origin session, register the burner, pay 25 USDC (or 0.05 SOL with DEMO_TOKEN=native) from
- * the payer's wallet to the burner, and let the flow run: detected over SSE, the sweep signed by the
- * burner for exactly what arrived, committed, co-signed and relayed by the service once the deposit
- * is finalized, swept to the recipient's wallet on Solana.
+ * Solana-origin session with the payer's wallet as its refund address, register the burner with the
+ * bounce setup it signs (the service may return its USDC there and nowhere else), pay 25 USDC (or
+ * 0.05 SOL with DEMO_TOKEN=native) from the payer's wallet to the burner, and let the flow run:
+ * detected over SSE, the sweep signed by the burner for exactly what arrived, committed, co-signed
+ * and relayed by the service once the deposit is finalized, swept to the recipient's wallet.
  */
 import { getBase58Encoder } from "@solana/kit";
 import {
+  createAssociatedTokenAccountIdempotent,
   getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
   transfer,
@@ -46,8 +48,9 @@ const pay = async (burner: PublicKey) => {
     signature = await sendAndConfirmTransaction(connection, tx, [payer]);
   } else {
     const from = await getOrCreateAssociatedTokenAccount(connection, payer, usdc, payer.publicKey);
-    const to = await getOrCreateAssociatedTokenAccount(connection, payer, usdc, burner);
-    signature = await transfer(connection, payer, from.address, to.address, payer, 25_000_000n);
+    // The burner's bounce setup makes this account too (relayed by the service): either comes first.
+    const to = await createAssociatedTokenAccountIdempotent(connection, payer, usdc, burner);
+    signature = await transfer(connection, payer, from.address, to, payer, 25_000_000n);
   }
   console.log(`sent to burner ${burner.toBase58()} on Solana: ${signature}`);
 };
@@ -57,6 +60,8 @@ const burner = makeSolanaBurner(); // keep its key until the session ends: only 
 const { created, signed, committed, settled } = await paySolanaDetectThenSign(client, {
   burner,
   destination: { address: recipient.toBase58(), chainId: SOLANA_LOCAL_CHAIN_ID },
+  // Where the service bounces the burner's USDC if the session expires or fails: signed by the burner.
+  refundTo: payer.publicKey.toBase58(),
   onCreated: () => pay(burner.keypair.publicKey),
   onSession: (s) => console.log(`SSE status=${s.status} amount=${s.detected_amount} tx=${s.detected_tx}`),
 });

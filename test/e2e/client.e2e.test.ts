@@ -1,6 +1,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import {
+  createAssociatedTokenAccountIdempotent,
+  getAccount,
   getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
   transfer,
@@ -142,7 +144,7 @@ describe("the payer's client library against the service", () => {
     expect(stdout).toMatch(/settled outcome=succeeded delivered to \d+: 0x[0-9a-f]{64}/);
   }, 180_000);
 
-  it("drives a Solana USDC deposit from creation to swept: registration, sweep signed after detection, exact balances", async () => {
+  it("drives a Solana USDC deposit from creation to swept: registration with a bounce setup, sweep signed after detection, exact balances", async () => {
     const stack = service.stack.solana;
     if (!stack) throw new Error("the local stack has no Solana node");
     const sol = new Connection(stack.rpcUrl, "confirmed");
@@ -165,10 +167,12 @@ describe("the payer's client library against the service", () => {
     const out = await paySolanaDetectThenSign(client, {
       burner,
       destination: { address: destination.toBase58(), chainId: SOLANA_LOCAL_CHAIN_ID },
+      refundTo: payer.publicKey.toBase58(),
       onCreated: async () => {
         const from = await getOrCreateAssociatedTokenAccount(sol, payer, mint, payer.publicKey);
-        const to = await getOrCreateAssociatedTokenAccount(sol, payer, mint, burner.keypair.publicKey);
-        await transfer(sol, payer, from.address, to.address, payer, 10_000_000n);
+        // The relayed bounce setup creates the burner's account too: whoever comes first, no failure.
+        const to = await createAssociatedTokenAccountIdempotent(sol, payer, mint, burner.keypair.publicKey);
+        await transfer(sol, payer, from.address, to, payer, 10_000_000n);
       },
       onSession: (s) => seen.push(s.status),
       detectionTimeout: 30_000,
@@ -189,5 +193,10 @@ describe("the payer's client library against the service", () => {
     expect(await usdcOf(burner.keypair.publicKey)).toBe(0n);
     const sweep = await sol.getTransaction(out.settled.sweep_tx as string, { commitment: "finalized" });
     expect(sweep?.meta?.err).toBeNull();
+    // The bounce setup the flow signed was accepted and relayed: the relayer is the burner account's
+    // delegate and close authority (docs/SOLANA.md, "The bounce").
+    const account = await getAccount(sol, getAssociatedTokenAddressSync(mint, burner.keypair.publicKey));
+    expect(account.delegate?.toBase58()).toBe(relayer.toBase58());
+    expect(account.closeAuthority?.toBase58()).toBe(relayer.toBase58());
   }, 60_000);
 });
