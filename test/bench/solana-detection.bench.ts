@@ -18,6 +18,7 @@ import { localSolanaChain } from "../../src/chains/config.ts";
 import type { TransferObserved } from "../../src/records/chain-transfers.ts";
 import { connectCassandra } from "../../src/store/cassandra.ts";
 import { keypairOf } from "../support/solana-node.ts";
+import { printLatency } from "./latency-line.ts";
 
 const deposits = Number(process.argv[2] ?? 40);
 const node = (JSON.parse(await readFile(".local/stack.json", "utf8")) as { solana: LocalSolana }).solana;
@@ -71,11 +72,6 @@ await running;
 await cassandra.execute(`DROP KEYSPACE IF EXISTS ${settings.keyspace}`);
 await cassandra.shutdown();
 
-function stats(name: string, ms: number[]): void {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => (s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0).toFixed(0);
-  console.log(`${name.padEnd(52)} n=${s.length} p50=${at(0.5)} ms p99=${at(0.99)} ms max=${at(1)} ms`);
-}
-stats("deposit confirmed -> TransferObserved (confirmed)", toConfirmed);
-stats("deposit confirmed -> TransferObserved (finalized)", toFinalized);
+printLatency("deposit confirmed -> TransferObserved (confirmed)", toConfirmed);
+printLatency("deposit confirmed -> TransferObserved (finalized)", toFinalized);
 process.exit(0);

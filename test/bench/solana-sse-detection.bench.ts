@@ -19,6 +19,7 @@ import { localSolanaChain } from "../../src/chains/config.ts";
 import { createApiClient, waitForDetection } from "../../src/client/index.ts";
 import { startTestService } from "../support/service.ts";
 import { keypairOf } from "../support/solana-node.ts";
+import { printLatency } from "./latency-line.ts";
 
 const deposits = Number(process.argv[2] ?? 40);
 const svc = await startTestService({ roles: ["actors", "projector", "indexer", "gateway"] });
@@ -58,10 +59,5 @@ for (let i = -1; i < deposits; i++) {
 }
 await svc.stop();
 
-function stats(name: string, ms: number[]): void {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => (s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0).toFixed(0);
-  console.log(`${name.padEnd(52)} n=${s.length} p50=${at(0.5)} ms p99=${at(0.99)} ms max=${at(1)} ms`);
-}
-stats("deposit confirmed -> detected on the event stream", toDetected);
+printLatency("deposit confirmed -> detected on the event stream", toDetected);
 process.exit(0);
