@@ -18,7 +18,14 @@ import {
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSolanaSweep, NATIVE_MINT, type SweepLeg } from "../../src/chains/solana/sweep.ts";
-import { createApiClient, type Session } from "../../src/client/index.ts";
+import {
+  createApiClient,
+  type DetectedSolanaSession,
+  type Session,
+  type SolanaSweepTerms,
+  signSolanaSweep,
+  waitForSolanaDetection,
+} from "../../src/client/index.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { sessionUntil } from "../support/session-poll.ts";
 import { burnerRegistration, keypairOf } from "../support/solana-node.ts";
@@ -84,10 +91,17 @@ async function walletWithUsdcAccount(): Promise<PublicKey> {
   return owner;
 }
 
-/** The sweep the payer's client signs with the burner key, base64, on a fresh blockhash. */
+const blockhash = async () => ((await api("/solana/blockhash")).body as { blockhash: string }).blockhash;
+
+/** A sweep of the legs a test chooses (a payer's client gone wrong), signed with the burner key, base64. */
 async function signedSweep(burner: Keypair, feePayer: string, token: string, legs: SweepLeg[]) {
-  const { blockhash } = (await api("/solana/blockhash")).body as { blockhash: string };
-  const tx = buildSolanaSweep({ burner: burner.publicKey.toBase58(), feePayer, token, legs, blockhash });
+  const tx = buildSolanaSweep({
+    burner: burner.publicKey.toBase58(),
+    feePayer,
+    token,
+    legs,
+    blockhash: await blockhash(),
+  });
   tx.partialSign(burner);
   return tx.serialize({ requireAllSignatures: false }).toString("base64");
 }
@@ -112,7 +126,15 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
   const fee = (amount * BigInt(FEE_BPS)) / 10_000n;
   const appFee = (amount * BigInt(APP_FEE_BPS)) / 10_000n;
   const m = { sk: "", pk: "" };
-  const co = { id: "", cs: "", burner: Keypair.generate(), dest: PublicKey.default, sink: PublicKey.default };
+  const co = {
+    id: "",
+    cs: "",
+    burner: Keypair.generate(),
+    dest: PublicKey.default,
+    sink: PublicKey.default,
+    terms: null as unknown as SolanaSweepTerms,
+    detected: null as unknown as DetectedSolanaSession,
+  };
   const guard = () => ({ ...bearer(m.pk), "x-client-secret": co.cs });
 
   it(
@@ -198,7 +220,7 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
         body: { amount: amount.toString(), source_chain_id: chainId },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
-      Object.assign(co, { id: created.body.id, cs: created.body.client_secret });
+      Object.assign(co, { id: created.body.id, cs: created.body.client_secret, terms: created.body.sweep });
       expect(created.body.sweep).toEqual({
         chain_id: chainId,
         usdc_mint: mint.toBase58(),
@@ -231,8 +253,15 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
       const from = await getOrCreateAssociatedTokenAccount(sol, payer, mint, payer.publicKey);
       const to = await getOrCreateAssociatedTokenAccount(sol, payer, mint, co.burner.publicKey);
       await transfer(sol, payer, from.address, to.address, payer, amount);
-      const detected = await sessionUntil(client(), co.id, (s) => s.status === "detected", 20_000);
-      expect(detected).toMatchObject({ detected_amount: amount.toString(), detected_token: mint.toBase58() });
+      co.detected = await waitForSolanaDetection(client(), {
+        id: co.id,
+        timeout: 20_000,
+        checkout: { publishableKey: m.pk, clientSecret: co.cs },
+      });
+      expect(co.detected).toMatchObject({
+        detected_amount: amount.toString(),
+        detected_token: mint.toBase58(),
+      });
     },
     T,
   );
@@ -312,7 +341,16 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
         sink: await usdcOf(co.sink),
         relayer: await usdcOf(relayer),
       };
-      const transaction = await signedSweep(co.burner, relayer.toBase58(), mint.toBase58(), [
+      // The payer's client library builds the sweep from the checkout's terms and its detected session.
+      const { transaction, legs } = signSolanaSweep({
+        burner: co.burner,
+        session: co.detected,
+        terms: co.terms,
+        blockhash: await blockhash(),
+        destination: { address: co.dest.toBase58(), chainId },
+        maxAppFeeBps: APP_FEE_BPS,
+      });
+      expect(legs).toEqual([
         { to: co.dest.toBase58(), amount: amount - fee - appFee },
         { to: relayer.toBase58(), amount: fee },
         { to: co.sink.toBase58(), amount: appFee },
@@ -345,6 +383,7 @@ describe("a SOL deposit", () => {
       });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       const id = created.body.id as string;
+      const terms = created.body.sweep as SolanaSweepTerms;
       const burner = Keypair.generate();
       expect(
         (await api(`/sessions/${id}/solana-burner`, { body: burnerRegistration(burner, id) })).status,
@@ -358,11 +397,18 @@ describe("a SOL deposit", () => {
         ),
         [payer],
       );
-      const detected = await sessionUntil(client(), id, (s) => s.status === "detected", 20_000);
+      const detected = await waitForSolanaDetection(client(), { id, timeout: 20_000 });
       expect(detected).toMatchObject({ detected_token: NATIVE_MINT, detected_amount: lamports.toString() });
 
       const fee = (lamports * BigInt(FEE_BPS)) / 10_000n;
-      const transaction = await signedSweep(burner, relayer.toBase58(), NATIVE_MINT, [
+      const { transaction, legs } = signSolanaSweep({
+        burner,
+        session: detected,
+        terms,
+        blockhash: await blockhash(),
+        destination: { address: dest.toBase58(), chainId },
+      });
+      expect(legs).toEqual([
         { to: dest.toBase58(), amount: lamports - fee },
         { to: relayer.toBase58(), amount: fee },
       ]);

@@ -2,24 +2,23 @@ import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { parseSolanaAddress } from "../../src/chains/solana/config.ts";
 import { buildSolanaSweep, checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
-import {
-  type CommandMetadata,
-  type CreateSession,
-  type Session,
-  type SessionInput,
-  type SessionState,
-  sessionDecider,
-} from "../../src/domain/index.ts";
+import type { CommandMetadata, CreateSession, SessionInput } from "../../src/domain/index.ts";
 import { owedLegs } from "../../src/domain/solana-sweep.ts";
 import type { SolanaPort } from "../../src/gateway/ports.ts";
 import { testGateway } from "../support/memory-gateway.ts";
+import {
+  SOLANA_CHAIN_ID as SOLANA,
+  sessionRun,
+  solanaDeposit,
+  solanaSessionCreated,
+} from "../support/session-run.ts";
 
-// A merchant's checkout on Solana. Its app fee on a Solana-origin session (docs/SOLANA.md, "Merchant checkout on Solana"): the
-// sweep pays it to the session's app_fee_recipient_sol, and a session with a fee but no Solana sink is
-// refused when it is created (and, for a session made before the rule, when its sweep is committed).
+// A merchant's checkout on Solana (docs/SOLANA.md, "Merchant checkout on Solana"): its sweep pays the
+// app fee to the session's app_fee_recipient_sol; a session with a fee and no Solana sink is refused
+// when it is created (and, one made before the rule, when its sweep is committed); a session priced in
+// USDC is not swept when SOL arrived.
 
 const ID = "4a1c2e3f-5b6d-4e7f-8a9b-0c1d2e3f4a5b";
-const SOLANA = 792703810;
 const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const BURNER = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 const DEST = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
@@ -29,68 +28,53 @@ const VAULT = "3nT1pZmvm4uDcX1ZrGxUq1pb9vjH7VnF5WyB8cKXKkqv";
 const T0 = Date.UTC(2026, 10, 27, 16, 0, 0);
 const meta = (commandId: string): CommandMetadata => ({ commandId, issuedAt: T0, replyTo: null });
 
-/** A Solana checkout of the merchant's, paying DEST on the Solana chain, 150 bps app fee. */
-const create = (over: Partial<CreateSession["data"]> = {}): CreateSession => ({
-  type: "CreateSession",
-  data: {
-    sessionId: ID,
-    flow: "checkout",
-    merchantId: "mer_sol",
-    pinnedOnly: false,
-    burner: null,
-    auth: null,
-    destAddress: DEST,
-    destChainId: SOLANA,
-    appFeeBps: 150,
-    appFeeRecipient: "0x00000000000000000000000000000000000000fe",
-    appFeeRecipientSol: SINK,
-    standingRefund: null,
-    stealth: null,
-    expiresAt: T0 / 1000 + 1800,
-    expectedAmount: 10_000_000n,
-    pinnedDestinations: [],
-    clientSecretHash: "ab".repeat(32),
-    originChainId: SOLANA,
-    refundAddress: null,
-    ...over,
-  },
-  metadata: meta("create"),
-});
+/** A Solana checkout of the merchant's, paying DEST on the Solana chain, 150 bps app fee to SINK. */
+const create = (over: Partial<CreateSession["data"]> = {}): CreateSession =>
+  solanaSessionCreated(
+    {
+      sessionId: ID,
+      destAddress: DEST,
+      flow: "checkout",
+      merchantId: "mer_sol",
+      appFeeBps: 150,
+      appFeeRecipient: "0x00000000000000000000000000000000000000fe",
+      appFeeRecipientSol: SINK,
+      expectedAmount: 10_000_000n,
+      clientSecretHash: "ab".repeat(32),
+      ...over,
+    },
+    meta("create"),
+  );
 
-function run(inputs: SessionInput[]) {
-  let state: SessionState = null;
-  let last: ReturnType<typeof sessionDecider.decide> | null = null;
-  for (const input of inputs) {
-    last = sessionDecider.decide(input, state);
-    if (last.ok) for (const e of last.events) state = sessionDecider.evolve(state, e);
-  }
-  return { state: state as Session | null, last: last as ReturnType<typeof sessionDecider.decide> };
-}
-
-const code = (d: ReturnType<typeof sessionDecider.decide>) => (d.ok ? "accepted" : d.rejection.code);
+const outcome = (...inputs: SessionInput[]) => {
+  const run = sessionRun();
+  for (const input of inputs) run.send(input);
+  return { code: run.rejection() ?? "accepted", state: run.stateOrNull };
+};
 
 describe("creating a Solana-origin session with an app fee", () => {
   it("with a Solana sink: created, the sink on the session", () => {
-    const { state, last } = run([create()]);
-    expect(code(last)).toBe("accepted");
+    const { code, state } = outcome(create());
+    expect(code).toBe("accepted");
     expect(state).toMatchObject({ appFeeBps: 150, appFeeRecipientSol: SINK, originChainId: SOLANA });
   });
 
   it("without one: refused app_fee_sink_missing, nothing recorded", () => {
-    const { state, last } = run([create({ appFeeRecipientSol: null })]);
-    expect(code(last)).toBe("app_fee_sink_missing");
-    expect(state).toBeNull();
+    expect(outcome(create({ appFeeRecipientSol: null }))).toEqual({
+      code: "app_fee_sink_missing",
+      state: null,
+    });
   });
 
   it("no fee needs no sink; an EVM session never needs one", () => {
-    expect(code(run([create({ appFeeBps: 0, appFeeRecipientSol: null })]).last)).toBe("accepted");
+    expect(outcome(create({ appFeeBps: 0, appFeeRecipientSol: null })).code).toBe("accepted");
     const evm = create({
       originChainId: null,
       appFeeRecipientSol: null,
       destAddress: null,
       destChainId: null,
     });
-    expect(code(run([evm]).last)).toBe("accepted");
+    expect(outcome(evm).code).toBe("accepted");
   });
 });
 
@@ -124,67 +108,39 @@ describe("the sweep a Solana session with an app fee owes", () => {
   });
 
   it("a session recorded with a fee and no sink (before the creation rule) is refused its sweep: app_fee_sink_missing", () => {
+    const run = sessionRun();
     // The fold of an older session: its creation was accepted then, so the event is applied directly.
     const { sessionId: _, pinnedOnly: __, ...data } = create({ appFeeRecipientSol: null }).data;
-    let state: SessionState = sessionDecider.evolve(null, {
+    run.fold({
       type: "SessionCreated",
       data,
       metadata: { sessionId: ID, version: 1, occurredAt: T0, commandId: "create" },
     });
-    const steps: SessionInput[] = [
-      {
-        type: "RegisterBurner",
-        data: { sessionId: ID, burner: BURNER, auth: null, standingRefund: null, bounceSetup: null },
-        metadata: meta("register"),
+    run.send({
+      type: "RegisterBurner",
+      data: { sessionId: ID, burner: BURNER, auth: null, standingRefund: null, bounceSetup: null },
+      metadata: meta("register"),
+    });
+    run.send(solanaDeposit(ID, { token: MINT, amount: 10_000_000n }, "finalized", meta("deposit")));
+    expect(run.state.status).toBe("detected");
+    run.send({
+      type: "CommitSolanaSweep",
+      data: {
+        sessionId: ID,
+        transaction: "AQ==",
+        burner: BURNER,
+        token: MINT,
+        legs: [
+          { to: DEST, amount: 9_770_000n },
+          { to: RELAYER, amount: 80_000n },
+        ],
+        feeBps: 80,
+        feeRecipient: RELAYER,
+        vault: VAULT,
       },
-      {
-        type: "RecordTransfer",
-        data: {
-          sessionId: ID,
-          transfer: {
-            chainId: SOLANA,
-            token: MINT,
-            amount: 10_000_000n,
-            txHash:
-              "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
-            logIndex: 2,
-            blockNumber: 100n,
-            blockHash: RELAYER,
-            from: DEST,
-          },
-          terms: null,
-          finality: "finalized",
-        },
-        metadata: meta("deposit"),
-      },
-    ];
-    for (const step of steps) {
-      const d = sessionDecider.decide(step, state);
-      expect(code(d)).toBe("accepted");
-      if (d.ok) for (const e of d.events) state = sessionDecider.evolve(state, e);
-    }
-    expect((state as Session).status).toBe("detected");
-    const commit = sessionDecider.decide(
-      {
-        type: "CommitSolanaSweep",
-        data: {
-          sessionId: ID,
-          transaction: "AQ==",
-          burner: BURNER,
-          token: MINT,
-          legs: [
-            { to: DEST, amount: 9_770_000n },
-            { to: RELAYER, amount: 80_000n },
-          ],
-          feeBps: 80,
-          feeRecipient: RELAYER,
-          vault: VAULT,
-        },
-        metadata: meta("commit"),
-      },
-      state,
-    );
-    expect(code(commit)).toBe("app_fee_sink_missing");
+      metadata: meta("commit"),
+    });
+    expect(run.rejection()).toBe("app_fee_sink_missing");
   });
 });
 
@@ -214,26 +170,14 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
       await gw.service.commands.send(
         create({ flow: "p2p_request", merchantId: null, burner: burner.publicKey.toBase58() }),
       );
-      await gw.service.commands.send({
-        type: "RecordTransfer",
-        data: {
-          sessionId: ID,
-          transfer: {
-            chainId: SOLANA,
-            token: NATIVE_MINT,
-            amount: 10_000_000n,
-            txHash:
-              "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
-            logIndex: -1,
-            blockNumber: 100n,
-            blockHash: RELAYER,
-            from: DEST,
-          },
-          terms: null,
-          finality: "finalized",
-        },
-        metadata: meta("sol"),
-      });
+      await gw.service.commands.send(
+        solanaDeposit(
+          ID,
+          { token: NATIVE_MINT, amount: 10_000_000n, logIndex: -1 },
+          "finalized",
+          meta("sol"),
+        ),
+      );
       const tx = buildSolanaSweep({
         burner: burner.publicKey.toBase58(),
         feePayer: RELAYER,
