@@ -74,8 +74,9 @@ const envSchema = z.object({
 
   MERCHANT_MODE: z.enum(["off", "development", "production"]).default("off"),
   /**
-   * Bearer secret of the operator routes (POST /v1/operator/merchants, ...; docs/MERCHANTS.md); unset,
-   * they do not exist. At least 32 characters: it creates merchants and rolls their keys.
+   * Bearer secret of the operator routes (POST /v1/operator/merchants, ...: docs/MERCHANTS.md; a
+   * session's journal, dead letters, read models, lag: docs/OPERATIONS.md) and of `npm run operator`;
+   * unset, they do not exist. At least 32 characters: it creates merchants, re-drives records.
    */
   OPERATOR_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   CORS_ALLOWED_ORIGINS: csv.default([]),
@@ -116,6 +117,11 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .default(64 * 1024),
+  /**
+   * How often gateways and projectors read which sessions table is active (docs/OPERATIONS.md, "Read
+   * models"): a switch reaches every process within this. The process that makes it sees it at once.
+   */
+  READ_MODEL_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   /** How long the gateway waits for the owning actor's reply before answering 503. */
   REPLY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /**

@@ -85,11 +85,13 @@ export function createProjector(deps: {
   codecs: Pick<Codecs, "sessionEvent" | "sessionState">;
   readModel: SessionReadModel;
   log: Logger;
+  /** The consumer group: each read-model table has its own (read-model-control.ts). */
+  groupId?: string;
 }): Projector {
   const folder = createStateFolder(deps.readModel);
   const producer = createPlainProducer(deps.kafka);
   const consumer = createBatchConsumer(deps.kafka, {
-    groupId: PROJECTOR_GROUP,
+    groupId: deps.groupId ?? PROJECTOR_GROUP,
     topics: [TOPIC.sessionEvents],
     fromBeginning: true,
     // Every partition at once: a partition's sessions are its own (keyed by session id), so batches

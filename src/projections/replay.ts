@@ -35,6 +35,8 @@ export interface ReplayResult {
   threads: number;
   /** Time spent after the read, folding the sessions and handing them to the sink (the slowest thread's). */
   foldMs: number;
+  /** Where the read stopped in each partition (exclusive): the stable end offsets when it began. */
+  until: Map<number, bigint>;
 }
 
 /**
@@ -116,6 +118,7 @@ export async function replayJournal(
       summary: rest.reduce(addSummaries, first as StatesSummary),
       threads: count,
       foldMs: Math.max(...results.map((r) => r.foldMs)),
+      until: ends,
     };
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
@@ -153,17 +156,17 @@ export async function replayStates(
 export async function rebuildReadModel(
   settings: { kafka: Omit<KafkaSettings, "log">; cassandra: CassandraSettings; table: string },
   opts: Omit<ReplayOptions, "topic"> = {},
-): Promise<{ sessions: number; events: number; foldMs: number }> {
+): Promise<{ sessions: number; events: number; foldMs: number; until: Map<number, bigint> }> {
   const cassandra = await connectCassandra(settings.cassandra, { migrate: false });
   try {
     await createSessionReadModel(cassandra, settings.table).ensureTable();
   } finally {
     await cassandra.shutdown();
   }
-  const { summary, foldMs } = await replayJournal(
+  const { summary, foldMs, until } = await replayJournal(
     settings.kafka,
     { kind: "read-model", cassandra: settings.cassandra, table: settings.table },
     opts,
   );
-  return { sessions: summary.sessions, events: summary.events, foldMs };
+  return { sessions: summary.sessions, events: summary.events, foldMs, until };
 }

@@ -12,7 +12,7 @@ import { type KeyMode, keyModeOf } from "../../gateway/merchant-keys.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import { createMerchantProjector } from "../../projections/merchant-projection.ts";
-import { createSessionReadModel } from "../../projections/read-model.ts";
+import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
 import { idempotencyKeys } from "../../store/idempotency-keys.ts";
 import { merchantEmails } from "../../store/merchant-emails.ts";
 import { createMerchantStore } from "../../store/merchants.ts";
@@ -35,15 +35,20 @@ export const merchantModule: EntityModule = {
         log,
       }),
   },
-  gateway: ({ shared, bus, commands }) => ({ merchants: merchantGatewayDeps(shared, bus, { commands }) }),
+  gateway: ({ shared, bus, commands, readModel }) => ({
+    merchants: merchantGatewayDeps(shared, bus, { commands, ...(readModel ? { readModel } : {}) }),
+  }),
 };
 
 /** The merchant routes' dependencies over a gateway's bus (the gateway's, or the merchant CLI's). */
 export function merchantGatewayDeps(
   shared: Pick<Shared, "config" | "cassandra">,
   bus: Pick<GatewayBus, "merchantCommands">,
-  /** The gateway's session commands (read-your-writes): checkout creates sessions through them. */
-  deps: { commands: CommandPort },
+  /**
+   * The gateway's session commands (read-your-writes): checkout creates sessions through them; and
+   * the sessions read model the gateway reads (the active table), by default the `sessions` table.
+   */
+  deps: { commands: CommandPort; readModel?: Pick<SessionReadModel, "get"> },
 ):
   | {
       admin: MerchantAdmin;
@@ -84,7 +89,7 @@ export function merchantGatewayDeps(
         now: Date.now,
       }),
       settings: admin,
-      resources: checkoutResources(createSessionReadModel(shared.cassandra)),
+      resources: checkoutResources(deps.readModel ?? createSessionReadModel(shared.cassandra)),
       mode: keyMode,
     },
   };

@@ -4,6 +4,7 @@ import type { GatewayDeps } from "../../gateway/app.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import type { Logger } from "../../logging.ts";
+import type { SessionReadModel } from "../../projections/read-model.ts";
 import type { Shared } from "../shared.ts";
 
 /** A part of a role that one entity module started: one line for the start-up summary, and its stop. */
@@ -27,6 +28,8 @@ export interface GatewayContext {
   shared: Pick<Shared, "config" | "cassandra" | "chains" | "codecs">;
   bus: Pick<GatewayBus, "request" | "merchantCommands" | "subscriptionCommands">;
   commands: CommandPort;
+  /** The sessions read model the gateway reads (the active table); the `sessions` table when absent. */
+  readModel?: Pick<SessionReadModel, "get">;
 }
 
 /**

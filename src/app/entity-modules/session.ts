@@ -1,8 +1,9 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { sessionEntityWith } from "../../entities/session.ts";
 import { waitForGroupCaughtUp } from "../../kafka/topics.ts";
-import { createProjector, PROJECTOR_GROUP } from "../../projections/projector.ts";
-import { createSessionReadModel } from "../../projections/read-model.ts";
+import { projectorGroup } from "../../projections/read-model-control.ts";
+import { createTableProjectors } from "../../projections/table-projectors.ts";
+import { readModelControlStore } from "../../store/read-model-control.ts";
 import type { EntityModule } from "./module.ts";
 
 /**
@@ -21,10 +22,13 @@ export const sessionModule: EntityModule = {
   projection: {
     writes: `Cassandra sessions + ${TOPIC.sessionState}`,
     create(shared, log) {
-      const projector = createProjector({
+      // One projector per table the read-model control record names (docs/OPERATIONS.md, "Read models").
+      const projector = createTableProjectors({
         kafka: shared.kafka,
         codecs: shared.codecs,
-        readModel: createSessionReadModel(shared.cassandra),
+        cassandra: shared.cassandra,
+        control: readModelControlStore(shared.cassandra),
+        pollMs: shared.config.READ_MODEL_POLL_MS,
         log,
       });
       return {
@@ -32,7 +36,7 @@ export const sessionModule: EntityModule = {
           await projector.start();
           // Up means caught up: reads served right after start see everything journaled before it.
           return waitForGroupCaughtUp(shared.kafka, {
-            groupId: PROJECTOR_GROUP,
+            groupId: projectorGroup(projector.active()),
             topic: TOPIC.sessionEvents,
             timeoutMs,
           });
