@@ -16,6 +16,7 @@ import type { ChainAdapter } from "../chains/adapter.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
 import type { Config } from "../config.ts";
+import type { Operator } from "../operator/operator.ts";
 import { urlPolicyFor } from "../webhooks/address-guard.ts";
 import type { MerchantSettingsAdmin, WebhookEndpointAdmin } from "./admin/merchant-admin.ts";
 import type { CheckoutResource } from "./auth.ts";
@@ -41,6 +42,7 @@ import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts
 import { merchantSettingsRoutes } from "./routes/merchant-settings.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
+import { operatorRoutes } from "./routes/operator.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
@@ -87,6 +89,8 @@ export interface GatewayDeps {
   subscriptions?: SubscriptionRouteOptions | undefined;
   /** Payment links (merchant mode, with checkout): the /v1/payment_links and public /links routes. */
   links?: LinkRouteDeps["links"] | undefined;
+  /** The operator's tools (docs/OPERATIONS.md): their routes exist when this and OPERATOR_SECRET are given. */
+  operator?: Operator | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
   metrics?: Registry;
   logger?: Logger;
@@ -264,6 +268,8 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       now: deps.now ?? Date.now,
     });
   }
+  if (deps.operator && config.OPERATOR_SECRET)
+    await app.register(operatorRoutes, { operator: deps.operator, secret: config.OPERATOR_SECRET });
   await app.register(docsRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });
   return app;

@@ -176,6 +176,39 @@ const GATEWAY_ERRORS = {
   link_exists: { status: 409, message: "conflict", retryable: false },
   link_inactive: { status: 410, message: "this payment link has been deactivated", retryable: false },
   link_expired: { status: 410, message: "this payment link has expired", retryable: false },
+  // The operator's tools (docs/OPERATIONS.md): dead letters and read models.
+  not_parked: {
+    status: 404,
+    message: "no parked record at that topic, partition and offset",
+    retryable: false,
+  },
+  already_redriven: {
+    status: 409,
+    message: "the parked record was re-driven already: it goes back once",
+    retryable: false,
+  },
+  read_model_not_found: { status: 404, message: "no such followed read-model table", retryable: false },
+  read_model_exists: {
+    status: 409,
+    message:
+      "a table of that name exists or is written already: a rebuild takes a new name or a retired table",
+    retryable: false,
+  },
+  read_model_active: {
+    status: 409,
+    message: "the gateways read this table: switch to another one first",
+    retryable: false,
+  },
+  read_model_busy: {
+    status: 409,
+    message: "another read-model change is under way; retry once it is done",
+    retryable: true,
+  },
+  read_model_behind: {
+    status: 409,
+    message: "the table's projector has not caught up with the journal yet; retry shortly",
+    retryable: true,
+  },
   // Not retryable: the interface says a client retries 429, 5xx and network failures, never another 4xx.
   request_timeout: { status: 408, message: "the request took too long to arrive", retryable: false },
   body_too_large: { status: 413, message: "the request body is too large", retryable: false },

@@ -1,12 +1,15 @@
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
+import { createOperator } from "../../operator/operator.ts";
 import { createHealth } from "../../ops/health.ts";
-import { createSessionReadModel } from "../../projections/read-model.ts";
+import { followActiveReadModel } from "../../projections/active-read-model.ts";
 import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
 import { merchantEvents } from "../../store/merchant-events.ts";
+import { readModelControlStore } from "../../store/read-model-control.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
 import { entityGatewayDeps } from "../entity-modules/start.ts";
+import { roleGroups } from "../role-groups.ts";
 import type { RoleModule } from "../shared.ts";
 
 /** Sessions whose newest state a gateway keeps in memory for GET /sessions/:id. */
@@ -24,7 +27,14 @@ export const gatewayRole: RoleModule = {
       log,
     });
     await bus.start();
-    const readModel = createSessionReadModel(shared.cassandra);
+    // The table the read-model control record names active, followed (docs/OPERATIONS.md, "Read models").
+    const control = readModelControlStore(shared.cassandra);
+    const readModel = await followActiveReadModel({
+      cassandra: shared.cassandra,
+      control,
+      pollMs: config.READ_MODEL_POLL_MS,
+      log,
+    });
     // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).
     const commands = awaitReadable(bus.commands, {
       live: bus.live,
@@ -32,7 +42,7 @@ export const gatewayRole: RoleModule = {
       timeoutMs: config.REPLY_TIMEOUT_MS,
     });
     // The entities' routes (merchant mode: merchants, subscriptions, links): each module's share.
-    const entities = entityGatewayDeps({ shared, bus, commands });
+    const entities = entityGatewayDeps({ shared, bus, commands, readModel });
     const app = await createGateway({
       config,
       chains: shared.chains,
@@ -53,6 +63,19 @@ export const gatewayRole: RoleModule = {
       solana: shared.chains.map((chain) => chain.gateway.solana).find((side) => side !== null) ?? undefined,
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
+      operator: config.OPERATOR_SECRET
+        ? createOperator({
+            kafka: shared.kafka,
+            settings: {
+              kafka: { brokers: shared.infra.brokers, clientId: `${config.KAFKA_CLIENT_ID}.operator` },
+              cassandra: shared.infra.cassandra,
+            },
+            codecs: shared.codecs,
+            readModel,
+            control,
+            groups: (models) => roleGroups(shared, models),
+          })
+        : undefined,
       logger: log,
       metrics: shared.metrics.registry,
     });
@@ -63,6 +86,7 @@ export const gatewayRole: RoleModule = {
       async stop() {
         await app.close();
         await bus.stop();
+        await readModel.stop();
       },
     };
   },
