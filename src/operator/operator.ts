@@ -57,6 +57,8 @@ export interface Operator {
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** How long a switch waits for the table's projector to reach the journal's end before refusing. */
 const SWITCH_CATCH_UP_MS = 10_000;
+/** How long a retire waits for the table's projectors to leave (they poll every READ_MODEL_POLL_MS). */
+const RETIRE_WAIT_MS = 10_000;
 /** Two operators changing the control record at once: each change is retried this often over the other. */
 const CHANGE_TRIES = 3;
 
@@ -192,7 +194,15 @@ export function createOperator(deps: {
     },
 
     async retire(table) {
-      return view(await change((m) => retire(m, table)));
+      const next = await change((m) => retire(m, table));
+      // The projectors stop writing the table at their next poll: answer once they did, so a caller
+      // that goes on (a rebuild of it, a check of its rows) finds it still.
+      const group = projectorGroup(table);
+      const deadline = Date.now() + RETIRE_WAIT_MS;
+      while ((await groupHasMembers(deps.kafka, group)) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return view(next);
     },
   };
 }
