@@ -4,8 +4,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkBounceSetup } from "../../src/chains/solana/bounce-setup.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
 import { checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
+import { commitSolanaSweep } from "../../src/client/actions/commit-solana-sweep.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { paySolanaDetectThenSign } from "../../src/client/actions/pay-solana-detect-then-sign.ts";
+import { registerSolanaBurner } from "../../src/client/actions/register-solana-burner.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
 import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
 import { type LocalServer, sendJson, serve } from "../support/local-http.ts";
@@ -167,5 +169,23 @@ describe("paySolanaDetectThenSign", () => {
       code: "verification_failed",
     });
     expect(requests("POST /sessions/:id/commit")).toHaveLength(0);
+  });
+});
+
+describe("a merchant's Solana checkout session", () => {
+  it("registerSolanaBurner and commitSolanaSweep carry its pk_ and cs_ as headers; anonymous calls none", async () => {
+    const burner = makeSolanaBurner();
+    const anonymous = await service(burner.address);
+    const checkout = { publishableKey: "pk_test_1", clientSecret: "cs_test_1" };
+    const guarded = createApiClient({ baseUrl: anonymous.baseUrl, checkout });
+    await registerSolanaBurner(guarded, { id: ID, burner: burner.keypair });
+    await commitSolanaSweep(guarded, { id: ID, transaction: "AQ==" });
+    await registerSolanaBurner(anonymous, { id: ID, burner: burner.keypair });
+    const sent = (server?.requests ?? []).map((r) => [r.headers.authorization, r.headers["x-client-secret"]]);
+    expect(sent).toEqual([
+      ["Bearer pk_test_1", "cs_test_1"],
+      ["Bearer pk_test_1", "cs_test_1"],
+      [undefined, undefined],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import type { ApiClient } from "../api-client.ts";
+import { type CheckoutCredentials, checkoutHeaders } from "../checkout.ts";
 import { commitUntil } from "../commit-retry.ts";
 import type { ClientError } from "../errors.ts";
 import type { CommitResponse, SolanaCommitBody } from "../types.ts";
@@ -15,6 +16,8 @@ export interface CommitSolanaSweepParameters {
   transaction: string;
   /** How long retryable failures (429, 5xx, network, timeout) are retried, ms. Default 60000. */
   retryFor?: number | undefined;
+  /** A merchant's Solana checkout session: its `pk_` and `cs_` (sent as headers); default the client's `checkout`. */
+  checkout?: CheckoutCredentials | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -43,5 +46,6 @@ export async function commitSolanaSweep(
 ): Promise<CommitSolanaSweepReturnType> {
   const body: SolanaCommitBody = { transaction: params.transaction };
   const until = Date.now() + (params.retryFor ?? DEFAULT_SOLANA_COMMIT_RETRY_MS);
-  return commitUntil(client, { id: params.id, body, until, signal: params.signal });
+  const headers = checkoutHeaders(params.checkout ?? client.checkout);
+  return commitUntil(client, { id: params.id, body, until, headers, signal: params.signal });
 }

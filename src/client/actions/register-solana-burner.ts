@@ -1,5 +1,6 @@
 import type { Keypair } from "@solana/web3.js";
 import type { ApiClient } from "../api-client.ts";
+import { type CheckoutCredentials, checkoutHeaders } from "../checkout.ts";
 import type { ApiError, ClientError } from "../errors.ts";
 import type { SolanaBurnerBody, SolanaBurnerResponse } from "../types.ts";
 import { signSolanaRegistration } from "./sign-solana-registration.ts";
@@ -14,6 +15,8 @@ export interface RegisterSolanaBurnerParameters {
    * `refund_address`: without it the service cannot bounce the burner's USDC.
    */
   bounceSetup?: string | undefined;
+  /** A merchant's Solana checkout session: its `pk_` and `cs_` (sent as headers); default the client's `checkout`. */
+  checkout?: CheckoutCredentials | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -49,6 +52,7 @@ export async function registerSolanaBurner(
     method: "POST",
     path: `/sessions/${encodeURIComponent(params.id)}/solana-burner`,
     body,
+    headers: checkoutHeaders(params.checkout ?? client.checkout),
     signal: params.signal,
   });
 }
