@@ -1,6 +1,6 @@
 // kafkajs's coordinators cached per producer (patches/kafkajs+2.2.4.patch): what one transaction of
 // createPartitionTransactor sends, counted on the client's sockets, and transactions going on across
-// a restart of the broker that coordinates them. A private broker, since this file restarts it.
+// a restart of the broker that coordinates them. A broker of this file's own, since it stops it.
 
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,23 +14,23 @@ import {
 } from "../../src/kafka/transactions.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { countingSocketFactory, type RequestCounter, type RequestCounts } from "../support/kafka-requests.ts";
-import { type PrivateKafka, startPrivateKafka } from "../support/private-kafka.ts";
+import { startThrowawayServer, type ThrowawayServer } from "../support/throwaway-servers.ts";
 
 const DATA = "test.coord.data";
 const OUTBOX = "test.coord.outbox";
 /** A session partition's actor reads three co-partitioned inputs; its transaction commits all three. */
 const INPUTS = ["test.coord.in.a", "test.coord.in.b", "test.coord.in.c"];
 
-let broker: PrivateKafka;
+let broker: ThrowawayServer;
 let kafka: KafkaClient;
 let counter: RequestCounter;
 
 beforeAll(async () => {
-  broker = await startPrivateKafka();
+  broker = await startThrowawayServer("kafka");
   const counting = countingSocketFactory();
   counter = counting.counter;
   kafka = createKafka({
-    brokers: broker.brokers,
+    brokers: [broker.address],
     clientId: "test.coordinators",
     socketFactory: counting.socketFactory,
   });
@@ -46,7 +46,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await broker?.stop();
+  await broker?.remove();
 });
 
 /** One test's transactional id, group and records; `run(i)` writes record i and input offset i. */
@@ -172,14 +172,17 @@ describe("the coordinator moves (its broker restarts under a stream of transacti
         } catch (error) {
           if (!(error instanceof TransactionFailedError)) throw error;
           failures++;
-          if (await recover(next)) next++;
+          const committed = await recover(next);
+          console.log(`transaction ${next} failed (${error.message}); committed: ${committed}`);
+          if (committed) next++;
         }
       }
     })();
 
     await new Promise((r) => setTimeout(r, 300));
     const restarted = Date.now();
-    await broker.restart();
+    await broker.stop();
+    await broker.start();
     const restartMs = Date.now() - restarted;
     last = next + 10; // ten more once the broker is back
     await stream;
