@@ -275,6 +275,7 @@ export type CancelMandateCommand = CommandOf<"CancelMandate">;
 export type RelaySolanaSweepCommand = CommandOf<"RelaySolanaSweep">;
 export type SolanaBounceSetupCommand = CommandOf<"SolanaBounceSetup">;
 export type SolanaBounceCommand = CommandOf<"SolanaBounce">;
+export type RelaySolanaRefundCommand = CommandOf<"RelaySolanaRefund">;
 
 /** A transaction id as executor.results carries it (hex, as every family's records spell it there). */
 export type TxHash = `0x${string}`;

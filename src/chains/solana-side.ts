@@ -35,4 +35,16 @@ export interface SolanaGatewaySide {
     transaction: string,
     expected: { burner: string; token: string; legs: ReadonlyArray<{ to: string; amount: bigint }> },
   ): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /**
+   * A payer's refund (docs/SOLANA.md, "The payer's refund"): whether `transaction` (base64,
+   * burner-signed) moves the burner's whole balance of `token` as the chain shows it now to `to` and
+   * does nothing else (the sweep's check, with that one leg). `empty`: the burner holds none of it.
+   * Reads the chain.
+   */
+  /** The burner's signature (base58) on a transaction (base64 wire form); null when it carries none. */
+  burnerSignature(transaction: string, burner: string): string | null;
+  checkRefund(
+    transaction: string,
+    expected: { burner: string; token: string; to: string },
+  ): Promise<{ ok: true; amount: bigint; signature: string } | { ok: false; reason: string; empty: boolean }>;
 }

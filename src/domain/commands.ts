@@ -150,6 +150,26 @@ export interface RequestRefundAll {
 }
 
 /**
+ * POST /sessions/:id/solana-refund (docs/SOLANA.md, "The payer's refund"): a transaction the burner
+ * signed that moves its whole balance of `token` (`amount`, as the gateway read it on chain) to `to`,
+ * checked by the gateway to do nothing else; the relayer co-signs it as fee payer and relays it.
+ * `signature` is the burner's signature of it (base58): the refund record's id.
+ */
+export interface RequestSolanaRefund {
+  type: "RequestSolanaRefund";
+  data: {
+    sessionId: string;
+    transaction: string;
+    signature: string;
+    burner: ChainAddress;
+    token: ChainAddress;
+    to: ChainAddress;
+    amount: bigint;
+  };
+  metadata: CommandMetadata;
+}
+
+/**
  * From the indexer: a confirmed transfer into the session's burner, with the operator's terms for its
  * token on its chain (null on records from before the indexer attached them: accepted).
  */
@@ -240,7 +260,8 @@ export type SessionCommand =
   | RequestRefund
   | RequestRefundAll
   | RegisterBurner
-  | CommitSolanaSweep;
+  | CommitSolanaSweep
+  | RequestSolanaRefund;
 /** Everything a session decides: its commands and the executor's results (from executor.results). */
 export type SessionInput = SessionCommand | RecordExecutionResult;
 export type SessionCommandType = SessionCommand["type"];

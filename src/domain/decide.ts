@@ -16,6 +16,7 @@ import {
 import { reject } from "./rejections.ts";
 import { DEFAULT_SESSION_POLICY, type SessionPolicy, withGasSpent } from "./relayer-work.ts";
 import { decideCommit, decideSettlementResult, settleCommandId } from "./settlement.ts";
+import { decideSolanaRefund } from "./solana-refund.ts";
 import { decideSolanaCommit, relayWhenFinal } from "./solana-sweep.ts";
 import { type Session, type SessionState, sameId, sameTransfer } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
@@ -98,6 +99,8 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       return decideRegister(command, state);
     case "CommitSolanaSweep":
       return decideSolanaCommit(command, state, policy);
+    case "RequestSolanaRefund":
+      return decideSolanaRefund(command, state);
     case "RecordExecutionResult": {
       const { executorCommandId, outcome } = command.data;
       // The bounce setup's relay: nothing to record but its fee. The bounce reads the chain, so an

@@ -93,7 +93,9 @@ export type ExecutorWork =
   /** Co-sign and relay the burner-signed bounce setup (base64 wire form). */
   | { type: "SolanaBounceSetup"; burner: ChainAddress; transaction: string }
   /** The relayer, as the burner's delegate, moves its whole balance of `mint` to `to`. */
-  | { type: "SolanaBounce"; burner: ChainAddress; mint: ChainAddress; to: ChainAddress };
+  | { type: "SolanaBounce"; burner: ChainAddress; mint: ChainAddress; to: ChainAddress }
+  /** A Solana payer's refund (POST /sessions/:id/solana-refund): co-sign as fee payer and relay. */
+  | { type: "RelaySolanaRefund"; burner: ChainAddress; transaction: string };
 
 export interface ExecutorMessage {
   type: "Executor";

@@ -43,6 +43,8 @@ export const REJECTION_MESSAGES = {
   refund_below_dust: "the refund would move less than the gas it costs (the dust floor)",
   no_new_deposit:
     "no deposit of this asset arrived since its last refund-all: there is nothing new to refund",
+  refund_in_flight: "a bounce or refund of this asset is in flight: wait for its outcome",
+  refund_limit_reached: "the relayer has paid for as many Solana refunds of this session as it pays for",
   gas_budget_spent: "the relayer has spent this session's gas budget: it sends no more transactions for it",
 } as const;
 

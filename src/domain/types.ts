@@ -130,7 +130,7 @@ export interface SweepAmounts {
 }
 
 /** bounce: a Solana session's automatic bounce, by the relayer as the burner's delegate (src/domain/bounce.ts). */
-export type RefundKind = "refund" | "refund_all" | "bounce";
+export type RefundKind = "refund" | "refund_all" | "bounce" | "solana_refund";
 export type RefundStatus = "requested" | "submitted" | "confirmed" | "failed";
 
 /**

@@ -105,15 +105,21 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
         return;
       }
       case "SolanaBounceSetup":
-      case "SolanaBounce": {
+      case "SolanaBounce":
+      case "RelaySolanaRefund": {
         const bouncer = executorOf(command.chainId).bouncer;
         if (!bouncer) throw new StepGaveUp(`chain ${command.chainId} has no Solana bouncer`, null);
         const sessionId = command.sessionId ?? "";
-        // Not a TransactionSubmitted: the session records the bounce once it is confirmed.
+        // Not a TransactionSubmitted: the session records the bounce or refund once it is confirmed.
         const done = await step(
-          c.type === "SolanaBounce" ? "bounce" : "bounce-setup",
+          c.type === "SolanaBounce" ? "bounce" : c.type === "RelaySolanaRefund" ? "refund" : "bounce-setup",
           command.chainId,
-          () => (c.type === "SolanaBounce" ? bouncer.bounce(c) : bouncer.relaySetup(c, sessionId)),
+          () =>
+            c.type === "SolanaBounce"
+              ? bouncer.bounce(c)
+              : c.type === "RelaySolanaRefund"
+                ? bouncer.relayRefund(c)
+                : bouncer.relaySetup(c, sessionId),
           false,
         );
         await report(command, { type: "TransactionConfirmed", ...done });

@@ -47,6 +47,7 @@ import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
 import { solanaCommit, solanaRoutes } from "./routes/solana.ts";
+import { solanaRefundRoutes } from "./routes/solana-refund.ts";
 import {
   payerSubscriptionRoutes,
   type SubscriptionRouteOptions,
@@ -200,6 +201,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   };
   await app.register(settlementRoutes, settlement);
   if (solana) await app.register(solanaRoutes, solana);
+  if (solana) await app.register(solanaRefundRoutes, { ...solana, live: deps.live });
   await app.register(refundRoutes, settlement);
   await app.register(eventRoutes, {
     sessions: deps.sessions,

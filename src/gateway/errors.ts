@@ -51,6 +51,8 @@ const REJECTION_STATUSES = {
   refund_to_burner: { status: 400, retryable: false },
   asset_not_deposited: { status: 409, retryable: false },
   nothing_to_refund: { status: 409, retryable: false },
+  refund_in_flight: { status: 409, retryable: true },
+  refund_limit_reached: { status: 409, retryable: false },
   refund_exceeds_balance: { status: 409, retryable: false },
   refund_below_dust: { status: 409, retryable: false },
   no_new_deposit: { status: 409, retryable: false },
@@ -86,6 +88,11 @@ const GATEWAY_ERRORS = {
     status: 409,
     message:
       "a checkout is priced in USDC and a Solana deposit is not swapped: only a USDC deposit is settled (the payer's client returns the rest)",
+    retryable: false,
+  },
+  solana_refund_invalid: {
+    status: 400,
+    message: "the transaction is not the transfer of the burner's whole balance to `to` and nothing else",
     retryable: false,
   },
   burner_signature_invalid: {

@@ -84,3 +84,27 @@ export const solanaCommitBodySchema = z.strictObject({
 /** A commit body is a Solana one when it carries a transaction (the EVM body never does). */
 export const isSolanaCommitBody = (body: unknown): boolean =>
   typeof body === "object" && body !== null && Object.hasOwn(body, "transaction");
+
+/**
+ * POST /sessions/:id/solana-refund (docs/SOLANA.md, "The payer's refund"): the transfer of the
+ * burner's whole balance of `token` to `to`, built with buildSolanaSweep (one leg) and signed by the
+ * burner, the relayer as fee payer.
+ */
+export const solanaRefundBodySchema = z.strictObject({
+  /** The burner-signed transaction, base64 wire form (at most 1232 bytes). */
+  transaction: z.string().min(1).max(1700),
+  /** The wallet the money goes back to (base58). */
+  to: base58,
+  /** The USDC mint, or the native mint `So11111111111111111111111111111111111111112` for SOL. */
+  token: base58,
+});
+
+export const solanaRefundResponseSchema = z.object({
+  id: z.uuid(),
+  /** The refund transaction's signature (base58): its id on chain. */
+  signature: z.string(),
+  to: z.string(),
+  token: z.string(),
+  /** Base units (USDC) or lamports (SOL), decimal. */
+  amount: z.string(),
+});

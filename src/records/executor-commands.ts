@@ -51,6 +51,8 @@ export const executorCommand = f.record({
     // and relay at registration, and the relayer's transfer of the burner's whole balance of `mint`.
     SolanaBounceSetup: { burner: f.chainAddress, transaction: f.string },
     SolanaBounce: { burner: f.chainAddress, mint: f.chainAddress, to: f.chainAddress },
+    // A Solana payer's refund (POST /sessions/:id/solana-refund), burner-signed, to co-sign and relay.
+    RelaySolanaRefund: { burner: f.chainAddress, transaction: f.string },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;

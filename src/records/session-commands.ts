@@ -51,5 +51,13 @@ export const sessionCommand: f.Field<SessionCommand, Avro> = message({
       feeRecipient: f.chainAddress,
       vault: f.chainAddress,
     },
+    RequestSolanaRefund: {
+      transaction: f.string,
+      signature: f.txId,
+      burner: f.chainAddress,
+      token: f.chainAddress,
+      to: f.chainAddress,
+      amount: f.amount,
+    },
   },
 });

@@ -85,7 +85,12 @@ export const gasSpentFields = { gasUsed: f.amount, feeWei: f.amount };
 export const gas = f.nullable(f.record(gasSpentFields));
 
 export const OUTCOMES = ["succeeded", "overpaid", "underpaid"] as const satisfies readonly Outcome[];
-export const REFUND_KINDS = ["refund", "refund_all", "bounce"] as const satisfies readonly RefundKind[];
+export const REFUND_KINDS = [
+  "refund",
+  "refund_all",
+  "bounce",
+  "solana_refund",
+] as const satisfies readonly RefundKind[];
 export const REFUND_STATUSES = [
   "requested",
   "submitted",

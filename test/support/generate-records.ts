@@ -35,7 +35,9 @@ export function recordGenerator(seed: number): RecordGen {
   const SOL_BURNER = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
   const SOL_MINT = "GJdLMKMT8QAgdVHVYByWJd1Bnxbdw5sGgmewU9AysHya";
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 10)) {
+    switch (g.int(0, 11)) {
+      case 11:
+        return { type: "RelaySolanaRefund", burner: SOL_BURNER, transaction: "AQID" };
       case 10:
         return {
           type: "FastFill",

@@ -167,7 +167,7 @@ export function generator(seed: number): Gen {
   });
   const refundRecord = (): RefundRecord => ({
     id: uuid(),
-    kind: pick(["refund", "refund_all", "bounce"] as const),
+    kind: pick(["refund", "refund_all", "bounce", "solana_refund"] as const),
     chainId: chainId(),
     token: address(),
     to: address(),
@@ -197,7 +197,22 @@ export function generator(seed: number): Gen {
       issuedAt: ms(),
       replyTo: maybe(() => ({ gatewayId: `gw-${int(0, 9)}`, correlationId: uuid() })),
     };
-    switch (int(0, 9)) {
+    switch (int(0, 10)) {
+      case 10:
+        return {
+          type: "RequestSolanaRefund",
+          data: {
+            sessionId,
+            transaction: "AQID",
+            signature:
+              "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+            burner: SOL_KEY,
+            token: pick(["So11111111111111111111111111111111111111112", SOL_KEY]),
+            to: SOL_KEY,
+            amount: amount(),
+          },
+          metadata,
+        };
       case 9: {
         const { transaction, token, legs, feeBps } = solanaSweep();
         const data = { sessionId, transaction, burner: SOL_KEY, token, legs, feeBps, feeRecipient: SOL_KEY };

@@ -43,6 +43,7 @@ describe("codecs round-trip every record type", () => {
       "RegisterBurner",
       "RequestRefund",
       "RequestRefundAll",
+      "RequestSolanaRefund",
       "RetractTransfer",
     ]);
     expect([...events].sort()).toEqual([

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkBounceSetup } from "../../src/chains/solana/bounce-setup.ts";
 import { parseSolanaAddress } from "../../src/chains/solana/config.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
+import { checkSolanaRefund } from "../../src/chains/solana/refund.ts";
 import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
@@ -63,6 +64,13 @@ const port: SolanaPort = {
   async checkSweep(transaction, expected) {
     const checked = checkSolanaSweep(transaction, { ...expected, feePayer });
     return checked.ok ? { ok: true } : checked;
+  },
+  burnerSignature: () => null,
+  // Every burner holds 5 USDC; the byte-for-byte check is the real one.
+  async checkRefund(transaction, expected) {
+    const checked = checkSolanaRefund(transaction, { ...expected, feePayer, amount: 5_000_000n });
+    if (!checked.ok) return { ...checked, empty: false };
+    return { ok: true, amount: 5_000_000n, signature: "refundSig" };
   },
 };
 

@@ -15,10 +15,10 @@ import {
   type Finality,
   type Keypair,
   PublicKey,
-  type Transaction,
+  Transaction,
   type TransactionSignature,
 } from "@solana/web3.js";
-import type { SolanaBounceCommand, SolanaBounceSetupCommand } from "../adapter.ts";
+import type { RelaySolanaRefundCommand, SolanaBounceCommand, SolanaBounceSetupCommand } from "../adapter.ts";
 import { StepRefused } from "../execution-errors.ts";
 import { buildBounce, planBounce } from "./bounce.ts";
 import { burnerTokenAccount, checkBounceSetup } from "./bounce-setup.ts";
@@ -34,6 +34,8 @@ export interface SolanaBouncer {
   /** `sessionId`: the session the setup's statement must name. */
   relaySetup(command: SolanaBounceSetupCommand, sessionId: string): Promise<Landed>;
   bounce(command: SolanaBounceCommand): Promise<Landed>;
+  /** Co-signs as fee payer and relays a payer's refund the gateway checked (POST /sessions/:id/solana-refund). */
+  relayRefund(command: RelaySolanaRefundCommand): Promise<Landed>;
 }
 
 /** How long a sent transaction may take to reach `confirmed` before the try fails (and is retried). */
@@ -85,6 +87,31 @@ export function createSolanaBouncer(deps: {
       });
       if (!checked.ok) throw new StepRefused(`bounce setup refused: ${checked.reason}`, null);
       const tx = checked.transaction;
+      tx.partialSign(relayer);
+      // The same signed bytes every try: landed before a crash, it is found and not sent again.
+      const already = await landed(signatureOf(tx));
+      return already ?? sendAndConfirm(tx);
+    },
+
+    async relayRefund(command) {
+      let tx: Transaction;
+      try {
+        tx = Transaction.from(Buffer.from(command.transaction, "base64"));
+      } catch {
+        throw new StepRefused("the refund is not a serialized Solana transaction", null);
+      }
+      // The gateway checked every instruction; the relayer signs only as the fee payer of a
+      // transaction the burner alone signed besides it, and never as an instruction's account signer.
+      const burner = new PublicKey(command.burner);
+      const message = tx.compileMessage();
+      const signers = message.accountKeys.slice(0, message.header.numRequiredSignatures);
+      const feePayerOnly =
+        tx.feePayer?.equals(relayer.publicKey) === true &&
+        signers.length === 2 &&
+        signers[1]?.equals(burner) === true &&
+        tx.instructions.every((ix) => ix.keys.every((k) => !k.pubkey.equals(relayer.publicKey)));
+      if (!feePayerOnly)
+        throw new StepRefused("the refund must be the burner's, the relayer only its fee payer", null);
       tx.partialSign(relayer);
       // The same signed bytes every try: landed before a crash, it is found and not sent again.
       const already = await landed(signatureOf(tx));

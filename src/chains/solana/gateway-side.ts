@@ -1,11 +1,12 @@
 import { createPublicKey, verify } from "node:crypto";
-import { getBase58Encoder } from "@solana/kit";
-import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Connection, PublicKey } from "@solana/web3.js";
+import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
+import { getAccount, getAssociatedTokenAddressSync, TokenAccountNotFoundError } from "@solana/spl-token";
+import { Connection, PublicKey, Transaction } from "@solana/web3.js";
 import { ChainUnavailableError } from "../../gateway/ports.ts";
 import type { SolanaGatewaySide } from "../solana-side.ts";
 import { checkBounceSetup } from "./bounce-setup.ts";
 import { parseSolanaAddress } from "./config.ts";
+import { checkSolanaRefund } from "./refund.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "./sweep.ts";
 
 /** What the gateway side needs of a Solana CHAINS entry (src/chains/solana/config.ts). */
@@ -38,6 +39,25 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
       throw new ChainUnavailableError(`chain ${chain.chainId}'s RPC did not answer: ${why}`, { cause: err });
     }
   };
+  const checkSweep: SolanaGatewaySide["checkSweep"] = async (transaction, expected) => {
+    const checked = checkSolanaSweep(transaction, { ...expected, feePayer: chain.feePayer });
+    if (!checked.ok) return checked;
+    const blockhash = checked.transaction.recentBlockhash ?? "";
+    if (!(await read(() => connection.isBlockhashValid(blockhash, { commitment: "confirmed" }))).value)
+      return {
+        ok: false,
+        reason: "its blockhash expired: sign it again with one from GET /solana/blockhash",
+      };
+    if (expected.token === NATIVE_MINT) return { ok: true };
+    // A TransferChecked to a USDC account that does not exist fails on chain, at the relayer's fee.
+    const mint = new PublicKey(expected.token);
+    const accounts = expected.legs.map((l) => getAssociatedTokenAddressSync(mint, new PublicKey(l.to), true));
+    const found = await read(() => connection.getMultipleAccountsInfo(accounts));
+    const missing = expected.legs.filter((_, i) => found[i] == null).map((l) => l.to);
+    return missing.length === 0
+      ? { ok: true }
+      : { ok: false, reason: `no USDC account for ${missing.join(", ")}: create it before the sweep` };
+  };
   return {
     chainId: chain.chainId,
     feePayer: chain.feePayer,
@@ -46,26 +66,37 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
     parseAddress: parseSolanaAddress,
     verifyMessage: verifyEd25519,
     latestBlockhash: () => read(() => connection.getLatestBlockhash("confirmed")),
-    async checkSweep(transaction, expected) {
-      const checked = checkSolanaSweep(transaction, { ...expected, feePayer: chain.feePayer });
-      if (!checked.ok) return checked;
-      const blockhash = checked.transaction.recentBlockhash ?? "";
-      if (!(await read(() => connection.isBlockhashValid(blockhash, { commitment: "confirmed" }))).value)
-        return {
-          ok: false,
-          reason: "its blockhash expired: sign it again with one from GET /solana/blockhash",
-        };
-      if (expected.token === NATIVE_MINT) return { ok: true };
-      // A TransferChecked to a USDC account that does not exist fails on chain, at the relayer's fee.
-      const mint = new PublicKey(expected.token);
-      const accounts = expected.legs.map((l) =>
-        getAssociatedTokenAddressSync(mint, new PublicKey(l.to), true),
-      );
-      const found = await read(() => connection.getMultipleAccountsInfo(accounts));
-      const missing = expected.legs.filter((_, i) => found[i] == null).map((l) => l.to);
-      return missing.length === 0
-        ? { ok: true }
-        : { ok: false, reason: `no USDC account for ${missing.join(", ")}: create it before the sweep` };
+    checkSweep,
+    burnerSignature,
+    async checkRefund(transaction, expected) {
+      const burner = new PublicKey(expected.burner);
+      const amount =
+        expected.token === NATIVE_MINT
+          ? BigInt(await read(() => connection.getBalance(burner, "confirmed")))
+          : await read(async () => {
+              const account = getAssociatedTokenAddressSync(new PublicKey(expected.token), burner);
+              // No account: nothing was ever deposited, or the bounce closed it.
+              const info = await getAccount(connection, account, "confirmed").catch((err: unknown) => {
+                if (err instanceof TokenAccountNotFoundError) return null;
+                throw err;
+              });
+              return info?.amount ?? 0n;
+            });
+      if (amount === 0n)
+        return { ok: false, empty: true, reason: "the burner holds none of this asset: nothing to refund" };
+      const checked = checkSolanaRefund(transaction, { ...expected, feePayer: chain.feePayer, amount });
+      if (!checked.ok) return { ok: false, empty: false, reason: checked.reason };
+      // The blockhash must still be valid, and a USDC recipient must have its account (the sweep's reads).
+      const legs = [{ to: expected.to, amount }];
+      const landable = await checkSweep(transaction, {
+        burner: expected.burner,
+        token: expected.token,
+        legs,
+      });
+      if (!landable.ok) return { ok: false, empty: false, reason: landable.reason };
+      const signature = burnerSignature(transaction, expected.burner);
+      if (signature === null) return { ok: false, empty: false, reason: "the burner's signature is missing" };
+      return { ok: true, amount, signature };
     },
     checkBounceSetup(wire, expected) {
       const checked = checkBounceSetup(wire, {
@@ -80,6 +111,8 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
 }
 
 const base58 = getBase58Encoder();
+// kit's "decoder" turns bytes into their base58 string.
+const base58Text = getBase58Decoder();
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the raw 32-byte key follows it. */
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -101,4 +134,15 @@ export function verifyEd25519(signer: string, message: Uint8Array, signature: st
     type: "spki",
   });
   return verify(null, message, publicKey, sig);
+}
+
+function burnerSignature(wire: string, burner: string): string | null {
+  try {
+    const tx = Transaction.from(Buffer.from(wire, "base64"));
+    const key = new PublicKey(burner);
+    const signed = tx.signatures.find((s) => s.publicKey.equals(key))?.signature;
+    return signed ? base58Text.decode(signed) : null;
+  } catch {
+    return null;
+  }
 }
