@@ -156,6 +156,8 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
     parseAddress: parseSolanaAddress,
     verifyMessage: () => false,
     checkBounceSetup: () => ({ ok: false, reason: "not used" }),
+    burnerSignature: () => null,
+    checkRefund: () => Promise.reject(new Error("not used")),
     latestBlockhash: () => Promise.reject(new Error("not used")),
     checkSweep: async (transaction, expected) => {
       const checked = checkSolanaSweep(transaction, { ...expected, feePayer: RELAYER });
