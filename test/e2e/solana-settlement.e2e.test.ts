@@ -19,8 +19,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSolanaSweep, NATIVE_MINT, type SweepLeg } from "../../src/chains/solana/sweep.ts";
 import {
+  commitSolanaSweep,
   createApiClient,
   type DetectedSolanaSession,
+  registerSolanaBurner,
   type Session,
   type SolanaSweepTerms,
   signSolanaSweep,
@@ -247,8 +249,13 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
       // A checkout's burner slot is the widget's: its key and client secret, as for /register.
       const body = burnerRegistration(co.burner, co.id);
       expect((await api(`/sessions/${co.id}/solana-burner`, { body })).status).toBe(401);
-      const registered = await api(`/sessions/${co.id}/solana-burner`, { body, headers: guard() });
-      expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+      // The payer's client library with the widget's credentials.
+      const registered = await registerSolanaBurner(client(), {
+        id: co.id,
+        burner: co.burner,
+        checkout: { publishableKey: m.pk, clientSecret: co.cs },
+      });
+      expect(registered).toMatchObject({ id: co.id, status: "pending" });
 
       const from = await getOrCreateAssociatedTokenAccount(sol, payer, mint, payer.publicKey);
       const to = await getOrCreateAssociatedTokenAccount(sol, payer, mint, co.burner.publicKey);
@@ -355,7 +362,11 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
         { to: relayer.toBase58(), amount: fee },
         { to: co.sink.toBase58(), amount: appFee },
       ]);
-      const answered = await commit(co.id, transaction, guard());
+      const answered = await commitSolanaSweep(client(), {
+        id: co.id,
+        transaction,
+        checkout: { publishableKey: m.pk, clientSecret: co.cs },
+      });
       expect(answered).toMatchObject({ id: co.id, fee_bps: FEE_BPS, app_fee_bps: APP_FEE_BPS });
 
       const swept: Session = await settled(co.id);
