@@ -103,6 +103,12 @@ export {
   refundAll,
 } from "./actions/refund-all.ts";
 export {
+  type RefundSolanaErrorType,
+  type RefundSolanaParameters,
+  type RefundSolanaReturnType,
+  refundSolana,
+} from "./actions/refund-solana.ts";
+export {
   type RefundSolanaSolErrorType,
   type RefundSolanaSolParameters,
   type RefundSolanaSolReturnType,
@@ -235,6 +241,8 @@ export type {
   SolanaBurnerBody,
   SolanaBurnerResponse,
   SolanaCommitBody,
+  SolanaRefundBody,
+  SolanaRefundResponse,
   SolanaSweepTerms,
   StandingRefundResponse,
   StandingRefundWire,

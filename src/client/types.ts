@@ -21,6 +21,8 @@ import type {
   solanaBurnerBodySchema,
   solanaBurnerResponseSchema,
   solanaCommitBodySchema,
+  solanaRefundBodySchema,
+  solanaRefundResponseSchema,
   solanaSweepTermsSchema,
 } from "../gateway/solana-schemas.ts";
 
@@ -129,6 +131,10 @@ export type SolanaBurnerResponse = z.output<typeof solanaBurnerResponseSchema>;
 export type SolanaBlockhash = z.output<typeof blockhashResponseSchema>;
 /** The body of `POST /sessions/:id/commit` on a Solana-origin session: the burner-signed sweep. */
 export type SolanaCommitBody = z.input<typeof solanaCommitBodySchema>;
+/** The body of `POST /sessions/:id/solana-refund`: the burner-signed transfer of its whole balance. */
+export type SolanaRefundBody = z.input<typeof solanaRefundBodySchema>;
+/** The answer of `POST /sessions/:id/solana-refund` once confirmed: `{ id, signature, to, token, amount }`. */
+export type SolanaRefundResponse = z.output<typeof solanaRefundResponseSchema>;
 
 // Compile-time only: a body the client writes that the gateway's schema would not take fails tsc.
 const bodiesMatch: [

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
  * own files, the two support modules it shares with the service, the EIP-712 definitions it signs
  * with (src/chains/evm/typed-data/eip712.ts: the same objects the gateway verifies against and the delegate's
  * structs, so a type string cannot drift), the Solana bounce setup and sweep it signs (src/chains/solana/
- * bounce-setup.ts and sweep.ts: the transactions the service rebuilds and compares byte for byte), and
+ * bounce-setup.ts, sweep.ts and refund.ts: the transactions the service rebuilds and compares byte for byte), and
  * browser-safe libraries (viem, web3.js, spl-token, @solana/kit for the Ed25519 registration signature
  * over WebCrypto, and the Buffer polyfill web3.js itself needs). Its wire types come from the shared
  * schema definitions (src/api/, the session's in src/gateway/schemas.ts and the Solana routes' in
@@ -99,13 +99,14 @@ describe("the client libraries' types", () => {
 });
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup and sweep, and browser-safe packages", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep and refund, and browser-safe packages", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/typed-data/eip712.ts",
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
+      "src/chains/solana/refund.ts",
       "src/chains/solana/sweep.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
