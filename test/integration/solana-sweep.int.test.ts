@@ -11,7 +11,8 @@ import {
 } from "@solana/spl-token";
 import { type Connection, Keypair, type PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
+import { createSolanaGatewaySide } from "../../src/chains/solana/gateway-side.ts";
+import { buildSolanaSweep, checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import { createSweepRelay } from "../../src/chains/solana/sweep-relay.ts";
 import { openPrivateSolana, type startPrivateSolana } from "../support/solana-node.ts";
 
@@ -110,4 +111,32 @@ it("relays the checked sweep: exact balances, the relayer pays only the fee, a r
   expect(submitted).toEqual([done.txHash, done.txHash]);
   expect(await usdcOf(destination)).toBe(9_920_000n);
   expect(await connection.getBalance(relayer.publicKey)).toBe(relayerLamports - 10_000);
+}, 60_000);
+
+it("refuses a SOL sweep that would open an account below the rent-exempt minimum, before anything is sent", async () => {
+  const side = createSolanaGatewaySide({
+    chainId: 792703810,
+    rpcUrl: node.info.rpcUrl,
+    usdcMint: mint.toBase58(),
+    feePayer: relayer.publicKey.toBase58(),
+    vault: relayer.publicKey.toBase58(),
+  });
+  const burnerKey = Keypair.generate();
+  const burner = burnerKey.publicKey.toBase58();
+  const fresh = Keypair.generate().publicKey.toBase58();
+  const { blockhash } = await connection.getLatestBlockhash();
+  const minimum = BigInt(await connection.getMinimumBalanceForRentExemption(0));
+  const check = (legs: { to: string; amount: bigint }[]) => {
+    const expected = { burner, feePayer: relayer.publicKey.toBase58(), token: NATIVE_MINT, legs };
+    const tx = buildSolanaSweep({ ...expected, blockhash });
+    tx.partialSign(burnerKey);
+    const wire = tx.serialize({ requireAllSignatures: false }).toString("base64");
+    return side.checkSweep(wire, { burner, token: NATIVE_MINT, legs });
+  };
+  const fee = { to: relayer.publicKey.toBase58(), amount: 800n }; // the relayer's account exists
+  const below = await check([{ to: fresh, amount: minimum - 1n }, fee]);
+  expect(below).toMatchObject({ ok: false, reason: expect.stringContaining(`${minimum} lamports`) });
+  expect(await check([{ to: fresh, amount: minimum }, fee])).toEqual({ ok: true });
+  // An account that exists takes any amount: the relayer's own, here.
+  expect(await check([{ to: relayer.publicKey.toBase58(), amount: 1n }])).toEqual({ ok: true });
 }, 60_000);

@@ -48,7 +48,22 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
         ok: false,
         reason: "its blockhash expired: sign it again with one from GET /solana/blockhash",
       };
-    if (expected.token === NATIVE_MINT) return { ok: true };
+    if (expected.token === NATIVE_MINT) {
+      // Lamports to an account that does not exist open it, and the runtime refuses a new account
+      // below the rent-exempt minimum: such a sweep would fail on chain, at the relayer's fee.
+      const wallets = expected.legs.map((l) => new PublicKey(l.to));
+      const [found, minimum] = await Promise.all([
+        read(() => connection.getMultipleAccountsInfo(wallets)),
+        read(() => connection.getMinimumBalanceForRentExemption(0, "confirmed")),
+      ]);
+      const short = expected.legs.filter((l, i) => found[i] == null && l.amount < BigInt(minimum));
+      return short.length === 0
+        ? { ok: true }
+        : {
+            ok: false,
+            reason: `${short.map((l) => l.to).join(", ")} holds no account yet, and a transfer that opens one must bring at least ${minimum} lamports (the rent-exempt minimum)`,
+          };
+    }
     // A TransferChecked to a USDC account that does not exist fails on chain, at the relayer's fee.
     const mint = new PublicKey(expected.token);
     const accounts = expected.legs.map((l) => getAssociatedTokenAddressSync(mint, new PublicKey(l.to), true));
