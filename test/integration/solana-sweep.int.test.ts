@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createSolanaGatewaySide } from "../../src/chains/solana/gateway-side.ts";
 import { buildSolanaSweep, checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import { createSweepRelay } from "../../src/chains/solana/sweep-relay.ts";
+import { ChainUnavailableError } from "../../src/gateway/ports.ts";
 import { openPrivateSolana, type startPrivateSolana } from "../support/solana-node.ts";
 
 let node: Awaited<ReturnType<typeof startPrivateSolana>>;
@@ -113,14 +114,15 @@ it("relays the checked sweep: exact balances, the relayer pays only the fee, a r
   expect(await connection.getBalance(relayer.publicKey)).toBe(relayerLamports - 10_000);
 }, 60_000);
 
-it("refuses a SOL sweep that would open an account below the rent-exempt minimum, before anything is sent", async () => {
-  const side = createSolanaGatewaySide({
+it("refuses a SOL sweep that would open an account below the rent-exempt minimum, before anything is sent; a dead RPC is unavailable, not a verdict", async () => {
+  const sideChain = {
     chainId: 792703810,
     rpcUrl: node.info.rpcUrl,
     usdcMint: mint.toBase58(),
     feePayer: relayer.publicKey.toBase58(),
     vault: relayer.publicKey.toBase58(),
-  });
+  };
+  const side = createSolanaGatewaySide(sideChain);
   const burnerKey = Keypair.generate();
   const burner = burnerKey.publicKey.toBase58();
   const fresh = Keypair.generate().publicKey.toBase58();
@@ -139,4 +141,14 @@ it("refuses a SOL sweep that would open an account below the rent-exempt minimum
   expect(await check([{ to: fresh, amount: minimum }, fee])).toEqual({ ok: true });
   // An account that exists takes any amount: the relayer's own, here.
   expect(await check([{ to: relayer.publicKey.toBase58(), amount: 1n }])).toEqual({ ok: true });
+
+  // An RPC that does not answer is the gateway's 502 (ChainUnavailableError), never a verdict.
+  const dead = createSolanaGatewaySide({ ...sideChain, rpcUrl: "http://127.0.0.1:9" });
+  const legs = [{ to: fresh, amount: minimum }, fee];
+  const tx = buildSolanaSweep({ burner, feePayer: sideChain.feePayer, token: NATIVE_MINT, legs, blockhash });
+  tx.partialSign(burnerKey);
+  const wire = tx.serialize({ requireAllSignatures: false }).toString("base64");
+  await expect(dead.checkSweep(wire, { burner, token: NATIVE_MINT, legs })).rejects.toBeInstanceOf(
+    ChainUnavailableError,
+  );
 }, 60_000);

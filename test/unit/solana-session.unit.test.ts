@@ -62,6 +62,7 @@ const port: SolanaPort = {
   },
   // The byte-for-byte check is the real one; the chain reads (blockhash valid, accounts exist) say yes.
   async checkSweep(transaction, expected) {
+    if (!rpcUp) throw new ChainUnavailableError("chain 792703810's RPC did not answer: ECONNREFUSED");
     const checked = checkSolanaSweep(transaction, { ...expected, feePayer });
     return checked.ok ? { ok: true } : checked;
   },
@@ -401,6 +402,18 @@ describe("POST /sessions/:id/commit with a Solana body", () => {
     const refused = await post(`/sessions/${id}/commit`, { transaction: signedSweep(solanaKey().address) });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error).toMatch(/not the sweep this session owes/);
+    expect(gw.service.sent.length).toBe(before);
+    // The RPC down while the sweep is checked: 502, nothing sent; the same sweep goes through after.
+    rpcUp = false;
+    try {
+      const down = await post(`/sessions/${id}/commit`, { transaction: signedSweep(destination) });
+      expect([down.statusCode, down.json().error]).toEqual([
+        502,
+        expect.stringMatching(/RPC did not answer/),
+      ]);
+    } finally {
+      rpcUp = true;
+    }
     expect(gw.service.sent.length).toBe(before);
     const res = await post(`/sessions/${id}/commit`, { transaction: signedSweep(destination) });
     expect(res.statusCode, res.body).toBe(200);
