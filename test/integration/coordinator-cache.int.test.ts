@@ -196,7 +196,9 @@ describe("the coordinator moves (its broker restarts under a stream of transacti
       `restart ${restartMs} ms, ${last - 5} transactions across it, ${failures} failed transactions or fences; requests since the restart: ${perTransaction(sinceRestart, 1)}; per transaction after: ${perTransaction(afterSettling, 10)}`,
     );
 
-    expect(failures).toBeGreaterThan(0); // the stream did meet the restart
+    // The stream ran across the restart by construction (it only learns `last` once the broker is back).
+    // Whether a transaction failed or kafkajs's own retries rode the outage out depends on timing: on
+    // a quiet machine none failed (CI). The broken connection must have sent a lookup, though.
     expect(sinceRestart.get("FindCoordinator") ?? 0).toBeGreaterThanOrEqual(1);
     expect(afterSettling.get("FindCoordinator") ?? 0).toBe(0);
     expect(afterSettling.get("TxnOffsetCommit")).toBe(10);
