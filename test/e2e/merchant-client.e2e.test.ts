@@ -136,7 +136,7 @@ describe("a checkout run through the merchant library on the real stack", () => 
         }),
       ).toEqual([pin]);
       expect(await listDestinations(client)).toEqual([pin]);
-      const fee = { app_fee_bps: 100, app_fee_recipient: feeSink };
+      const fee = { app_fee_bps: 100, app_fee_recipient: feeSink, app_fee_recipient_sol: null };
       expect(await setAppFee(client, { appFeeBps: 100, appFeeRecipient: feeSink })).toEqual(fee);
       expect(await getAppFee(client)).toEqual(fee);
 
