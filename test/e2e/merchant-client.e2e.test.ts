@@ -164,7 +164,8 @@ describe("a checkout run through the merchant library on the real stack", () => 
         status: "pending",
         amount: "10000000",
         merchant_id: m.id,
-        ...fee,
+        app_fee_bps: fee.app_fee_bps,
+        app_fee_recipient: fee.app_fee_recipient,
         livemode: false,
         client_secret: expect.stringMatching(/^cs_test_/),
       });
