@@ -73,6 +73,15 @@ async function transaction(eos: EosManager, opts: { sendOffsetsCalls?: number } 
   await eos.commit();
 }
 
+/** A cluster whose producer has run one transaction (both coordinators cached), its request log cleared. */
+async function warmCluster() {
+  const cluster = scriptedCluster();
+  await cluster.eos.initProducerId();
+  await transaction(cluster.eos);
+  cluster.sent.length = 0;
+  return cluster;
+}
+
 describe("kafkajs transactions with cached coordinators", () => {
   it("looks each coordinator up once for a producer's life, not before every request", async () => {
     const { eos, sent } = scriptedCluster();
@@ -110,10 +119,7 @@ describe("kafkajs transactions with cached coordinators", () => {
   ])(
     "after %s, fails the request, sends it once, and looks the coordinator up for the next",
     async (_, code) => {
-      const { eos, sent, fail } = scriptedCluster();
-      await eos.initProducerId();
-      await transaction(eos);
-      sent.length = 0;
+      const { eos, sent, fail } = await warmCluster();
       fail.AddOffsetsToTxn = [createErrorFromCode(code)];
       eos.beginTransaction();
       await eos.addPartitionsToTransaction([{ topic: "out", partitions: [{ partition: 0 }] }]);
@@ -134,10 +140,7 @@ describe("kafkajs transactions with cached coordinators", () => {
   );
 
   it("after NOT_COORDINATOR on TxnOffsetCommit, looks the group coordinator up again and sends it again", async () => {
-    const { eos, sent, fail } = scriptedCluster();
-    await eos.initProducerId();
-    await transaction(eos);
-    sent.length = 0;
+    const { eos, sent, fail } = await warmCluster();
     fail.TxnOffsetCommit = [createErrorFromCode(NOT_COORDINATOR)];
     await transaction(eos);
     expect(sent).toEqual([
@@ -151,10 +154,7 @@ describe("kafkajs transactions with cached coordinators", () => {
   });
 
   it("after a broken connection, fails the request (its outcome is unknown) and looks the coordinator up for the next", async () => {
-    const { eos, sent, fail } = scriptedCluster();
-    await eos.initProducerId();
-    await transaction(eos);
-    sent.length = 0;
+    const { eos, sent, fail } = await warmCluster();
     fail.AddOffsetsToTxn = [new KafkaJSConnectionError("Connection closed")];
     eos.beginTransaction();
     await eos.addPartitionsToTransaction([{ topic: "out", partitions: [{ partition: 0 }] }]);
@@ -174,10 +174,7 @@ describe("kafkajs transactions with cached coordinators", () => {
   });
 
   it("keeps the cached coordinator after an error that says nothing about it", async () => {
-    const { eos, sent, fail } = scriptedCluster();
-    await eos.initProducerId();
-    await transaction(eos);
-    sent.length = 0;
+    const { eos, sent, fail } = await warmCluster();
     fail.AddOffsetsToTxn = [createErrorFromCode(51)]; // CONCURRENT_TRANSACTIONS: the caller retries
     eos.beginTransaction();
     await eos.addPartitionsToTransaction([{ topic: "out", partitions: [{ partition: 0 }] }]);
