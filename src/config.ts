@@ -191,6 +191,16 @@ const envSchema = z.object({
   ATTESTATION_API_URL: z.string().url().optional(),
   /** How long the executor polls the attestation API for one burn before the relay attempt fails (30 min). */
   ATTESTATION_TIMEOUT_MS: z.coerce.number().int().min(1000).default(1_800_000),
+  /**
+   * The spacing of the asks for one burn's attestation: it is seen at most this long after it is
+   * ready. Even, not doubling; ATTESTATION_MAX_PER_SECOND is what bounds the API calls.
+   */
+  ATTESTATION_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /**
+   * All attestation asks of one executor process together, per second (Circle's API allows 35 per
+   * client and blocks one that goes over): with N executor processes keep N times this under 35.
+   */
+  ATTESTATION_MAX_PER_SECOND: z.coerce.number().min(0.1).max(1000).default(10),
   /** A broadcast transaction not mined after this long is replaced at the same nonce with higher fees. */
   EXECUTOR_STUCK_AFTER_MS: z.coerce.number().int().min(100).default(60_000),
   /**

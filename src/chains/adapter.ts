@@ -14,6 +14,7 @@ import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { ExecutorResult } from "../records/executor-results.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
+import type { Pacer } from "../support/pacer.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
 import type { SignatureProblemCode } from "./signatures.ts";
 import type { SolanaBouncer } from "./solana/bounce-executor.ts";
@@ -324,7 +325,11 @@ export interface ChainExecutorDeps {
     bridgeMaxFeeBps: number;
     attestationApiUrl: string | undefined;
     attestationTimeoutMs: number;
+    /** The spacing of the asks for one burn's attestation. */
+    attestationPollMs: number;
   };
+  /** The process's one budget of attestation API calls, shared by every chain's executor. */
+  attestationPacer: Pacer;
   signal: AbortSignal;
 }
 

@@ -8,6 +8,7 @@ import type { Logger } from "../logging.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import { executorLedger } from "../store/executor-ledger.ts";
 import { fillInventory } from "../store/fill-inventory.ts";
+import { createPacer } from "../support/pacer.ts";
 import type { FillGauges, FillSettings } from "./fast-fill.ts";
 import { handleCommand } from "./handle-command.ts";
 import { resultReporter } from "./results.ts";
@@ -25,7 +26,7 @@ export interface ExecutorOptions {
   cassandra: CassandraClient;
   chains: readonly ChainAdapter[];
   settings: ChainExecutorDeps["settings"] &
-    Omit<StepPolicy, "signal"> & { concurrency: number; fill: FillSettings };
+    Omit<StepPolicy, "signal"> & { concurrency: number; fill: FillSettings; attestationMaxPerSecond: number };
   log: Logger;
   /** What the fast fill tells the operator (the role turns it into metrics); nothing by default. */
   fillGauges?: FillGauges;
@@ -41,11 +42,12 @@ export function createExecutor(opts: ExecutorOptions) {
   const ledger = executorLedger(opts.cassandra);
   const inventory = fillInventory(opts.cassandra);
   const executors = new Map<number, ChainExecutor>();
+  const attestationPacer = createPacer(opts.settings.attestationMaxPerSecond);
   for (const adapter of opts.chains) {
     if (!adapter.relayer || !adapter.createExecutor) continue;
     executors.set(
       adapter.chain.chainId,
-      adapter.createExecutor({ ledger, settings: opts.settings, signal: abort.signal }),
+      adapter.createExecutor({ ledger, settings: opts.settings, attestationPacer, signal: abort.signal }),
     );
   }
   const producer = createPlainProducer(opts.kafka);

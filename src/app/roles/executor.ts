@@ -22,6 +22,8 @@ export const executorRole: RoleModule = {
         bridgeMaxFeeBps: c.EXECUTOR_BRIDGE_MAX_FEE_BPS,
         attestationApiUrl: c.ATTESTATION_API_URL ?? shared.infra.attestationApiUrl,
         attestationTimeoutMs: c.ATTESTATION_TIMEOUT_MS,
+        attestationPollMs: c.ATTESTATION_POLL_MS,
+        attestationMaxPerSecond: c.ATTESTATION_MAX_PER_SECOND,
         maxAttempts: c.EXECUTOR_MAX_ATTEMPTS,
         baseMs: c.EXECUTOR_RETRY_BASE_MS,
         maxMs: c.EXECUTOR_RETRY_MAX_MS,

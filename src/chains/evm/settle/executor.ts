@@ -63,6 +63,8 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
         sourceDomain: bridge().domain,
         txHash,
         timeoutMs: settings.attestationTimeoutMs,
+        pollMs: settings.attestationPollMs,
+        pacer: deps.attestationPacer,
         signal: deps.signal,
       });
     },
