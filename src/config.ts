@@ -79,6 +79,11 @@ const envSchema = z.object({
    * unset, they do not exist. At least 32 characters: it creates merchants, re-drives records.
    */
   OPERATOR_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * Stealth settlement (docs/STEALTH.md): PUT /v1/stealth-meta, Flow D sessions and the stealth
+   * routes. Experimental, so off by default; refused on mainnet chain ids whatever this says.
+   */
+  STEALTH_ENABLED: bool.default(false),
   CORS_ALLOWED_ORIGINS: csv.default([]),
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   // The webhooks role (docs/WEBHOOKS.md). The attempt count (5) is the interface's, not a setting.

@@ -32,6 +32,9 @@ async function stackCommand(action: string): Promise<number> {
 }
 
 const [command, ...rest] = process.argv.slice(2);
+// The local stack's chains are test chains: stealth settlement (experimental, off by default) is on
+// there unless the environment says otherwise (docs/STEALTH.md, "Gating").
+process.env.STEALTH_ENABLED ??= "true";
 exitWith(
   command === "stack"
     ? stackCommand(rest[0] ?? "start")

@@ -13,6 +13,7 @@ import type {
   SolanaSweepLeg,
   StandingRefund,
   StealthAnnouncement,
+  StealthDestination,
   SweepAmounts,
   Transfer,
 } from "./types.ts";
@@ -55,6 +56,11 @@ export interface CreateSession {
     appFeeRecipient: Address;
     standingRefund: StandingRefund | null;
     stealth: StealthAnnouncement | null;
+    /**
+     * Flow D (POST /v1/payment_sessions with stealth: true): the destination derived per scheme, the
+     * same addresses `pinnedDestinations` name. null on every other session and in older records.
+     */
+    stealthDestinations: StealthDestination[] | null;
     expiresAt: number;
     /** USDC base units the payer is asked for; null: any positive deposit succeeds. */
     expectedAmount: bigint | null;

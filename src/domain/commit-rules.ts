@@ -11,7 +11,7 @@ import { type Authorization, type Session, sameId } from "./types.ts";
 /**
  * A commit names the session's burner and the authorization the session was created (or
  * registered) with; a checkout session's Intent pays the destination its merchant pins now for
- * the deposit's chain.
+ * the deposit's chain, and a Flow D session's the stealth address it was created with.
  */
 export function commitRefusal(command: CommitIntent["data"], state: Session): Rejection | null {
   const { burner, auth, merchantPins, intent, sourceChainId } = command;
@@ -21,8 +21,10 @@ export function commitRefusal(command: CommitIntent["data"], state: Session): Re
     if (burner !== null && !sameId(burner, state.burner)) return reject("burner_mismatch");
     if (auth !== null && !sameAuthorization(auth, state.auth)) return reject("authorization_mismatch");
   }
-  if (merchantPins !== null && state.flow === "checkout" && state.merchantId !== null) {
-    const pin = merchantPins.find((p) => p.sourceChainId === sourceChainId);
+  // Flow D: the stealth address derived for the session overrides the merchant's pins (docs/STEALTH.md).
+  const pins = state.stealthDestinations.length > 0 ? state.pinnedDestinations : merchantPins;
+  if (pins !== null && state.flow === "checkout" && state.merchantId !== null) {
+    const pin = pins.find((p) => p.sourceChainId === sourceChainId);
     if (!pin) return reject("no_destination");
     if (pin.destChainId !== intent.destChainId || !sameId(pin.destAddress, intent.destAddr))
       return reject("destination_mismatch");

@@ -41,6 +41,8 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       expiresAt: d.expiresAt,
       standingRefund: d.standingRefund,
       stealth: d.stealth,
+      stealthDestinations: d.stealthDestinations ?? [],
+      stealthAnnounced: [],
       deposits: [],
       unsupportedDeposits: [],
       awaitingFinality: [],

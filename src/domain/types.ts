@@ -177,6 +177,28 @@ export interface StealthAnnouncement {
 }
 
 /**
+ * A Flow D session's destination under one stealth scheme (docs/STEALTH.md), derived by the gateway
+ * from the merchant's meta-address with a fresh ephemeral key: where the money goes when the
+ * session's destination chain is of the scheme's family, and what its announcement publishes.
+ */
+export interface StealthDestination {
+  /** "erc5564-1" (EVM) or "solana-ed25519-1" (Solana). */
+  scheme: string;
+  /** 0x hex (EVM, compressed secp256k1) or the Solana scheme's 32-byte key as it spells it. */
+  ephemeralPubkey: string;
+  viewTag: number;
+  /** In its family's spelling: lower-case 0x (EVM), base58 (Solana). */
+  stealthAddress: ChainAddress;
+}
+
+/** A Flow D session's announcement, once on chain: the transaction that published it. */
+export interface StealthAnnounced {
+  scheme: string;
+  chainId: number;
+  txHash: TxId;
+}
+
+/**
  * One on-chain transfer into the burner, on a chain of any family; (chainId, txHash, logIndex)
  * identifies it.
  */
@@ -316,6 +338,13 @@ export interface Session {
   expiresAt: number; // unix seconds
   standingRefund: StandingRefund | null;
   stealth: StealthAnnouncement | null;
+  /**
+   * Flow D: one destination per scheme the merchant registered keys for ([] on every other session).
+   * Its `pinnedDestinations` name the stealth address of each destination chain's family.
+   */
+  stealthDestinations: StealthDestination[];
+  /** Flow D: the announcements on chain (one, once the session is swept to its stealth address). */
+  stealthAnnounced: StealthAnnounced[];
   /** Every confirmed transfer of an accepted token into the burner, in the order observed. */
   deposits: Transfer[];
   /** Confirmed transfers the operator does not accept (src/domain/acceptance.ts), in the order observed. */

@@ -74,6 +74,9 @@ export function stateFromJson(json: string): Session {
   state.refundAddress ??= null;
   // ... and those written before the Solana bounce have no bounce setup.
   state.bounceTo ??= null;
+  // ... and those written before Flow D have no stealth destination.
+  state.stealthDestinations ??= [];
+  state.stealthAnnounced ??= [];
   return state;
 }
 

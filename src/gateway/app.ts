@@ -48,6 +48,8 @@ import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
 import { solanaCommit, solanaRoutes } from "./routes/solana.ts";
 import { solanaRefundRoutes } from "./routes/solana-refund.ts";
+import { stealthMetaRoutes } from "./routes/stealth-meta.ts";
+import { type SessionStealth, stealthSessionRoutes } from "./routes/stealth-sessions.ts";
 import {
   payerSubscriptionRoutes,
   type SubscriptionRouteOptions,
@@ -78,6 +80,8 @@ export interface GatewayDeps {
           sessions: CheckoutSessions;
           settings: MerchantSettingsAdmin;
           resources: (sessionId: string) => Promise<CheckoutResource | null>;
+          /** A session's stealth part, for GET /sessions/:id/stealth; without it the route does not exist. */
+          stealthOf?: (sessionId: string) => Promise<SessionStealth | null>;
           mode: KeyMode;
         };
       })
@@ -221,10 +225,24 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       chainIds: (config.chains ?? []).map((c) => c.chainId),
       solana: deps.solana,
       feeBps: config.PLATFORM_FEE_BPS,
+      stealthEnabled: config.STEALTH_ENABLED,
     });
     await app.register(merchantSettingsRoutes, {
       guards: deps.merchants.guards,
       settings: checkout.settings,
+    });
+    if (checkout.stealthOf)
+      await app.register(stealthSessionRoutes, {
+        guards: deps.merchants.guards,
+        stealthOf: checkout.stealthOf,
+        enabled: config.STEALTH_ENABLED,
+        chainIds: (config.chains ?? []).map((c) => c.chainId),
+      });
+    await app.register(stealthMetaRoutes, {
+      guards: deps.merchants.guards,
+      admin: checkout.settings,
+      enabled: config.STEALTH_ENABLED,
+      chainIds: (config.chains ?? []).map((c) => c.chainId),
     });
     await app.register(registerRoutes, {
       ...session,

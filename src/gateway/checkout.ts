@@ -1,9 +1,16 @@
 import { createHash } from "node:crypto";
 import type { PaymentSessionCreated, PaymentSessionObject } from "../api/payment-sessions.ts";
 import type { CreateSession } from "../domain/commands.ts";
-import type { AppFee, DestinationPin } from "../domain/merchant/types.ts";
+import type { AppFee, DestinationPin, StealthMeta } from "../domain/merchant/types.ts";
+import type { StealthDestination } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 import type { SessionReadModel } from "../projections/read-model.ts";
+import {
+  deriveStealthDestinations,
+  type SolanaStealthDerive,
+  type StealthFamily,
+  stealthPins,
+} from "../stealth/flow-d.ts";
 import type { IdempotencyClaim, IdempotencyKeys } from "../store/idempotency-keys.ts";
 import type { CheckoutResource } from "./auth.ts";
 import { gatewayError, replyError } from "./errors.ts";
@@ -33,6 +40,11 @@ export interface CheckoutSessions {
      * chain and its app fee's Solana sink the merchant's `app_fee_recipient_sol`, both as they are now.
      */
     solanaChainId?: number;
+    /**
+     * Flow D (docs/STEALTH.md): the destination is derived from the merchant's stealth meta-address,
+     * one per scheme, and overrides its pinned addresses (the pins still choose the chain).
+     */
+    stealth?: boolean;
   }): Promise<PaymentSessionCreated>;
 }
 
@@ -41,7 +53,12 @@ export interface CheckoutDeps {
   settings: {
     destinations(merchantId: string): Promise<DestinationPin[]>;
     appFee(merchantId: string): Promise<AppFee>;
+    stealthMeta(merchantId: string): Promise<StealthMeta | null>;
   };
+  /** The configured chains, for Flow D: which an EVM checkout is paid on, and each one's family. */
+  chains: ReadonlyArray<{ chainId: number; family: StealthFamily }>;
+  /** The Solana stealth scheme's sender side, when one is configured. */
+  solanaStealth?: SolanaStealthDerive | undefined;
   /** Where Idempotency-Keys are claimed; without it a key is refused (no silent double creation). */
   idempotency?: IdempotencyKeys;
   mode: KeyMode;
@@ -53,7 +70,7 @@ export interface CheckoutDeps {
 
 export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
   return {
-    async create({ merchantId, amount, idempotencyKey, solanaChainId }) {
+    async create({ merchantId, amount, idempotencyKey, solanaChainId, stealth = false }) {
       const issuedAt = deps.now();
       let secret = issueClientSecret(deps.mode);
       let ids = { sessionId: deps.newId(), commandId: deps.newId() };
@@ -61,7 +78,13 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
       if (idempotencyKey !== undefined) {
         if (!deps.idempotency) throw new Error("Idempotency-Key given but no idempotency store configured");
         const fingerprint = createHash("sha256")
-          .update(canonicalJson({ amount: amount.toString(), source_chain_id: solanaChainId }))
+          .update(
+            canonicalJson({
+              amount: amount.toString(),
+              source_chain_id: solanaChainId,
+              ...(stealth ? { stealth: true } : {}),
+            }),
+          )
           .digest("hex");
         claim = await deps.idempotency.claim(merchantId, idempotencyKey, {
           fingerprint,
@@ -79,10 +102,23 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
           commandId: uuidFrom("payment_sessions.create/command", claim.sessionId),
         };
       }
-      const [pins, fee] = await Promise.all([
+      const [merchantPins, fee, meta] = await Promise.all([
         deps.settings.destinations(merchantId),
         deps.settings.appFee(merchantId),
+        stealth ? deps.settings.stealthMeta(merchantId) : null,
       ]);
+      let pins = merchantPins;
+      let stealthDestinations: StealthDestination[] | null = null;
+      if (stealth) {
+        if (meta === null) throw gatewayError("stealth_meta_missing");
+        stealthDestinations = deriveStealthDestinations(meta, deps.solanaStealth);
+        const sources =
+          solanaChainId === undefined
+            ? deps.chains.filter((c) => c.family === "evm").map((c) => c.chainId)
+            : [solanaChainId];
+        const familyOf = (id: number) => deps.chains.find((c) => c.chainId === id)?.family;
+        pins = stealthPins(merchantPins, sources, familyOf, stealthDestinations);
+      }
       const command: CreateSession = {
         type: "CreateSession",
         data: {
@@ -103,6 +139,7 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
           appFeeRecipient: fee.recipient,
           standingRefund: null,
           stealth: null,
+          stealthDestinations,
           expiresAt: Math.floor(issuedAt / 1000) + deps.ttlSeconds,
           expectedAmount: amount,
         },

@@ -178,6 +178,32 @@ const GATEWAY_ERRORS = {
     retryable: false,
   },
   route_not_found: { status: 404, message: "route not found", retryable: false },
+  // Stealth settlement (docs/STEALTH.md): the gate (src/stealth/gating.ts) and Flow D.
+  stealth_disabled: {
+    status: 403,
+    message: "stealth settlement is experimental and turned off on this service",
+    retryable: false,
+  },
+  stealth_mainnet: {
+    status: 403,
+    message: "stealth settlement is refused on mainnet chains",
+    retryable: false,
+  },
+  stealth_meta_not_found: {
+    status: 404,
+    message: "the merchant has registered no stealth meta-address",
+    retryable: false,
+  },
+  stealth_meta_missing: {
+    status: 409,
+    message: "a stealth session needs the merchant's stealth meta-address (PUT /v1/stealth-meta) first",
+    retryable: false,
+  },
+  stealth_not_found: {
+    status: 404,
+    message: "this session is not a stealth (Flow D) session",
+    retryable: false,
+  },
   // Payment links (docs/LINKS.md). link_exists and link_not_found are the link actor's refusals too.
   link_not_found: { status: 404, message: "no such payment link", retryable: false },
   link_exists: { status: 409, message: "conflict", retryable: false },

@@ -1,7 +1,14 @@
 import type { MerchantCommand } from "../domain/merchant/types.ts";
 import * as f from "../record-fields/fields.ts";
 import { message } from "../record-fields/unions.ts";
-import { appFee, destinationPin, endpoint, issuedKey, merchantSettings } from "./merchant-fields.ts";
+import {
+  appFee,
+  destinationPin,
+  endpoint,
+  issuedKey,
+  merchantSettings,
+  stealthMeta,
+} from "./merchant-fields.ts";
 import { type Avro, replyTo } from "./shared.ts";
 
 /** merchant.commands: a command to one merchant's actor, keyed by merchant id. */
@@ -19,5 +26,6 @@ export const merchantCommand: f.Field<MerchantCommand, Avro> = message({
     PinDestination: destinationPin,
     SetAppFee: appFee,
     SetSettings: merchantSettings,
+    SetStealthMeta: stealthMeta,
   },
 });

@@ -1,7 +1,14 @@
 import type { MerchantEvent } from "../domain/merchant/types.ts";
 import * as f from "../record-fields/fields.ts";
 import { message } from "../record-fields/unions.ts";
-import { appFee, destinationPin, endpoint, issuedKeyFields, merchantSettings } from "./merchant-fields.ts";
+import {
+  appFee,
+  destinationPin,
+  endpoint,
+  issuedKeyFields,
+  merchantSettings,
+  stealthMeta,
+} from "./merchant-fields.ts";
 import type { Avro } from "./shared.ts";
 
 /** merchant.events: the merchant journal, kept forever. */
@@ -18,5 +25,6 @@ export const merchantEvent: f.Field<MerchantEvent, Avro> = message({
     DestinationPinned: destinationPin,
     AppFeeSet: appFee,
     SettingsSet: merchantSettings,
+    StealthMetaSet: stealthMeta,
   },
 });

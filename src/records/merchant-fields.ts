@@ -20,3 +20,10 @@ export const destinationPin = { sourceChainId: f.number, destAddress: f.string, 
 /** `recipientSol` null: unset, and in records written before the Solana sink existed. */
 export const appFee = { bps: f.number, recipient: f.address, recipientSol: f.nullable(f.chainAddress) };
 export const merchantSettings = { p2pPinnedDestinationsOnly: f.boolean };
+/** The stealth meta-address: its ERC-5564 keys, and the Solana scheme's (null: not registered). */
+export const stealthMeta = {
+  spendPubkey: f.hex,
+  viewPubkey: f.hex,
+  solSpendPubkey: f.nullable(f.chainAddress),
+  solViewPubkey: f.nullable(f.chainAddress),
+};

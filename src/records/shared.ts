@@ -121,6 +121,14 @@ export const pinnedDestination = f.record({
   destChainId: f.number,
 });
 
+/** A Flow D session's destination under one stealth scheme (src/domain/types.ts, StealthDestination). */
+export const stealthDestination = f.record({
+  scheme: f.string,
+  ephemeralPubkey: f.string,
+  viewTag: f.number,
+  stealthAddress: f.chainAddress,
+});
+
 /** The creation data of CreateSession and SessionCreated (all but the session id). */
 export const creation = {
   flow: f.oneOf(FLOWS),
@@ -144,4 +152,6 @@ export const creation = {
   originChainId: f.nullable(f.number),
   appFeeRecipientSol: f.nullable(f.chainAddress),
   refundAddress: f.nullable(f.chainAddress),
+  // Flow D (docs/STEALTH.md); null on every other session and in older records.
+  stealthDestinations: f.nullable(f.array(stealthDestination)),
 };

@@ -4,6 +4,7 @@ import type {
   KeyKind,
   MerchantEvent,
   MerchantSettings,
+  StealthMeta,
 } from "../domain/merchant/types.ts";
 import type { CassandraClient } from "./cassandra.ts";
 import { webhookEndpoints } from "./webhook-endpoints.ts";
@@ -40,7 +41,7 @@ export interface DestinationRow extends DestinationPin {
   updatedAt: number;
 }
 
-/** Typed access to the merchant projection (migrations 0007, 0011 and 0016). */
+/** Typed access to the merchant projection (migrations 0007, 0011, 0016 and 0019). */
 export interface MerchantStore {
   /** Writes one event; idempotent, and an older event never overwrites a newer one. */
   apply(event: MerchantEvent): Promise<void>;
@@ -53,6 +54,8 @@ export interface MerchantStore {
   appFeeOf(merchantId: string): Promise<(AppFee & { updatedAt: number }) | null>;
   /** The merchant's settings, or null when it never set them. */
   settingsOf(merchantId: string): Promise<(MerchantSettings & { updatedAt: number }) | null>;
+  /** The merchant's stealth meta-address, or null when it registered none. */
+  stealthMetaOf(merchantId: string): Promise<(StealthMeta & { updatedAt: number }) | null>;
 }
 
 const ms = (d: Date | null): number | null => (d ? d.getTime() : null);
@@ -125,6 +128,14 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
             [merchantId, event.data.p2pPinnedDestinationsOnly, when],
           );
           break;
+        case "StealthMetaSet": {
+          const m = event.data;
+          await exec(
+            `INSERT INTO merchant_stealth_meta (merchant_id, spend_pubkey, view_pubkey, sol_spend_pubkey, sol_view_pubkey, updated_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ${at}`,
+            [merchantId, m.spendPubkey, m.viewPubkey, m.solSpendPubkey, m.solViewPubkey, when],
+          );
+          break;
+        }
         case "WebhookEndpointSet":
         case "WebhookEndpointRemoved":
           // The webhooks worker reads its own table (src/store/webhook-endpoints.ts).
@@ -192,6 +203,19 @@ export function createMerchantStore(cassandra: CassandraClient): MerchantStore {
       return r
         ? {
             p2pPinnedDestinationsOnly: r.get("p2p_pinned_destinations_only") === true,
+            updatedAt: ms(r.get("updated_at") as Date) ?? 0,
+          }
+        : null;
+    },
+    async stealthMetaOf(merchantId) {
+      const rs = await exec("SELECT * FROM merchant_stealth_meta WHERE merchant_id = ?", [merchantId]);
+      const r = rs.first();
+      return r
+        ? {
+            spendPubkey: r.get("spend_pubkey") as StealthMeta["spendPubkey"],
+            viewPubkey: r.get("view_pubkey") as StealthMeta["viewPubkey"],
+            solSpendPubkey: (r.get("sol_spend_pubkey") as string | null) ?? null,
+            solViewPubkey: (r.get("sol_view_pubkey") as string | null) ?? null,
             updatedAt: ms(r.get("updated_at") as Date) ?? 0,
           }
         : null;

@@ -41,6 +41,7 @@ export function creation(nowMs: number): Extract<SessionEvent, { type: "SessionC
     appFeeRecipient: address(),
     standingRefund: null,
     stealth: null,
+    stealthDestinations: null,
     // An hour, like SESSION_TTL_SECONDS: nothing expires while a benchmark runs.
     expiresAt: Math.floor(nowMs / 1000) + 3600,
     expectedAmount: null,

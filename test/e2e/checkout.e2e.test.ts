@@ -13,6 +13,7 @@ import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
+import { type JsonRequest, requestJson } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { makeTestCa } from "../support/test-ca.ts";
 import {
@@ -67,22 +68,7 @@ interface Merchant {
   pk: string;
 }
 
-async function api(
-  path: string,
-  init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
-) {
-  const res = await fetch(`${service.url}${path}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: {
-      ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
-      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
-      ...init.headers,
-    },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
+const api = (path: string, init: JsonRequest = {}) => requestJson(service.url, path, init);
 
 async function newMerchant(): Promise<Merchant> {
   const r = await api("/v1/operator/merchants", {

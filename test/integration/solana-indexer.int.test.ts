@@ -134,6 +134,7 @@ function fold(sessionId: string, burner: string, records: readonly TransferObser
       appFeeRecipient: "0x0000000000000000000000000000000000000000",
       standingRefund: null,
       stealth: null,
+      stealthDestinations: null,
       expiresAt: Math.floor(Date.now() / 1000) + 3600,
       expectedAmount: null,
       pinnedDestinations: [],

@@ -37,6 +37,7 @@ export function createSessionCommand(id: string, data: Partial<CreateSession["da
       appFeeRecipient: randomAddress(),
       standingRefund: null,
       stealth: null,
+      stealthDestinations: null,
       expiresAt: Math.floor(Date.now() / 1000) + 3600,
       expectedAmount: null,
       pinnedDestinations: [],

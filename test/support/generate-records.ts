@@ -181,6 +181,12 @@ export function recordGenerator(seed: number): RecordGen {
     destAddress: g.hex(20),
     destChainId: g.int(1, 100_000),
   });
+  const stealthMeta = () => ({
+    spendPubkey: g.hex(33),
+    viewPubkey: g.hex(33),
+    solSpendPubkey: g.maybe(() => "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"),
+    solViewPubkey: g.maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
+  });
   const appFee = () => ({
     bps: g.int(0, 9900),
     recipient: g.hex(20),
@@ -245,6 +251,7 @@ export function recordGenerator(seed: number): RecordGen {
         { type: "PinDestination", data: { ...data, ...pin() }, metadata },
         { type: "SetAppFee", data: { ...data, ...appFee() }, metadata },
         { type: "SetSettings", data: { ...data, p2pPinnedDestinationsOnly: g.bool() }, metadata },
+        { type: "SetStealthMeta", data: { ...data, ...stealthMeta() }, metadata },
       ];
       return g.pick(bodies);
     },
@@ -264,6 +271,7 @@ export function recordGenerator(seed: number): RecordGen {
         { type: "DestinationPinned", data: pin(), metadata },
         { type: "AppFeeSet", data: appFee(), metadata },
         { type: "SettingsSet", data: { p2pPinnedDestinationsOnly: g.bool() }, metadata },
+        { type: "StealthMetaSet", data: stealthMeta(), metadata },
       ];
       return g.pick(events);
     },

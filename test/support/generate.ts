@@ -147,6 +147,14 @@ export function generator(seed: number): Gen {
     originChainId: maybe(chainId),
     appFeeRecipientSol: maybe(() => "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU"),
     refundAddress: maybe(() => SOL_ADDRESS),
+    stealthDestinations: maybe(() =>
+      Array.from({ length: int(1, 2) }, () => ({
+        scheme: pick(["erc5564-1", "solana-ed25519-1"]),
+        ephemeralPubkey: hex(33),
+        viewTag: int(0, 255),
+        stealthAddress: address(),
+      })),
+    ),
   });
   const intent = (): Intent => ({
     destChainId: chainId(),
@@ -374,6 +382,8 @@ export function generator(seed: number): Gen {
       createdAt,
       updatedAt: createdAt + int(0, 10_000_000),
       ...c,
+      stealthDestinations: c.stealthDestinations ?? [],
+      stealthAnnounced: [],
       status: pick(STATUSES),
       outcome: maybe(() => pick<Outcome>(["succeeded", "overpaid", "underpaid"])),
       deposits: Array.from({ length: int(0, 3) }, transfer),

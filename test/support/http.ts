@@ -22,3 +22,26 @@ export async function answerOf(res: Response): Promise<{ status: number; text: s
 /** A refusal as the interface promises it: a 4xx whose body is `{ "error": string }`. */
 export const isClientError = (a: { status: number; error: unknown }): boolean =>
   a.status >= 400 && a.status < 500 && typeof a.error === "string";
+
+/** Options of requestJson: a Bearer key, a JSON body (POST unless `method` says otherwise), headers. */
+export interface JsonRequest {
+  method?: string;
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One request to the gateway at `baseUrl`: its status, headers and parsed JSON body (null when empty). */
+export async function requestJson(baseUrl: string, path: string, init: JsonRequest = {}) {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: {
+      ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      ...init.headers,
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Body };
+}

@@ -29,7 +29,13 @@ export async function startTestService(
   opts: { roles?: readonly Role[]; env?: Record<string, string> } = {},
 ): Promise<TestService> {
   const stack = await ensureStack({ root: ".local" });
-  const config = parseConfig({ LOG_LEVEL: "warn", ...process.env, PORT: "0", ...opts.env });
+  const config = parseConfig({
+    LOG_LEVEL: "warn",
+    STEALTH_ENABLED: "true",
+    ...process.env,
+    PORT: "0",
+    ...opts.env,
+  });
   const { abort, ...ctx } = await boot(config, createLogger(config.LOG_LEVEL, "test"), {});
   const running: RunningRole[] = [];
   // By default the roles every session test needs; the executor and the webhooks worker only

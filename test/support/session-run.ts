@@ -88,6 +88,7 @@ export function solanaSessionCreated(
       appFeeRecipient: "0x0000000000000000000000000000000000000000",
       standingRefund: null,
       stealth: null,
+      stealthDestinations: null,
       expiresAt: Math.floor(metadata.issuedAt / 1000) + 1800,
       expectedAmount: null,
       pinnedDestinations: [],

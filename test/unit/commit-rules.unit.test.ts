@@ -205,6 +205,37 @@ describe("a checkout commit and the merchant's pins", () => {
   });
 });
 
+describe("a Flow D (stealth) checkout commit", () => {
+  const STEALTH: Address = hex(0x57ea17, 20);
+  const flowD = (): SessionInput[] => {
+    const [created, registered] = checkout();
+    const c = created as Extract<SessionInput, { type: "CreateSession" }>;
+    const stealthPin = { ...PIN, destAddress: STEALTH };
+    const destination = {
+      scheme: "erc5564-1",
+      ephemeralPubkey: hex(2, 33),
+      viewTag: 7,
+      stealthAddress: STEALTH,
+    };
+    return [
+      { ...c, data: { ...c.data, pinnedDestinations: [stealthPin], stealthDestinations: [destination] } },
+      registered as SessionInput,
+    ];
+  };
+
+  it("pays the derived stealth address, whatever the merchant pins now", () => {
+    const setup = [...flowD(), deposit()];
+    expect(accepted(decideAfter(setup, commit({ merchantPins: [PIN] }, { destAddr: STEALTH })))).toEqual([
+      "IntentCommitted",
+    ]);
+  });
+
+  it("an Intent to the merchant's pinned address instead is destination_mismatch, and nothing is appended", () => {
+    const setup = [...flowD(), deposit()];
+    expect(refusal(decideAfter(setup, commit({ merchantPins: [PIN] })))?.code).toBe("destination_mismatch");
+  });
+});
+
 describe("a pk-tagged P2P session of a pinned-only merchant", () => {
   const pinnedOnly = (over: Parameters<typeof create>[0] = {}) =>
     create({ merchantId: "mer_1", pinnedDestinations: [PIN], pinnedOnly: true, ...over });

@@ -62,6 +62,7 @@ const create = (over: Partial<CreateSession["data"]> = {}): CreateSession => ({
     appFeeRecipient: NATIVE_TOKEN,
     standingRefund: { to: address(0x4e), deadline: 2_000_000_000, signatures: { [CHAIN]: hex(0x5, 65) } },
     stealth: null,
+    stealthDestinations: null,
     expiresAt: T0 / 1000 + 1800,
     expectedAmount: 25_000_000n,
     ...over,

@@ -31,6 +31,7 @@ function sessionEvents(seed: number, id: string): SessionEvent[] {
         appFeeRecipient: g.address(),
         standingRefund: null,
         stealth: null,
+        stealthDestinations: null,
         expiresAt: 1_750_003_600,
         expectedAmount: null,
         pinnedDestinations: [],

@@ -177,4 +177,33 @@ describe("checkout settings", () => {
     expect(on.state?.settings).toEqual({ p2pPinnedDestinationsOnly: true });
     expect(run(on.state, set(false)).state?.settings).toEqual({ p2pPinnedDestinationsOnly: false });
   });
+
+  it("the stealth meta-address is journaled whole and a new one replaces it; before the merchant exists nothing is", () => {
+    const meta = (b: string, sol: string | null) =>
+      command({
+        type: "SetStealthMeta",
+        data: {
+          spendPubkey: `0x02${b.repeat(32)}`,
+          viewPubkey: `0x03${b.repeat(32)}`,
+          solSpendPubkey: sol,
+          solViewPubkey: sol,
+        },
+      });
+    expect(run(null, meta("aa", null)).decision).toMatchObject({
+      ok: false,
+      rejection: { code: "merchant_not_found" },
+    });
+    const first = run(run(null, create()).state, meta("aa", null));
+    expect(first.events).toMatchObject([
+      { type: "StealthMetaSet", data: { spendPubkey: `0x02${"aa".repeat(32)}` }, metadata: { version: 4 } },
+    ]);
+    const sol = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+    const second = run(first.state, meta("bb", sol));
+    expect(second.state?.stealthMeta).toEqual({
+      spendPubkey: `0x02${"bb".repeat(32)}`,
+      viewPubkey: `0x03${"bb".repeat(32)}`,
+      solSpendPubkey: sol,
+      solViewPubkey: sol,
+    });
+  });
 });

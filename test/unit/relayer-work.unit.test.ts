@@ -79,6 +79,7 @@ function history(...rest: Array<(v: () => EventMetadata) => SessionEvent>): Sess
       appFeeRecipient: NATIVE_TOKEN,
       standingRefund,
       stealth: null,
+      stealthDestinations: null,
       expiresAt: T0 / 1000 + 1800,
       expectedAmount: null,
     },

@@ -56,6 +56,7 @@ const CREATED_DATA: SessionCreated["data"] = {
   appFeeRecipient: NATIVE_TOKEN,
   standingRefund: null,
   stealth: null,
+  stealthDestinations: null,
   expiresAt: EXPIRES_AT,
   expectedAmount: null,
   pinnedDestinations: [],

@@ -61,6 +61,7 @@ function createCommand(
       appFeeRecipient: NATIVE_TOKEN,
       standingRefund: null,
       stealth: null,
+      stealthDestinations: null,
       expiresAt: Math.floor(T0 / 1000) + 1800,
       expectedAmount: null,
       pinnedDestinations: [],

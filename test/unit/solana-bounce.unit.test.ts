@@ -47,6 +47,7 @@ const create = (refundAddress: string | null, merchantId: string | null = "m1"):
     appFeeRecipient: "0x0000000000000000000000000000000000000000",
     standingRefund: null,
     stealth: null,
+    stealthDestinations: null,
     expiresAt: EXPIRES_AT,
     expectedAmount: null,
     pinnedDestinations: [],

@@ -112,6 +112,7 @@ const create: SessionInput = {
     appFeeRecipient: "0x0000000000000000000000000000000000000000",
     standingRefund: null,
     stealth: null,
+    stealthDestinations: null,
     expiresAt: 1_800_000_100,
     expectedAmount: null,
     pinnedDestinations: [],

@@ -50,6 +50,7 @@ const create: CreateSession = {
     appFeeRecipient: "0x0000000000000000000000000000000000000000",
     standingRefund: null,
     stealth: null,
+    stealthDestinations: null,
     expiresAt: T0 / 1000 + 3600,
     expectedAmount: null,
     pinnedDestinations: [],

@@ -10,6 +10,7 @@ import { type CheckoutResource, createGuards, type Guards } from "../../gateway/
 import { type CheckoutSessions, checkoutResources, createCheckoutSessions } from "../../gateway/checkout.ts";
 import { type KeyMode, keyModeOf } from "../../gateway/merchant-keys.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
+import type { SessionStealth } from "../../gateway/routes/stealth-sessions.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import { createMerchantProjector } from "../../projections/merchant-projection.ts";
 import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
@@ -58,6 +59,7 @@ export function merchantGatewayDeps(
         sessions: CheckoutSessions;
         settings: MerchantSettingsAdmin;
         resources: (sessionId: string) => Promise<CheckoutResource | null>;
+        stealthOf: (sessionId: string) => Promise<SessionStealth | null>;
         mode: KeyMode;
       };
     }
@@ -65,6 +67,7 @@ export function merchantGatewayDeps(
   const mode = shared.config.MERCHANT_MODE;
   if (mode === "off") return undefined;
   const store = createMerchantStore(shared.cassandra);
+  const readModel = deps.readModel ?? createSessionReadModel(shared.cassandra);
   const keyMode = keyModeOf(mode);
   const admin = createMerchantAdmin({
     send: bus.merchantCommands.send,
@@ -84,12 +87,14 @@ export function merchantGatewayDeps(
         settings: admin,
         idempotency: idempotencyKeys(shared.cassandra),
         mode: keyMode,
+        chains: (shared.config.chains ?? []).map((c) => ({ chainId: c.chainId, family: c.family })),
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,
         now: Date.now,
       }),
       settings: admin,
-      resources: checkoutResources(deps.readModel ?? createSessionReadModel(shared.cassandra)),
+      resources: checkoutResources(readModel),
+      stealthOf: async (sessionId) => (await readModel.get(sessionId))?.state ?? null,
       mode: keyMode,
     },
   };

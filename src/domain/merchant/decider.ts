@@ -87,6 +87,12 @@ export function decideMerchant(command: MerchantCommand, state: MerchantState): 
       return accept([
         { type: "SettingsSet", data: { p2pPinnedDestinationsOnly: c.data.p2pPinnedDestinationsOnly } },
       ]);
+    case "SetStealthMeta": {
+      const { spendPubkey, viewPubkey, solSpendPubkey, solViewPubkey } = c.data;
+      return accept([
+        { type: "StealthMetaSet", data: { spendPubkey, viewPubkey, solSpendPubkey, solViewPubkey } },
+      ]);
+    }
     default:
       return unreachable(c);
   }
@@ -150,6 +156,8 @@ export function evolveMerchant(state: MerchantState, event: MerchantEvent): Merc
       return { ...next, appFee: event.data };
     case "SettingsSet":
       return { ...next, settings: event.data };
+    case "StealthMetaSet":
+      return { ...next, stealthMeta: event.data };
     default: {
       const unknown: never = event;
       throw new Error(`unknown merchant event ${(unknown as { type: string }).type}`);

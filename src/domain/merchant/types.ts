@@ -62,6 +62,19 @@ export interface MerchantSettings {
   p2pPinnedDestinationsOnly: boolean;
 }
 
+/**
+ * The merchant's stealth meta-address (PUT /v1/stealth-meta, docs/STEALTH.md): the public keys Flow D
+ * sessions derive a fresh destination from. The gateway has checked every key is a point of its curve.
+ */
+export interface StealthMeta {
+  /** ERC-5564 scheme 1: compressed secp256k1 points, lower-case 0x hex (33 bytes each). */
+  spendPubkey: `0x${string}`;
+  viewPubkey: `0x${string}`;
+  /** The Solana scheme's ed25519 keys (base58); null when the merchant registered none. */
+  solSpendPubkey: ChainAddress | null;
+  solViewPubkey: ChainAddress | null;
+}
+
 /** A merchant that never set its settings has these. */
 export const DEFAULT_MERCHANT_SETTINGS: MerchantSettings = { p2pPinnedDestinationsOnly: false };
 
@@ -100,7 +113,8 @@ export type MerchantCommand =
   | Command<"RevokeKey", { keyId: string }>
   | Command<"PinDestination", DestinationPin>
   | Command<"SetAppFee", AppFee>
-  | Command<"SetSettings", MerchantSettings>;
+  | Command<"SetSettings", MerchantSettings>
+  | Command<"SetStealthMeta", StealthMeta>;
 
 export interface MerchantEventMetadata {
   merchantId: string;
@@ -122,7 +136,8 @@ export type MerchantEvent =
   | Event<"KeyRevoked", { keyId: string; hash: string }>
   | Event<"DestinationPinned", DestinationPin>
   | Event<"AppFeeSet", AppFee>
-  | Event<"SettingsSet", MerchantSettings>;
+  | Event<"SettingsSet", MerchantSettings>
+  | Event<"StealthMetaSet", StealthMeta>;
 
 /** An event before the decider numbers it. */
 export type MerchantEventBody = MerchantEvent extends infer E
@@ -153,6 +168,8 @@ export interface Merchant {
   appFee: AppFee | null;
   /** Absent in states snapshotted before settings existed: DEFAULT_MERCHANT_SETTINGS. */
   settings?: MerchantSettings;
+  /** Absent in states snapshotted before stealth existed, and null until set: no Flow D sessions. */
+  stealthMeta?: StealthMeta | null;
   /** The last command ids applied, newest last: a retried command is recognised and not applied twice. */
   recent: string[];
 }

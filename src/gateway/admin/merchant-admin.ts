@@ -17,6 +17,7 @@ import { TerminalError } from "../../support/errors.ts";
 import { newWebhookSecret } from "../../webhooks/signing.ts";
 import { issueKey, type KeyMode, legacyMerchantId, newMerchantId, normalizeEmail } from "../merchant-keys.ts";
 import { ReplyTimeoutError } from "../ports.ts";
+import { createStealthMetaAdmin, type StealthMetaAdmin } from "./stealth-meta-admin.ts";
 
 /**
  * What the CLI and the operator and merchant routes do to a merchant: generate the keys here (the
@@ -82,7 +83,7 @@ export interface WebhookEndpointAdmin {
  * What a merchant's sessions take from it (PUT /v1/destinations, /v1/app_fee, /v1/settings), on the
  * same actor. Each answers once the projection shows the change (or a later one of the same kind).
  */
-export interface MerchantSettingsAdmin {
+export interface MerchantSettingsAdmin extends StealthMetaAdmin {
   pinDestination(merchantId: string, pin: DestinationPin): Promise<DestinationPin[]>;
   destinations(merchantId: string): Promise<DestinationPin[]>;
   setAppFee(merchantId: string, fee: AppFee): Promise<AppFee>;
@@ -100,9 +101,11 @@ export const NO_APP_FEE: AppFee = {
   recipientSol: null,
 };
 
-export function createMerchantAdmin(
-  deps: MerchantAdminDeps,
-): MerchantAdmin & WebhookEndpointAdmin & MerchantSettingsAdmin {
+/**
+ * Sending a command to a merchant's actor (a refusal thrown as MerchantRefusedError) and waiting,
+ * bounded, until the projection shows its effect: what every admin of the merchant does.
+ */
+export function merchantCommands(deps: Pick<MerchantAdminDeps, "send" | "timeoutMs" | "now">) {
   const now = deps.now ?? Date.now;
   const send = async (merchantId: string, type: MerchantCommand["type"], data: object) => {
     const command = {
@@ -122,6 +125,14 @@ export function createMerchantAdmin(
       await new Promise((r) => setTimeout(r, 20));
     }
   };
+  return { now, send, waitFor };
+}
+
+export function createMerchantAdmin(
+  deps: MerchantAdminDeps,
+): MerchantAdmin & WebhookEndpointAdmin & MerchantSettingsAdmin {
+  const commands = merchantCommands(deps);
+  const { now, send, waitFor } = commands;
   const active = async (hash: string) => (await deps.store.keyByHash(hash))?.revokedAt === null;
 
   const view = async (merchantId: string) => {
@@ -130,6 +141,7 @@ export function createMerchantAdmin(
   };
 
   return {
+    ...createStealthMetaAdmin({ ...commands, store: deps.store }),
     async create({ name, email }) {
       const address = normalizeEmail(email);
       // A merchant from before random ids holds its e-mail by its id, which was derived from it.

@@ -27,8 +27,16 @@ import {
   standingRefundSchema,
 } from "../schemas.ts";
 import { solanaSweepTerms } from "./solana.ts";
+import { requireStealth } from "./stealth-meta.ts";
 
-const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
+const errors = {
+  400: errorSchema,
+  401: errorSchema,
+  403: errorSchema,
+  404: errorSchema,
+  409: errorSchema,
+  503: errorSchema,
+};
 
 /** The contract lets platform fee + app fee reach 100%; the platform fee takes up to MAX_FEE_BPS. */
 const MAX_APP_FEE_BPS = 10_000 - MAX_FEE_BPS;
@@ -48,6 +56,8 @@ export interface CheckoutRouteOptions {
   solana?: SolanaPort | undefined;
   /** The platform fee now, for a Solana checkout's sweep terms. */
   feeBps: number;
+  /** STEALTH_ENABLED: whether Flow D sessions may be created (docs/STEALTH.md, "Gating"). */
+  stealthEnabled: boolean;
 }
 
 /**
@@ -110,6 +120,12 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
             .max(Number.MAX_SAFE_INTEGER)
             .optional()
             .describe("A Solana checkout: the Solana chain the payer pays on (EVM checkouts name none)"),
+          stealth: z
+            .boolean()
+            .optional()
+            .describe(
+              "Flow D: pay a stealth address derived per session from the merchant's stealth meta-address (docs/STEALTH.md)",
+            ),
         }),
         response: { 200: paymentSessionCreatedSchema, ...errors },
       },
@@ -123,11 +139,14 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
           "chain_unsupported",
           `source_chain_id: ${chainId} is not a configured Solana chain (an EVM checkout takes its chain from the burner's authorization)`,
         );
+      const stealth = request.body.stealth === true;
+      if (stealth) requireStealth(opts.stealthEnabled, opts.chainIds);
       const created = await opts.checkout.create({
         merchantId: principalOf(request).merchantId,
         amount: BigInt(request.body.amount),
         ...(key === undefined ? {} : { idempotencyKey: key }),
         ...(chainId === undefined ? {} : { solanaChainId: chainId }),
+        ...(stealth ? { stealth } : {}),
       });
       // What the widget's payer needs to build the sweep it signs after detection.
       return solana ? { ...created, sweep: solanaSweepTerms(solana, opts.feeBps, created.session) } : created;
@@ -267,7 +286,6 @@ export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async
         }),
         response: {
           200: z.object({ id: z.uuid(), status: z.string() }),
-          403: errorSchema,
           ...errors,
         },
       },

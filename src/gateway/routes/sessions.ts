@@ -201,6 +201,7 @@ export function createSessionCommand(
       stealth: body.stealth
         ? { ephemeralPubkey: body.stealth.ephemeral_pubkey, viewTag: body.stealth.view_tag }
         : null,
+      stealthDestinations: null,
       expiresAt: Math.floor(issuedAt / 1000) + ttlSeconds,
     },
     metadata: { commandId: ids.commandId, issuedAt, replyTo: null },

@@ -99,6 +99,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
           appFeeRecipientSol: null,
           standingRefund: null,
           stealth: null,
+          stealthDestinations: null,
           expiresAt: Math.floor(issuedAt / 1000) + config.SESSION_TTL_SECONDS,
           expectedAmount: null,
           originChainId: solana.chainId,

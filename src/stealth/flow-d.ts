@@ -1,0 +1,58 @@
+import type { StealthMeta } from "../domain/merchant/types.ts";
+import type { PinnedDestination, StealthDestination } from "../domain/types.ts";
+import { deriveStealthAddress, ERC5564_SCHEME, newEphemeralKey } from "./erc5564.ts";
+
+/** The chain families a stealth scheme pays into. */
+export type StealthFamily = "evm" | "solana";
+
+/**
+ * The Solana scheme's sender side (ss's src/stealth/ed25519.ts): a fresh destination for the
+ * merchant's Solana keys. Absent: no Solana scheme is configured, and Flow D derives EVM only.
+ */
+export type SolanaStealthDerive = (keys: { spendPubkey: string; viewPubkey: string }) => StealthDestination;
+
+const FAMILY_OF_SCHEME: Record<string, StealthFamily> = {
+  [ERC5564_SCHEME]: "evm",
+  "solana-ed25519-1": "solana",
+};
+
+/**
+ * A Flow D session's destinations: one per scheme the merchant registered keys for, each from a
+ * fresh ephemeral key, so no two sessions share a stealth address.
+ */
+export function deriveStealthDestinations(
+  meta: StealthMeta,
+  solana?: SolanaStealthDerive,
+): StealthDestination[] {
+  const evm = deriveStealthAddress(meta, newEphemeralKey());
+  const out: StealthDestination[] = [{ scheme: ERC5564_SCHEME, ...evm }];
+  if (solana && meta.solSpendPubkey !== null && meta.solViewPubkey !== null)
+    out.push(solana({ spendPubkey: meta.solSpendPubkey, viewPubkey: meta.solViewPubkey }));
+  return out;
+}
+
+/**
+ * What a Flow D session's pins are: for each chain the deposit may arrive on, the merchant's pinned
+ * destination chain (the source chain itself when it pinned none), paid at the stealth address of
+ * that chain's family. A destination chain whose family has no derived address is left out, so a
+ * deposit there is refused at commit as for a checkout with no pin (no_destination).
+ */
+export function stealthPins(
+  merchantPins: readonly PinnedDestination[],
+  sourceChainIds: readonly number[],
+  familyOf: (chainId: number) => StealthFamily | undefined,
+  destinations: readonly StealthDestination[],
+): PinnedDestination[] {
+  const pins: PinnedDestination[] = [];
+  for (const sourceChainId of sourceChainIds) {
+    const destChainId =
+      merchantPins.find((p) => p.sourceChainId === sourceChainId)?.destChainId ?? sourceChainId;
+    const family = familyOf(destChainId);
+    const destination = destinations.find((d) => FAMILY_OF_SCHEME[d.scheme] === family);
+    if (destination) pins.push({ sourceChainId, destAddress: destination.stealthAddress, destChainId });
+  }
+  return pins;
+}
+
+/** The scheme's chain family; undefined for a scheme this service does not know. */
+export const familyOfScheme = (scheme: string): StealthFamily | undefined => FAMILY_OF_SCHEME[scheme];

@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import { secp256k1 } from "@noble/curves/secp256k1";
+import { bytesToHex } from "@noble/hashes/utils";
+import { privateKeyToAddress } from "viem/accounts";
+import { describe, expect, it } from "vitest";
+import { createApiClient } from "../../src/client/api-client.ts";
+import { newBurner, signIntent } from "../../src/client/index.ts";
+import { formatMetaAddress, type Hex, stealthPrivateKey } from "../../src/stealth/erc5564.ts";
+import { fund, tokenBalance } from "../support/delegate.ts";
+import { type JsonRequest, requestJson } from "../support/http.ts";
+import { merchantStack } from "../support/merchant-stack.ts";
+import { sessionUntil } from "../support/session-poll.ts";
+
+// Stealth settlement on EVM (issue 18, docs/STEALTH.md) on the real stack: a merchant registers an
+// ERC-5564 meta-address, a Flow D checkout derives a fresh stealth address per session, the payer's
+// Intent must pay it, and the sweep delivers there; the recipient's keys control the address.
+
+const T = 180_000;
+const OPERATOR_SECRET = `operator-${"5".repeat(40)}`;
+const stack = merchantStack(OPERATOR_SECRET, T);
+
+const api = (path: string, init: JsonRequest = {}) => requestJson(stack.service.url, path, init);
+
+async function newMerchant() {
+  const r = await api("/v1/operator/merchants", {
+    key: OPERATOR_SECRET,
+    body: { name: "Stealth Shop", email: `stealth-${randomUUID()}@merchant.test` },
+  });
+  expect(r.status).toBe(201);
+  return {
+    id: r.body.merchant.id as string,
+    sk: r.body.secret_key as string,
+    pk: r.body.publishable_key as string,
+  };
+}
+
+/** The recipient's four keys; only the public halves reach the service. */
+function recipientKeys() {
+  const key = () => {
+    const priv = secp256k1.utils.randomPrivateKey();
+    return {
+      priv: `0x${bytesToHex(priv)}` as Hex,
+      pub: `0x${bytesToHex(secp256k1.getPublicKey(priv, true))}` as Hex,
+    };
+  };
+  const spend = key();
+  const view = key();
+  return { spend, view, meta: formatMetaAddress({ spendPubkey: spend.pub, viewPubkey: view.pub }) };
+}
+
+describe("stealth meta-address and Flow D on EVM", () => {
+  const keys = recipientKeys();
+
+  it(
+    "PUT /v1/stealth-meta takes two curve points and refuses anything else; GET answers what is stored",
+    async () => {
+      const m = await newMerchant();
+      expect((await api("/v1/stealth-meta", { key: m.sk })).status).toBe(404);
+      const offCurve = `0x02${"0".repeat(63)}5`;
+      const bad = [
+        { meta_address: `st:eth:${offCurve}${keys.view.pub.slice(2)}` },
+        { meta_address: `st:eth:${keys.spend.pub}${offCurve.slice(2)}` },
+        { meta_address: keys.meta.slice(0, -2) },
+        { meta_address: keys.meta.replace("st:eth:", "st:sol:") },
+        { meta_address: keys.meta, sol_spend_pubkey: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" },
+      ];
+      for (const body of bad) {
+        const r = await api("/v1/stealth-meta", { method: "PUT", key: m.sk, body });
+        expect(r.status, JSON.stringify(body)).toBe(400);
+        expect(r.body.error).toEqual(expect.any(String));
+      }
+      expect((await api("/v1/stealth-meta", { key: m.sk })).status).toBe(404);
+      expect(
+        (await api("/v1/stealth-meta", { method: "PUT", body: { meta_address: keys.meta } })).status,
+      ).toBe(401);
+
+      const put = await api("/v1/stealth-meta", {
+        method: "PUT",
+        key: m.sk,
+        body: { meta_address: keys.meta },
+      });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const stored = {
+        object: "stealth_meta",
+        meta_address: keys.meta,
+        sol_spend_pubkey: null,
+        sol_view_pubkey: null,
+      };
+      expect(put.body).toEqual(stored);
+      expect((await api("/v1/stealth-meta", { key: m.sk })).body).toEqual(stored);
+      const other = recipientKeys();
+      await api("/v1/stealth-meta", { method: "PUT", key: m.sk, body: { meta_address: other.meta } });
+      expect((await api("/v1/stealth-meta", { key: m.sk })).body.meta_address).toBe(other.meta);
+    },
+    T,
+  );
+
+  it(
+    "a Flow D session of a merchant with no meta-address is refused (409) and none is created",
+    async () => {
+      const m = await newMerchant();
+      const r = await api("/v1/payment_sessions", { key: m.sk, body: { amount: "1000000", stealth: true } });
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatch(/stealth-meta/);
+    },
+    T,
+  );
+
+  it(
+    "a Flow D checkout pays a fresh stealth address per session, only an Intent to it commits, and the recipient's keys control the money",
+    async () => {
+      const { A } = stack;
+      const m = await newMerchant();
+      await api("/v1/stealth-meta", { method: "PUT", key: m.sk, body: { meta_address: keys.meta } });
+      const create = async () => {
+        const r = await api("/v1/payment_sessions", {
+          key: m.sk,
+          body: { amount: "3000000", stealth: true },
+        });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        return r.body as { id: string; client_secret: string };
+      };
+      const [s, second] = [await create(), await create()];
+      const headers = { authorization: `Bearer ${m.pk}`, "x-client-secret": s.client_secret };
+      expect((await api(`/sessions/${s.id}/stealth`)).status).toBe(401);
+      const announced = await api(`/sessions/${s.id}/stealth`, { headers });
+      expect(announced.status, JSON.stringify(announced.body)).toBe(200);
+      const [ours, ...others] = announced.body.announcements;
+      expect(others).toEqual([]);
+      // No pin: the stealth address is paid on the chain the deposit arrives on; not announced yet.
+      expect(ours).toMatchObject({
+        scheme: "erc5564-1",
+        view_tag: expect.any(Number),
+        chain_id: null,
+        tx: null,
+      });
+      const secondOnes = await api(`/sessions/${second.id}/stealth`, {
+        headers: { ...headers, "x-client-secret": second.client_secret },
+      });
+      expect(secondOnes.body.announcements[0].stealth_address).not.toBe(ours.stealth_address);
+      // The recipient's spending key for this address, from the announcement and its own keys alone.
+      const spendingKey = stealthPrivateKey(ours.ephemeral_pubkey, {
+        viewPrivateKey: keys.view.priv,
+        spendPrivateKey: keys.spend.priv,
+      });
+      expect(privateKeyToAddress(spendingKey).toLowerCase()).toBe(ours.stealth_address);
+
+      const burner = await newBurner(A.chain);
+      const registered = await api(`/sessions/${s.id}/register`, {
+        headers,
+        body: { burner_address: burner.address, eip7702_auth: burner.eip7702Auth },
+      });
+      expect(registered.status).toBe(200);
+      await fund(A, burner.address, A.chain.usdc, 3_000_000n);
+      const client = createApiClient({ baseUrl: stack.service.url });
+      const session = await sessionUntil(client, s.id, (x) => x.status === "detected");
+      expect(session).toMatchObject({ dest_address: ours.stealth_address, dest_chain_id: A.chain.chainId });
+      const commitBody = ({ intent, chainId, signature }: Awaited<ReturnType<typeof signIntent>>) => ({
+        burner: burner.address.toLowerCase(),
+        eip7702_auth: burner.eip7702Auth,
+        intent,
+        intent_sigs: { [String(chainId)]: signature },
+      });
+      // An Intent signed for any other address is refused against the derived destination.
+      const elsewhere = await signIntent({
+        signer: burner.account,
+        session: { ...session, dest_address: burner.address.toLowerCase() },
+        quote: null,
+      });
+      const mismatch = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(elsewhere) });
+      expect(mismatch.status).toBe(409);
+      const signed = await signIntent({ signer: burner.account, session, quote: null });
+      const committed = await api(`/sessions/${s.id}/commit`, { headers, body: commitBody(signed) });
+      expect(committed.status, JSON.stringify(committed.body)).toBe(200);
+
+      const settled = await sessionUntil(
+        client,
+        s.id,
+        (x) => x.status === "swept" || x.status === "failed",
+        90_000,
+      );
+      expect(settled).toMatchObject({ status: "swept", outcome: "succeeded" });
+      expect(await tokenBalance(A, ours.stealth_address)).toBe(BigInt(settled.settled_amount ?? -1));
+    },
+    T,
+  );
+});
