@@ -1,6 +1,6 @@
 // Local EVM chains for development and tests: two anvil nodes (source 31337, destination 31338) running
 // detached so they outlive whoever started them, with TestUSDC, BurnerDelegate, SubscriptionManager, Uniswap V2 (seeded pools) and
-// the CCTP V2-shaped bridge deployed on each, the two bridges linked to each other.
+// the CCTP V2-shaped bridge and StealthRelay deployed on each, the two bridges linked to each other.
 // Addresses go to <root>/chains.json; a later call reuses running nodes and existing deployments.
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
@@ -48,6 +48,8 @@ export type LocalChain = {
   cctp?: LocalCctp;
   /** SubscriptionManager (absent when EVM_CHAINS names chains without it). */
   subscriptions?: Address;
+  /** StealthRelay, the gasless withdrawal from stealth addresses (absent when EVM_CHAINS names chains without it). */
+  stealthRelay?: Address;
 };
 
 export const CHAIN_SPECS = [
@@ -80,6 +82,7 @@ const delegateConstructorParams = parseAbiParameters(
   "address, address, address, address, address, address, uint256[], uint32[]",
 );
 const subscriptionsParams = parseAbiParameters("address, address");
+const stealthRelayParams = parseAbiParameters("address");
 
 const USDC_FLOOR = 1_000_000n * 10n ** 6n;
 const USDC_MINT = 10_000_000n * 10n ** 6n;
@@ -96,6 +99,7 @@ type DeploymentRecord = LocalChain & {
   dexBuild?: string;
   cctpBuild?: string;
   subscriptionsBuild?: string;
+  stealthRelayBuild?: string;
 };
 type ChainsFile = { version: 1; chains: Partial<Record<LocalChainName, DeploymentRecord>> };
 
@@ -129,6 +133,7 @@ const localChainSchema = z.object({
     })
     .optional(),
   subscriptions: hexAddress.optional(),
+  stealthRelay: hexAddress.optional(),
 });
 
 export function toViemChain(c: Pick<LocalChain, "name" | "chainId" | "rpcUrl">): Chain {
@@ -176,6 +181,7 @@ export async function ensureChains(opts: {
         dexBuild: _x,
         cctpBuild: _c,
         subscriptionsBuild: _s,
+        stealthRelayBuild: _r,
         ...chain
       }): LocalChain => chain,
     );
@@ -341,8 +347,15 @@ async function ensureDeployed(
   log: (l: string) => void,
 ): Promise<DeploymentRecord> {
   const { rpcUrl, client, wallet } = connect(spec);
-  const { TestUSDC, BurnerDelegate, TestERC20, MessageTransmitterV2, TokenMessengerV2, SubscriptionManager } =
-    artifacts.contracts;
+  const {
+    TestUSDC,
+    BurnerDelegate,
+    TestERC20,
+    MessageTransmitterV2,
+    TokenMessengerV2,
+    SubscriptionManager,
+    StealthRelay,
+  } = artifacts.contracts;
   const usdcBuild = buildId(TestUSDC.bytecode);
 
   const reusable = previous?.chainId === spec.chainId && previous.rpcUrl === rpcUrl ? previous : undefined;
@@ -431,6 +444,20 @@ async function ensureDeployed(
         });
   if (!keepSubscriptions) deployed.push(`SubscriptionManager at ${subscriptions}`);
 
+  // The stealth relay withdraws this chain's USDC only (its one immutable): a new USDC redeploys it.
+  const stealthRelayBuild = buildId(
+    concat([StealthRelay.bytecode, encodeAbiParameters(stealthRelayParams, [usdc])]),
+  );
+  const keepStealthRelay =
+    reusable?.stealthRelayBuild === stealthRelayBuild &&
+    reusable.stealthRelay !== undefined &&
+    (await hasCode(client, reusable.stealthRelay));
+  const stealthRelay =
+    keepStealthRelay && reusable?.stealthRelay
+      ? reusable.stealthRelay
+      : batch.deploy("StealthRelay", { ...StealthRelay, args: [usdc], gas: 1_500_000n });
+  if (!keepStealthRelay) deployed.push(`StealthRelay at ${stealthRelay}`);
+
   const started = Date.now();
   const sent = await batch.settle();
   if (!keepDex) await verifyDex(client, dex, usdc, spec.name);
@@ -448,11 +475,13 @@ async function ensureDeployed(
     dex,
     cctp,
     subscriptions,
+    stealthRelay,
     usdcBuild,
     delegateBuild,
     dexBuild,
     cctpBuild,
     subscriptionsBuild,
+    stealthRelayBuild,
   };
 }
 

@@ -31,6 +31,7 @@ const stackFileSchema = z.object({
       usdc: z.string(),
       relayer: z.object({ address: z.string(), privateKey: z.string() }),
       subscriptions: z.string().optional(),
+      stealthRelay: z.string().optional(),
       // The local DEX's tokens besides USDC: deposits of them are swapped, so the chain accepts them.
       dex: z.object({ weth: z.string(), dai: z.string() }).optional(),
       cctp: z

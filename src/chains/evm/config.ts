@@ -54,6 +54,8 @@ export const evmChainSchema = z.object({
     .optional(),
   /** The SubscriptionManager subscriptions are signed for and charged through, when the chain has one. */
   subscriptions: evmAddressSchema.optional(),
+  /** The StealthRelay gasless stealth withdrawals go through (docs/STEALTH.md), when the chain has one. */
+  stealthRelay: evmAddressSchema.optional(),
   /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
   minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
 });

@@ -24,6 +24,7 @@ export const CONTRACT_NAMES = [
   "MessageTransmitterV2",
   "TokenMessengerV2",
   "SubscriptionManager",
+  "StealthRelay",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 

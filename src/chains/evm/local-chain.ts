@@ -9,6 +9,7 @@ export interface LocalEvmChain {
   usdc: string;
   relayer: { address: string; privateKey: string };
   subscriptions?: string | undefined;
+  stealthRelay?: string | undefined;
   dex?: { weth: string; dai: string } | undefined;
   cctp?: { domain: number; messageTransmitter: string; tokenMessenger: string } | undefined;
 }
@@ -47,6 +48,7 @@ export const localEvmChain = (
     { token: "native", minAmount: String(DEFAULT_MIN_NATIVE) },
   ],
   ...(c.subscriptions ? { subscriptions: c.subscriptions.toLowerCase() as `0x${string}` } : {}),
+  ...(c.stealthRelay ? { stealthRelay: c.stealthRelay.toLowerCase() as `0x${string}` } : {}),
   ...(c.cctp
     ? {
         cctp: {
