@@ -214,7 +214,7 @@ describe("subscriptions through the merchant API", () => {
     const sk = await createMerchant();
     const amount = 1_000_000n;
     const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
-    const period = 12n;
+    const period = 8n;
     const m = await mandateOf(chain, payer, {
       amount,
       period,
