@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { getBase58Decoder } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import { isAlive, sleep } from "../processes.ts";
+import { ensurePool } from "./pool.ts";
 import { ensureVault } from "./vault.ts";
 
 export const SOLANA_PORT = 18899;
@@ -26,6 +27,8 @@ export interface LocalSolana {
   mintAuthorityKey: { publicKey: string; secretKey: string };
   /** The service's vault (deploy/local/solana/vault.ts): made and funded on first start. */
   vaultKey: { publicKey: string; secretKey: string };
+  /** The SOL/USDC pool our local Jupiter prices from (pool.ts): its SOL is this key's lamports. */
+  pool: { key: { publicKey: string; secretKey: string }; usdcAccount: string };
   slotMs: number;
   finalityLagSlots: number;
 }
@@ -125,7 +128,10 @@ export async function ensureSolana(opts: {
     log(`solana: started on ${rpcUrl}`);
   }
   const keys = await readKeys(f.dir);
-  const vault = await ensureVault({ rpcUrl, dir: f.dir, usdcMint: keys.usdcMint });
+  const [vault, pool] = await Promise.all([
+    ensureVault({ rpcUrl, dir: f.dir, usdcMint: keys.usdcMint }),
+    ensurePool({ rpcUrl, dir: f.dir, usdcMint: keys.usdcMint }),
+  ]);
   return {
     rpcUrl,
     wsUrl: `ws://127.0.0.1:${port + 1}`,
@@ -135,6 +141,10 @@ export async function ensureSolana(opts: {
     relayerKey: keys.relayer,
     mintAuthorityKey: keys.mintAuthority,
     vaultKey: { publicKey: vault.publicKey.toBase58(), secretKey: b58.decode(vault.secretKey) },
+    pool: {
+      key: { publicKey: pool.key.publicKey.toBase58(), secretKey: b58.decode(pool.key.secretKey) },
+      usdcAccount: pool.usdcAccount.toBase58(),
+    },
     slotMs,
     finalityLagSlots: finalityLag,
     started,

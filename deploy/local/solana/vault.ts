@@ -26,23 +26,26 @@ async function readKeypair(file: string): Promise<Keypair | null> {
   return text === null ? null : Keypair.fromSecretKey(Uint8Array.from(JSON.parse(text) as number[]));
 }
 
+/** A keypair kept in `file`, made on first use; safe to call from several processes at once. */
+export async function localKeypair(file: string): Promise<Keypair> {
+  const kept = await readKeypair(file);
+  if (kept) return kept;
+  const made = Keypair.generate();
+  // wx: the first process to get here writes it; another reads that one.
+  await writeFile(file, JSON.stringify(Array.from(made.secretKey)), { mode: 0o600, flag: "wx" }).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EEXIST") throw err;
+    },
+  );
+  return (await readKeypair(file)) as Keypair;
+}
+
 /** The vault's keypair, made and funded on first use; safe to call from several processes at once. */
 export async function ensureVault(opts: { rpcUrl: string; dir: string; usdcMint: string }): Promise<Keypair> {
-  const file = path.join(opts.dir, "vault.json");
-  let vault = await readKeypair(file);
-  if (!vault) {
-    const made = Keypair.generate();
-    // wx: the first process to get here writes it; another reads that one.
-    await writeFile(file, JSON.stringify(Array.from(made.secretKey)), { mode: 0o600, flag: "wx" }).catch(
-      (err: NodeJS.ErrnoException) => {
-        if (err.code !== "EEXIST") throw err;
-      },
-    );
-    vault = (await readKeypair(file)) as Keypair;
-  }
+  const vault = await localKeypair(path.join(opts.dir, "vault.json"));
   const connection = new Connection(opts.rpcUrl, "confirmed");
   if ((await connection.getBalance(vault.publicKey)) === 0) {
-    const faucet = await genesisFaucet(opts.dir);
+    const faucet = await genesisKeypair(opts.dir, "faucet");
     const mint = new PublicKey(opts.usdcMint);
     const ata = getAssociatedTokenAddressSync(mint, vault.publicKey);
     const tx = new Transaction().add(
@@ -58,7 +61,13 @@ export async function ensureVault(opts: { rpcUrl: string; dir: string; usdcMint:
   return vault;
 }
 
-async function genesisFaucet(dir: string): Promise<Keypair> {
-  const saved = JSON.parse(await readFile(path.join(dir, "genesis.json"), "utf8")) as { faucet: number[] };
-  return Keypair.fromSecretKey(Uint8Array.from(saved.faucet));
+/** One of the keys the node's genesis made (genesis.ts): "faucet", "mintAuthority", ... */
+export async function genesisKeypair(dir: string, name: string): Promise<Keypair> {
+  const saved = JSON.parse(await readFile(path.join(dir, "genesis.json"), "utf8")) as Record<
+    string,
+    number[]
+  >;
+  const secret = saved[name];
+  if (!secret) throw new Error(`genesis.json has no key ${name}`);
+  return Keypair.fromSecretKey(Uint8Array.from(secret));
 }
