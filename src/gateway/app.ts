@@ -17,6 +17,7 @@ import { createChainAdapters } from "../chains/adapters.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
 import type { Config } from "../config.ts";
 import type { Operator } from "../operator/operator.ts";
+import { parseSolanaStealthKey } from "../stealth/ed25519.ts";
 import { urlPolicyFor } from "../webhooks/address-guard.ts";
 import type { MerchantSettingsAdmin, WebhookEndpointAdmin } from "./admin/merchant-admin.ts";
 import type { CheckoutResource } from "./auth.ts";
@@ -241,6 +242,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     await app.register(stealthMetaRoutes, {
       guards: deps.merchants.guards,
       admin: checkout.settings,
+      solanaStealthKey: parseSolanaStealthKey,
       enabled: config.STEALTH_ENABLED,
       chainIds: (config.chains ?? []).map((c) => c.chainId),
     });

@@ -1,19 +1,26 @@
 import type { StealthMeta } from "../domain/merchant/types.ts";
 import type { PinnedDestination, StealthDestination } from "../domain/types.ts";
+import { deriveSolanaStealthAddress, newEphemeralScalar, SOLANA_STEALTH_SCHEME } from "./ed25519.ts";
 import { deriveStealthAddress, ERC5564_SCHEME, newEphemeralKey } from "./erc5564.ts";
 
 /** The chain families a stealth scheme pays into. */
 export type StealthFamily = "evm" | "solana";
 
 /**
- * The Solana scheme's sender side (ss's src/stealth/ed25519.ts): a fresh destination for the
- * merchant's Solana keys. Absent: no Solana scheme is configured, and Flow D derives EVM only.
+ * The Solana scheme's sender side: a fresh destination for the merchant's Solana keys. Absent: no
+ * Solana chain is configured, and Flow D derives EVM only.
  */
 export type SolanaStealthDerive = (keys: { spendPubkey: string; viewPubkey: string }) => StealthDestination;
 
+/** The Solana scheme (src/stealth/ed25519.ts) with a fresh ephemeral scalar for every session. */
+export const deriveSolanaStealthDestination: SolanaStealthDerive = (keys) => ({
+  scheme: SOLANA_STEALTH_SCHEME,
+  ...deriveSolanaStealthAddress(keys, newEphemeralScalar()),
+});
+
 const FAMILY_OF_SCHEME: Record<string, StealthFamily> = {
   [ERC5564_SCHEME]: "evm",
-  "solana-ed25519-1": "solana",
+  [SOLANA_STEALTH_SCHEME]: "solana",
 };
 
 /**

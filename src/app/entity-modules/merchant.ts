@@ -14,6 +14,7 @@ import type { SessionStealth } from "../../gateway/routes/stealth-sessions.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import { createMerchantProjector } from "../../projections/merchant-projection.ts";
 import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
+import { deriveSolanaStealthDestination } from "../../stealth/flow-d.ts";
 import { idempotencyKeys } from "../../store/idempotency-keys.ts";
 import { merchantEmails } from "../../store/merchant-emails.ts";
 import { createMerchantStore } from "../../store/merchants.ts";
@@ -88,6 +89,10 @@ export function merchantGatewayDeps(
         idempotency: idempotencyKeys(shared.cassandra),
         mode: keyMode,
         chains: (shared.config.chains ?? []).map((c) => ({ chainId: c.chainId, family: c.family })),
+        // A Solana address is derived only where a Solana checkout can pay it.
+        solanaStealth: (shared.config.chains ?? []).some((c) => c.family === "solana")
+          ? deriveSolanaStealthDestination
+          : undefined,
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,
         now: Date.now,
