@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ChainConfig, type EvmChainConfig, parseChainList } from "./chains/config.ts";
+import { providerEnvSchema } from "./providers/settings.ts";
 import { BaseError } from "./support/errors.ts";
 
 export type { ChainConfig, EvmChainConfig };
@@ -239,6 +240,8 @@ const envSchema = z.object({
   FILL_RETRY_MS: z.coerce.number().int().min(100).default(10_000),
   /** How long a fill waits for inventory in all before its session fails with the shortfall (10 min). */
   FILL_MAX_WAIT_MS: z.coerce.number().int().min(0).default(600_000),
+  // The providers behind token options, balances and swap quotes (src/providers/, docs/PROVIDERS.md).
+  ...providerEnvSchema.shape,
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { type ChainConfig, localEvmChain, localSolanaChain } from "../chains/config.ts";
 import type { Config } from "../config.ts";
+import type { LocalProviders } from "../providers/settings.ts";
 import { BaseError } from "../support/errors.ts";
 
 /** Where the service finds its servers: the environment first, else the local stack. */
@@ -12,6 +13,8 @@ export interface Infra {
   chains: ChainConfig[];
   /** The local stack's CCTP attester (the executor's attestation API when ATTESTATION_API_URL is unset). */
   attestationApiUrl?: string | undefined;
+  /** The local stack's provider servers (deploy/local/providers/), used where no provider key is set. */
+  providers?: LocalProviders | undefined;
 }
 
 /**
@@ -40,6 +43,20 @@ const stackFileSchema = z.object({
     }),
   ),
   attester: z.object({ url: z.string() }).optional(),
+  // Stack files written before the local provider servers have none.
+  providers: z
+    .object({
+      alchemy: z
+        .object({
+          rpcUrl: z.string(),
+          apiUrl: z.string(),
+          apiKey: z.string(),
+          networks: z.record(z.string(), z.string()),
+        })
+        .optional(),
+      zeroEx: z.object({ apiUrl: z.string(), apiKey: z.string() }).optional(),
+    })
+    .optional(),
   // Stack files written before the local Solana node (or its vault) have none.
   solana: z
     .object({
@@ -115,5 +132,6 @@ export async function resolveInfra(
       ...(stack?.solana ? [localSolanaChain(stack.solana)] : []),
     ],
     attestationApiUrl: stack?.attester?.url,
+    providers: stack?.providers,
   };
 }

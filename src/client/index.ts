@@ -39,6 +39,12 @@ export {
   createSolanaSession,
 } from "./actions/create-solana-session.ts";
 export {
+  type GetBalancesErrorType,
+  type GetBalancesParameters,
+  type GetBalancesReturnType,
+  getBalances,
+} from "./actions/get-balances.ts";
+export {
   type GetQuoteErrorType,
   type GetQuoteParameters,
   type GetQuoteReturnType,
@@ -56,6 +62,18 @@ export {
   type GetSolanaBlockhashReturnType,
   getSolanaBlockhash,
 } from "./actions/get-solana-blockhash.ts";
+export {
+  type GetSwapQuoteErrorType,
+  type GetSwapQuoteParameters,
+  type GetSwapQuoteReturnType,
+  getSwapQuote,
+} from "./actions/get-swap-quote.ts";
+export {
+  type GetTokenOptionsErrorType,
+  type GetTokenOptionsParameters,
+  type GetTokenOptionsReturnType,
+  getTokenOptions,
+} from "./actions/get-token-options.ts";
 export {
   type MakeBurnerParameters,
   type MakeBurnerReturnType,
@@ -223,6 +241,7 @@ export {
   SessionEndedError,
 } from "./errors.ts";
 export type {
+  Balances,
   CommitBody,
   CommitResponse,
   CreateSessionBody,
@@ -246,4 +265,8 @@ export type {
   SolanaSweepTerms,
   StandingRefundResponse,
   StandingRefundWire,
+  SwapQuote,
+  SwapQuoteBody,
+  TokenOption,
+  TokenOptions,
 } from "./types.ts";

@@ -1,5 +1,12 @@
 import type { z } from "zod";
 import type {
+  balancesResponseSchema,
+  swapQuoteBodySchema,
+  swapQuoteResponseSchema,
+  tokenOptionSchema,
+  tokenOptionsResponseSchema,
+} from "../gateway/provider-schemas.ts";
+import type {
   commitBodySchema,
   commitResponseSchema,
   createSessionBodySchema,
@@ -143,3 +150,11 @@ const bodiesMatch: [
   Matches<StandingRefundWire, z.input<typeof standingRefundSchema>>,
 ] = [true, true, true];
 void bodiesMatch;
+
+/** One thing a wallet can pay with (GET /sessions/:id/token-options, GET /balances). */
+export type TokenOption = z.output<typeof tokenOptionSchema>;
+export type TokenOptions = z.output<typeof tokenOptionsResponseSchema>;
+export type Balances = z.output<typeof balancesResponseSchema>;
+/** POST /quote's body as sent (amounts as decimal strings). */
+export type SwapQuoteBody = z.input<typeof swapQuoteBodySchema>;
+export type SwapQuote = z.output<typeof swapQuoteResponseSchema>;

@@ -14,9 +14,11 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { ChainAdapter } from "../chains/adapter.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
+import { evmChainsOf } from "../chains/config.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
 import type { Config } from "../config.ts";
 import type { Operator } from "../operator/operator.ts";
+import type { Providers } from "../providers/types.ts";
 import { parseSolanaStealthKey } from "../stealth/ed25519.ts";
 import { urlPolicyFor } from "../webhooks/address-guard.ts";
 import type { MerchantSettingsAdmin, WebhookEndpointAdmin } from "./admin/merchant-admin.ts";
@@ -44,6 +46,7 @@ import { merchantSettingsRoutes } from "./routes/merchant-settings.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
 import { countRequest, metricsRoutes } from "./routes/metrics.ts";
 import { operatorRoutes } from "./routes/operator.ts";
+import { providerRoutes } from "./routes/providers.ts";
 import { refundRoutes } from "./routes/refunds.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { settlementRoutes } from "./routes/settlement.ts";
@@ -71,6 +74,8 @@ export interface GatewayDeps {
   chainReads?: ChainReadPort;
   /** The Solana chain's side, when one is configured: the Solana routes exist only with it (docs/SOLANA.md). */
   solana?: SolanaPort | undefined;
+  /** Token options, balances and swap quotes (src/providers/); without one, its routes answer 400 `wallet_unsupported`. */
+  providers?: Providers | undefined;
   /** Merchant mode's keys and guards; its routes exist only when MERCHANT_MODE is on and this is given. */
   merchants?:
     | (Pick<MerchantRouteOptions, "admin" | "guards"> & {
@@ -208,6 +213,13 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (solana) await app.register(solanaRoutes, solana);
   if (solana) await app.register(solanaRefundRoutes, { ...solana, live: deps.live });
   await app.register(refundRoutes, settlement);
+  await app.register(providerRoutes, {
+    providers: deps.providers ?? {},
+    sessions: deps.sessions,
+    evmChains: evmChainsOf(config.chains ?? []),
+    slippageBps: config.QUOTE_SLIPPAGE_BPS,
+    checkout: checkoutAccess,
+  });
   await app.register(eventRoutes, {
     sessions: deps.sessions,
     live: deps.live,

@@ -4,6 +4,7 @@ import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";
 import { isKafkaUnavailable } from "../kafka/client.ts";
+import { ProviderUnavailableError } from "../providers/types.ts";
 import type { GatewayReply } from "../records/gateway-replies.ts";
 import { isCassandraUnavailable } from "../store/cassandra.ts";
 import { BaseError } from "../support/errors.ts";
@@ -98,6 +99,11 @@ const GATEWAY_ERRORS = {
   burner_signature_invalid: {
     status: 400,
     message: "the signature is not the burner's ed25519 signature of its registration message",
+    retryable: false,
+  },
+  wallet_unsupported: {
+    status: 400,
+    message: "no provider for this kind of wallet is configured here",
     retryable: false,
   },
   refund_expired: { status: 400, message: "the refund's deadline has passed", retryable: false },
@@ -260,6 +266,12 @@ const GATEWAY_ERRORS = {
     message: "the chain's RPC did not answer; nothing was changed, the request is safe to retry",
     retryable: true,
   },
+  // A provider (src/providers/) failed, timed out or answered what we cannot read; nothing was changed.
+  provider_unavailable: {
+    status: 502,
+    message: "a provider did not answer; nothing was changed, the request is safe to retry",
+    retryable: true,
+  },
   // Not retryable: the same refund fails the same way on chain (a new salt or a new balance is a new request).
   refund_failed: { status: 502, message: "the refund transaction failed", retryable: false },
   reply_timeout: {
@@ -375,6 +387,11 @@ export function toGatewayError(err: unknown, context: { bodyLimitBytes?: number 
   }
   if (err instanceof ChainUnavailableError) {
     return gatewayError("chain_unavailable", undefined, { cause: err });
+  }
+  if (err instanceof ProviderUnavailableError) {
+    return gatewayError("provider_unavailable", `${err.shortMessage}; nothing was changed, retry`, {
+      cause: err,
+    });
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
     const [first, ...rest] = err.validation;

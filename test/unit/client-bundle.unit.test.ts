@@ -72,7 +72,7 @@ function clientReach(entries: string[]): Set<string> {
   return reached;
 }
 
-/** Gateway files a client may take types from: the schema files only (the session's, the Solana routes'), never a route. */
+/** Gateway files a client may take types from: the schema files only (the session's, the providers', the Solana routes'), never a route. */
 const gatewayFilesOf = (files: Iterable<string>): string[] =>
   [...files].filter((f) => f.startsWith("src/gateway/")).sort();
 
@@ -84,7 +84,11 @@ describe("the client libraries' types", () => {
       .map((f) => `src/client/${f}`);
     expect(files).toContain("src/client/merchant/types.ts");
     const reached = clientReach(files);
-    expect(gatewayFilesOf(reached)).toEqual(["src/gateway/schemas.ts", "src/gateway/solana-schemas.ts"]);
+    expect(gatewayFilesOf(reached)).toEqual([
+      "src/gateway/provider-schemas.ts",
+      "src/gateway/schemas.ts",
+      "src/gateway/solana-schemas.ts",
+    ]);
   });
 
   it("would see a type-only import of a route file (the check can fail)", () => {

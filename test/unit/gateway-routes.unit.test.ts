@@ -284,7 +284,9 @@ describe("OpenAPI", () => {
     const { app } = await setup();
     const doc = (await app.inject({ url: "/openapi.json" })).json();
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/balances",
       "/health",
+      "/quote",
       "/sessions",
       "/sessions/{id}",
       "/sessions/{id}/commit",
@@ -293,6 +295,7 @@ describe("OpenAPI", () => {
       "/sessions/{id}/refund",
       "/sessions/{id}/refund-all",
       "/sessions/{id}/standing-refund",
+      "/sessions/{id}/token-options",
     ]);
     const body = doc.paths["/sessions"].post.requestBody.content["application/json"].schema;
     expect(body.additionalProperties).toBe(false);

@@ -5,6 +5,7 @@ import { createHealth } from "../../ops/health.ts";
 import { followActiveReadModel } from "../../projections/active-read-model.ts";
 import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
+import { createProviders } from "../../providers/settings.ts";
 import { merchantEvents } from "../../store/merchant-events.ts";
 import { readModelControlStore } from "../../store/read-model-control.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
@@ -61,6 +62,8 @@ export const gatewayRole: RoleModule = {
       ...entities,
       // The Solana routes exist when a Solana chain is configured (docs/SOLANA.md).
       solana: shared.chains.map((chain) => chain.gateway.solana).find((side) => side !== null) ?? undefined,
+      // Token options, balances, swap quotes: the configured providers, else the local stack's servers.
+      providers: createProviders(config, config.chains ?? [], shared.infra.providers),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       operator: config.OPERATOR_SECRET
