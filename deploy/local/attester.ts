@@ -1,15 +1,13 @@
 // The local CCTP attester (cctp-attester.ts) as a process of the stack: started detached after the chains,
 // like anvil, so it outlives whoever started it; its URL goes to the stack file for the executor
 // (ATTESTATION_API_URL's default). It is restarted when the bridge it attests for was redeployed.
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { attesterChainsFromStack } from "./cctp-attester.ts";
 import type { LocalChain } from "./chains.ts";
-import { isAlive, sleep } from "./processes.ts";
+import { isAlive, sleep, startScriptServer } from "./processes.ts";
 
 export const ATTESTER_PORT = 18547;
 const START_TIMEOUT_MS = 30_000;
@@ -67,24 +65,15 @@ export async function ensureAttester(opts: {
   }
   if (await answers(url))
     throw new Error(`port ${ATTESTER_PORT} is taken by an attester this stack did not start`);
-  const fd = openSync(f.log, "a");
-  try {
-    const child = spawn(process.execPath, ["--import", "tsx", SCRIPT], {
-      detached: true,
-      stdio: ["ignore", fd, fd],
-      env: { ...process.env, ATTESTER_CHAINS: chains, ATTESTER_PORT: String(ATTESTER_PORT) },
-    });
-    child.unref();
-    await writeFile(f.pid, `${child.pid}\n`);
-    await writeFile(f.config, config);
-  } finally {
-    closeSync(fd);
-  }
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await answers(url))) {
-    if (Date.now() > deadline) throw new Error(`attester did not come up on ${url}; see ${f.log}`);
-    await sleep(100);
-  }
+  await startScriptServer({
+    name: `attester on ${url}`,
+    script: SCRIPT,
+    env: { ATTESTER_CHAINS: chains, ATTESTER_PORT: String(ATTESTER_PORT) },
+    files: f,
+    config,
+    answers: () => answers(url),
+    timeoutMs: START_TIMEOUT_MS,
+  });
   opts.log(`attester: started on ${url}`);
   return { url, started: true };
 }

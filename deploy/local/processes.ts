@@ -12,6 +12,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -242,5 +243,39 @@ export async function retryUntil<T>(
       throw new Error(`${what}: gave up after ${Math.round(timeoutMs / 1000)} s (last error: ${detail})`);
     }
     await sleep(intervalMs);
+  }
+}
+
+/**
+ * Starts a TypeScript server of the stack (the attester, the provider servers) detached, so it outlives
+ * whoever started it: output appended to `files.log`, pid to `files.pid`, what it was started with
+ * (`config`) to `files.config`; resolves once `answers()` says it serves, throws after `timeoutMs`.
+ */
+export async function startScriptServer(opts: {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  files: { log: string; pid: string; config: string };
+  config: string;
+  answers: () => Promise<boolean>;
+  timeoutMs: number;
+}): Promise<void> {
+  const fd = openSync(opts.files.log, "a");
+  try {
+    const child = spawn(process.execPath, ["--import", "tsx", opts.script], {
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: { ...process.env, ...opts.env },
+    });
+    child.unref();
+    await writeFile(opts.files.pid, `${child.pid}\n`);
+    await writeFile(opts.files.config, opts.config);
+  } finally {
+    closeSync(fd);
+  }
+  const deadline = Date.now() + opts.timeoutMs;
+  while (!(await opts.answers())) {
+    if (Date.now() > deadline) throw new Error(`${opts.name} did not come up; see ${opts.files.log}`);
+    await sleep(100);
   }
 }

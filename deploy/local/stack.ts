@@ -5,6 +5,7 @@ import { ensureCassandra } from "./cassandra.ts";
 import { ensureChains, type LocalChain, stopChains } from "./chains.ts";
 import { ensureKafka } from "./kafka.ts";
 import { stopCassandra, stopKafka } from "./processes.ts";
+import { ensureProviders, type LocalProviderUrls, stopProviders } from "./providers/launcher.ts";
 import { ensureSolana, type LocalSolana, stopSolana } from "./solana/launcher.ts";
 
 /**
@@ -19,9 +20,18 @@ export interface StackInfo {
   attester: { url: string };
   /** The local Solana node (deploy/local/solana/): its RPC and WebSocket URLs, USDC mint and funded keys. */
   solana: LocalSolana;
+  /** The local provider servers (deploy/local/providers/): Alchemy's and 0x's wire forms over the local chains. */
+  providers: LocalProviderUrls;
   logs: string;
   /** Which servers this call started (false: they were already running or came from the environment). */
-  started: { kafka: boolean; cassandra: boolean; chains: boolean; attester: boolean; solana: boolean };
+  started: {
+    kafka: boolean;
+    cassandra: boolean;
+    chains: boolean;
+    attester: boolean;
+    solana: boolean;
+    providers: boolean;
+  };
 }
 
 export const DEFAULT_ROOT = ".local";
@@ -41,13 +51,18 @@ export async function ensureStack(
     ensureSolana({ root, log }),
   ]);
   // After the chains: it attests for the bridge they deployed.
-  const attester = await ensureAttester({ root, chains: chains.chains, log });
+  // After the chains too: they read them. Side by side with the attester.
+  const [attester, providers] = await Promise.all([
+    ensureAttester({ root, chains: chains.chains, log }),
+    ensureProviders({ root, chains: chains.chains, log }),
+  ]);
   const info: StackInfo = {
     kafka: { brokers: kafka.brokers },
     cassandra: { contactPoints: cassandra.contactPoints, localDataCenter: cassandra.localDataCenter },
     chains: chains.chains,
     attester: { url: attester.url },
     solana: (({ started: _, ...entry }) => entry)(solana),
+    providers: providers.providers,
     logs: path.join(root, "logs"),
     started: {
       kafka: kafka.started,
@@ -55,6 +70,7 @@ export async function ensureStack(
       chains: chains.started,
       attester: attester.started,
       solana: solana.started,
+      providers: providers.started,
     },
   };
   await writeFile(stackFile(root), `${JSON.stringify(info, null, 2)}\n`);
@@ -73,6 +89,7 @@ export async function readStack(root = DEFAULT_ROOT): Promise<StackInfo | null> 
 export async function stopStack(opts: { root?: string; log?: (line: string) => void } = {}): Promise<void> {
   const root = path.resolve(opts.root ?? DEFAULT_ROOT);
   await stopAttester(root, opts.log);
+  await stopProviders(root, opts.log);
   await Promise.all([
     stopSolana(root, opts.log),
     stopKafka(root),
