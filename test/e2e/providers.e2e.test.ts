@@ -54,7 +54,8 @@ async function startServer(name: "alchemy" | "zeroex"): Promise<void> {
       PROVIDER_CHAINS: JSON.stringify(chains),
     },
     ready: /listening on (http:\/\/\S+)/,
-    timeoutMs: 30_000,
+    // tsx compiles the server at start: seconds on a loaded machine.
+    timeoutMs: 90_000,
   });
   server.port = Number(new URL(server.child.ready).port);
 }
@@ -106,7 +107,7 @@ beforeAll(async () => {
       ZEROEX_API_URL: serverUrl("zeroex"),
       // Short, so the cases after the swaps read fresh balances, and an outage is not hidden for long.
       PROVIDER_CACHE_TTL_MS: "500",
-      PROVIDER_TIMEOUT_MS: "2000",
+      PROVIDER_TIMEOUT_MS: "10000",
     },
   });
   client = createApiClient({ baseUrl: service.url, retry: { attempts: 1 } });
