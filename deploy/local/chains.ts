@@ -28,6 +28,7 @@ import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { z } from "zod";
 import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import { type Artifacts, loadArtifacts } from "../../src/chains/evm/contracts.ts";
+import { placeAnnouncer } from "./announcer.ts";
 import { createBatch, type TxBatch } from "./batch.ts";
 import { type LocalCctp, queueCctp, queueLink } from "./cctp.ts";
 import { type LocalDex, loadUniswapArtifacts, queueDex, type UniswapArtifacts, verifyDex } from "./dex.ts";
@@ -458,6 +459,8 @@ async function ensureDeployed(
       : batch.deploy("StealthRelay", { ...StealthRelay, args: [usdc], gas: 1_500_000n });
   if (!keepStealthRelay) deployed.push(`StealthRelay at ${stealthRelay}`);
 
+  if (await placeAnnouncer(client, artifacts.contracts.ERC5564Announcer.deployedBytecode))
+    deployed.push("ERC5564Announcer placed at its canonical address");
   const started = Date.now();
   const sent = await batch.settle();
   if (!keepDex) await verifyDex(client, dex, usdc, spec.name);

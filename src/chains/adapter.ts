@@ -277,6 +277,7 @@ export type RelaySolanaSweepCommand = CommandOf<"RelaySolanaSweep">;
 export type SolanaBounceSetupCommand = CommandOf<"SolanaBounceSetup">;
 export type SolanaBounceCommand = CommandOf<"SolanaBounce">;
 export type RelaySolanaRefundCommand = CommandOf<"RelaySolanaRefund">;
+export type AnnounceCommand = CommandOf<"Announce">;
 
 /** A transaction id as executor.results carries it (hex, as every family's records spell it there). */
 export type TxHash = `0x${string}`;
@@ -367,4 +368,9 @@ export interface ChainExecutor {
   relaySolanaSweep?(command: RelaySolanaSweepCommand, step: StepTry): Promise<SolanaMined>;
   /** Solana: relays a burner's bounce setup and bounces its USDC (docs/SOLANA.md, "The bounce"); absent on EVM. */
   readonly bouncer?: SolanaBouncer;
+  /**
+   * A Flow D session's announcement of the scheme this chain's family announces (docs/STEALTH.md):
+   * EVM, the ERC-5564 announcer. Absent: this chain announces nothing.
+   */
+  announce?(command: AnnounceCommand, step: StepTry): Promise<Mined>;
 }

@@ -39,6 +39,12 @@ export {
   createSolanaSession,
 } from "./actions/create-solana-session.ts";
 export {
+  type DeriveStealthKeyErrorType,
+  type DeriveStealthKeyParameters,
+  type DeriveStealthKeyReturnType,
+  deriveStealthKey,
+} from "./actions/derive-stealth-key.ts";
+export {
   type GetBalancesErrorType,
   type GetBalancesParameters,
   type GetBalancesReturnType,
@@ -145,6 +151,13 @@ export {
   type RegisterSolanaBurnerReturnType,
   registerSolanaBurner,
 } from "./actions/register-solana-burner.ts";
+export {
+  type ScanStealthAnnouncementsErrorType,
+  type ScanStealthAnnouncementsParameters,
+  type ScanStealthAnnouncementsReturnType,
+  type StealthPayment,
+  scanStealthAnnouncements,
+} from "./actions/scan-stealth-announcements.ts";
 export {
   type SignAuthorizationErrorType,
   type SignAuthorizationParameters,

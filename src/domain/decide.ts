@@ -18,6 +18,7 @@ import { DEFAULT_SESSION_POLICY, type SessionPolicy, withGasSpent } from "./rela
 import { decideCommit, decideSettlementResult, settleCommandId } from "./settlement.ts";
 import { decideSolanaRefund } from "./solana-refund.ts";
 import { decideSolanaCommit, relayWhenFinal } from "./solana-sweep.ts";
+import { announceCommandId, decideAnnounceResult } from "./stealth.ts";
 import { type Session, type SessionState, sameId, sameTransfer } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
 
@@ -111,6 +112,10 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       const committed = state.commitment !== null || state.solanaSweep !== null;
       if (executorCommandId === settleCommandId(state.id) && committed) {
         return withGasSpent(state, command, decideSettlementResult(state, outcome, command.metadata, policy));
+      }
+      if (executorCommandId === announceCommandId(state.id) && state.stealthDestinations.length > 0) {
+        const { chainId } = command.data;
+        return withGasSpent(state, command, decideAnnounceResult(state, chainId, outcome, command.metadata));
       }
       if (executorCommandId === fillCommandId(state.id) && paidByFastFill(state)) {
         return withGasSpent(state, command, decideFillResult(state, outcome, command.metadata));

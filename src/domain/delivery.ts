@@ -1,4 +1,5 @@
 import { type Decision, type DecisionBuilder, nothingToDo } from "./decision.ts";
+import { stealthAnnouncement } from "./stealth.ts";
 import type { Session, TxId } from "./types.ts";
 import { OUTCOME_EVENTS, overpaidBy, sessionWebhook } from "./webhooks.ts";
 
@@ -23,5 +24,7 @@ export function completeBridge(
   b.send(
     sessionWebhook(state, OUTCOME_EVENTS[state.outcome], at, { settled: delivered.mintedAmount, overpaid }),
   );
+  // A Flow D session's money is at its stealth address now: it is announced, once.
+  b.send(stealthAnnouncement(state, at));
   return b.decision();
 }

@@ -1,5 +1,6 @@
 import type { CreateSession } from "./commands.ts";
 import type {
+  AnnouncedStealth,
   Authorization,
   ChainAddress,
   Commitment,
@@ -193,6 +194,13 @@ export interface SolanaSweepCommitted {
   metadata: EventMetadata;
 }
 
+/** A Flow D session's announcement is on chain (docs/STEALTH.md): once per session. */
+export interface StealthAnnounced {
+  type: "StealthAnnounced";
+  data: AnnouncedStealth;
+  metadata: EventMetadata;
+}
+
 export type SessionEvent =
   | SessionCreated
   | DepositObserved
@@ -212,5 +220,6 @@ export type SessionEvent =
   | RelayerGasSpent
   | DepositFinalized
   | SolanaSweepCommitted
-  | BounceSetupAttached;
+  | BounceSetupAttached
+  | StealthAnnounced;
 export type SessionEventType = SessionEvent["type"];

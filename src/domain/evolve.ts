@@ -72,6 +72,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     awaitingFinality: [...state.awaitingFinality],
     refunds: [...state.refunds],
     gasSpent: [...state.gasSpent],
+    stealthAnnounced: [...state.stealthAnnounced],
     recentCommandIds: [...state.recentCommandIds],
   };
   return applyInPlace(next, event);
@@ -214,6 +215,9 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       return session;
     case "DepositFinalized":
       markFinality(session, event.data, "finalized");
+      return session;
+    case "StealthAnnounced":
+      session.stealthAnnounced.push(event.data);
       return session;
     case "BounceSetupAttached":
       session.bounceTo = event.data.refundTo;

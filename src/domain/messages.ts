@@ -95,7 +95,18 @@ export type ExecutorWork =
   /** The relayer, as the burner's delegate, moves its whole balance of `mint` to `to`. */
   | { type: "SolanaBounce"; burner: ChainAddress; mint: ChainAddress; to: ChainAddress }
   /** A Solana payer's refund (POST /sessions/:id/solana-refund): co-sign as fee payer and relay. */
-  | { type: "RelaySolanaRefund"; burner: ChainAddress; transaction: string };
+  | { type: "RelaySolanaRefund"; burner: ChainAddress; transaction: string }
+  /**
+   * A Flow D session's announcement (src/domain/stealth.ts) on its destination chain, under the
+   * scheme it was paid with: ERC-5564's announcer on EVM (docs/STEALTH.md).
+   */
+  | {
+      type: "Announce";
+      scheme: string;
+      stealthAddress: ChainAddress;
+      ephemeralPubkey: string;
+      viewTag: number;
+    };
 
 export interface ExecutorMessage {
   type: "Executor";

@@ -9,6 +9,7 @@ import { outcomeOf } from "./outcome.ts";
 import { standingRefunds } from "./refunds.ts";
 import { reject } from "./rejections.ts";
 import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
+import { stealthAnnouncement } from "./stealth.ts";
 import { type Authorization, type Intent, type Session, sameId } from "./types.ts";
 import { OUTCOME_EVENTS, overpaidBy, sessionWebhook } from "./webhooks.ts";
 
@@ -155,6 +156,7 @@ export function decideSettlementResult(
       if (!outcome.bridged) {
         const overpaid = overpaidBy(state, outcome.swapOutputAmount, o);
         b.send(sessionWebhook(state, OUTCOME_EVENTS[o], at, { settled: outcome.deliveredAmount, overpaid }));
+        b.send(stealthAnnouncement(state, at));
       } else if (paidByFastFill(state)) {
         // The vault holds the money (its sweep reported once final): the destination's inventory pays.
         b.send(fastFillMessage(state, outcome, at));

@@ -192,7 +192,7 @@ export interface StealthDestination {
 }
 
 /** A Flow D session's announcement, once on chain: the transaction that published it. */
-export interface StealthAnnounced {
+export interface AnnouncedStealth {
   scheme: string;
   chainId: number;
   txHash: TxId;
@@ -344,7 +344,7 @@ export interface Session {
    */
   stealthDestinations: StealthDestination[];
   /** Flow D: the announcements on chain (one, once the session is swept to its stealth address). */
-  stealthAnnounced: StealthAnnounced[];
+  stealthAnnounced: AnnouncedStealth[];
   /** Every confirmed transfer of an accepted token into the burner, in the order observed. */
   deposits: Transfer[];
   /** Confirmed transfers the operator does not accept (src/domain/acceptance.ts), in the order observed. */

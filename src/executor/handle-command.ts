@@ -125,6 +125,15 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
         await report(command, { type: "TransactionConfirmed", ...done });
         return;
       }
+      case "Announce": {
+        const chain = executorOf(command.chainId);
+        const announce = chain.announce?.bind(chain);
+        if (!announce) throw new StepGaveUp(`chain ${command.chainId} announces no stealth payment`, null);
+        // Not a TransactionSubmitted: the session's sweep_tx is the sweep's; it records the announcement once mined.
+        const done = await step("announce", command.chainId, (t) => announce(c, t), false);
+        await report(command, { type: "TransactionConfirmed", ...done });
+        return;
+      }
       case "ChargeSubscription":
       case "CancelMandate":
         await handleSubscriptionWork(command, c, deps);

@@ -53,6 +53,13 @@ export const executorCommand = f.record({
     SolanaBounce: { burner: f.chainAddress, mint: f.chainAddress, to: f.chainAddress },
     // A Solana payer's refund (POST /sessions/:id/solana-refund), burner-signed, to co-sign and relay.
     RelaySolanaRefund: { burner: f.chainAddress, transaction: f.string },
+    // A Flow D session's announcement (docs/STEALTH.md) on its destination chain.
+    Announce: {
+      scheme: f.string,
+      stealthAddress: f.chainAddress,
+      ephemeralPubkey: f.string,
+      viewTag: f.number,
+    },
   }),
 });
 export type ExecutorCommand = f.Infer<typeof executorCommand>;

@@ -56,5 +56,6 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     DepositFinalized: { chainId: f.number, txHash: f.txId, logIndex: f.number },
     SolanaSweepCommitted: solanaSweep,
     BounceSetupAttached: { refundTo: f.chainAddress, transaction: f.string },
+    StealthAnnounced: { scheme: f.string, chainId: f.number, txHash: f.txId },
   },
 });

@@ -15,6 +15,9 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 
 export type Hex = `0x${string}`;
 
+/** The ERC-5564 announcer's canonical address (the same on every chain the standard's deployer reached). */
+export const ERC5564_ANNOUNCER = "0x55649E01B5Df198D18D95b5cc5051630cfD45564";
+
 /** The ERC-5564 scheme id this file implements: the Announcement event's `schemeId`. */
 export const ERC5564_SCHEME_ID = 1n;
 /** The scheme's name in GET /sessions/:id/stealth (docs/STEALTH.md). */

@@ -4,8 +4,15 @@ import { bytesToHex } from "@noble/hashes/utils";
 import { privateKeyToAddress } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/client/api-client.ts";
-import { newBurner, signIntent } from "../../src/client/index.ts";
+import {
+  deriveStealthKey,
+  newBurner,
+  type StealthPayment,
+  scanStealthAnnouncements,
+  signIntent,
+} from "../../src/client/index.ts";
 import { formatMetaAddress, type Hex, stealthPrivateKey } from "../../src/stealth/erc5564.ts";
+import { waitFor } from "../support/actor-host.ts";
 import { fund, tokenBalance } from "../support/delegate.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
@@ -107,9 +114,10 @@ describe("stealth meta-address and Flow D on EVM", () => {
   );
 
   it(
-    "a Flow D checkout pays a fresh stealth address per session, only an Intent to it commits, and the recipient's keys control the money",
+    "a Flow D checkout pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, and the recipient finds it on chain with its view key and spends with the derived key",
     async () => {
       const { A } = stack;
+      const startBlock = await A.client.getBlockNumber();
       const m = await newMerchant();
       await api("/v1/stealth-meta", { method: "PUT", key: m.sk, body: { meta_address: keys.meta } });
       const create = async () => {
@@ -181,6 +189,44 @@ describe("stealth meta-address and Flow D on EVM", () => {
       );
       expect(settled).toMatchObject({ status: "swept", outcome: "succeeded" });
       expect(await tokenBalance(A, ours.stealth_address)).toBe(BigInt(settled.settled_amount ?? -1));
+
+      // Swept: the session is announced once, on the chain the money is on.
+      let final: { tx: string | null; chain_id: number | null } = { tx: null, chain_id: null };
+      await waitFor(
+        "the announcement to be on chain",
+        async () => {
+          final = (await api(`/sessions/${s.id}/stealth`, { headers })).body.announcements[0];
+          return final.tx !== null ? true : undefined;
+        },
+        30_000,
+      );
+      expect(final).toMatchObject({ ...ours, chain_id: A.chain.chainId, tx: expect.stringMatching(/^0x/) });
+      // The recipient finds it from the chain alone with its view key, derives the spending key, and
+      // no other session (the unpaid second one) and no other recipient's keys find anything.
+      const scan = (view: Hex, spend: Hex) =>
+        scanStealthAnnouncements(A.client, {
+          viewPrivateKey: view,
+          spendPublicKey: spend,
+          fromBlock: startBlock,
+        });
+      const found = await scan(keys.view.priv, keys.spend.pub);
+      expect(found).toEqual([
+        {
+          stealthAddress: ours.stealth_address,
+          ephemeralPubkey: ours.ephemeral_pubkey,
+          viewTag: ours.view_tag,
+          txHash: final.tx,
+          blockNumber: expect.any(BigInt),
+        },
+      ]);
+      const stranger = recipientKeys();
+      expect(await scan(stranger.view.priv, keys.spend.pub)).toEqual([]);
+      const derived = deriveStealthKey({
+        ...(found[0] as StealthPayment),
+        viewPrivateKey: keys.view.priv,
+        spendPrivateKey: keys.spend.priv,
+      });
+      expect(derived).toEqual({ privateKey: spendingKey, address: ours.stealth_address });
     },
     T,
   );

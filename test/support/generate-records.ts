@@ -35,7 +35,15 @@ export function recordGenerator(seed: number): RecordGen {
   const SOL_BURNER = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
   const SOL_MINT = "GJdLMKMT8QAgdVHVYByWJd1Bnxbdw5sGgmewU9AysHya";
   const work = (): ExecutorCommand["command"] => {
-    switch (g.int(0, 11)) {
+    switch (g.int(0, 12)) {
+      case 12:
+        return {
+          type: "Announce",
+          scheme: "erc5564-1",
+          stealthAddress: g.address(),
+          ephemeralPubkey: g.hex(33),
+          viewTag: g.int(0, 255),
+        };
       case 11:
         return { type: "RelaySolanaRefund", burner: SOL_BURNER, transaction: "AQID" };
       case 10:

@@ -295,7 +295,13 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 17)) {
+    switch (int(0, 18)) {
+      case 18:
+        return {
+          type: "StealthAnnounced",
+          data: { scheme: pick(["erc5564-1", "solana-ed25519-1"]), chainId: chainId(), txHash: hex(32) },
+          metadata,
+        };
       case 16:
         return { type: "SolanaSweepCommitted", data: solanaSweep(), metadata };
       case 17:

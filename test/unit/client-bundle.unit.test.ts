@@ -103,19 +103,24 @@ describe("the client libraries' types", () => {
 });
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep and refund, and browser-safe packages", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep and refund, the stealth scheme, and browser-safe packages", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
+    // stealth/erc5564.ts: the scheme the recipient's scanner runs, the one the gateway derives with (pure, @noble).
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/typed-data/eip712.ts",
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
       "src/chains/solana/refund.ts",
       "src/chains/solana/sweep.ts",
+      "src/stealth/erc5564.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);
     expect(packages).toEqual([
+      "@noble/curves/secp256k1",
+      "@noble/hashes/sha3",
+      "@noble/hashes/utils",
       "@solana/kit",
       "@solana/spl-token",
       "@solana/web3.js",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CreateSession } from "../../src/domain/commands.ts";
+import type { CreateSession, ExecutionOutcome } from "../../src/domain/commands.ts";
 import {
   type Address,
   type Authorization,
@@ -12,6 +12,7 @@ import {
   type SessionState,
   sessionDecider,
 } from "../../src/domain/index.ts";
+import { announceCommandId } from "../../src/domain/stealth.ts";
 import { createSessionCommand } from "../support/driven-service.ts";
 
 // The rules a commit and a pk-tagged creation are held to by the session core, on what the gateway
@@ -233,6 +234,98 @@ describe("a Flow D (stealth) checkout commit", () => {
   it("an Intent to the merchant's pinned address instead is destination_mismatch, and nothing is appended", () => {
     const setup = [...flowD(), deposit()];
     expect(refusal(decideAfter(setup, commit({ merchantPins: [PIN] })))?.code).toBe("destination_mismatch");
+  });
+
+  // The announcement (src/domain/stealth.ts): asked once the money is at the stealth address, on the
+  // destination chain; never for another session or an unpaid one; recorded once, with its gas.
+  const result = (executorCommandId: string, outcome: ExecutionOutcome): SessionInput => ({
+    type: "RecordExecutionResult",
+    data: { sessionId: ID, executorCommandId, chainId: DEST, outcome },
+    metadata: meta(),
+  });
+  const burned = result(`${ID}:settle`, {
+    type: "SweepConfirmed",
+    txHash: hex(0x7001),
+    blockNumber: 200n,
+    amountIn: 3_000_000n,
+    swapOutputAmount: 3_000_000n,
+    feeAmount: 24_000n,
+    appFeeAmount: 0n,
+    deliveredAmount: 2_976_000n,
+    bridged: true,
+    swapped: false,
+    gas: null,
+  });
+  const minted = () =>
+    result(`${ID}:settle`, {
+      type: "BridgeRelayed",
+      txHash: hex(0x8001),
+      blockNumber: 50n,
+      destChainId: DEST,
+      mintedAmount: 2_976_000n,
+      gas: null,
+    });
+  const announcedOutcome: ExecutionOutcome = {
+    type: "TransactionConfirmed",
+    txHash: hex(0xa001),
+    blockNumber: 51n,
+    gas: { gasUsed: 30_000n, feeWei: 30_000_000n },
+  };
+  const announceWork = (d: ReturnType<typeof decideAfter>) =>
+    d.outbox.flatMap((m) => (m.type === "Executor" && m.data.work.type === "Announce" ? [m.data] : []));
+  const paid = () => [...flowD(), deposit(), commit({}, { destAddr: STEALTH }), burned];
+
+  it("is announced once the bridge delivers to the stealth address, on the destination chain, and not before", () => {
+    expect(
+      announceWork(decideAfter([...flowD(), deposit(), commit({}, { destAddr: STEALTH })], burned)),
+    ).toEqual([]);
+    expect(announceWork(decideAfter(paid(), minted()))).toEqual([
+      {
+        commandId: announceCommandId(ID),
+        sessionId: ID,
+        chainId: DEST,
+        issuedAt: expect.any(Number),
+        work: {
+          type: "Announce",
+          scheme: "erc5564-1",
+          ephemeralPubkey: hex(2, 33),
+          viewTag: 7,
+          stealthAddress: STEALTH,
+        },
+      },
+    ]);
+    // A repeated report of the delivery asks for nothing more.
+    expect(announceWork(decideAfter([...paid(), minted()], minted()))).toEqual([]);
+  });
+
+  it("is never asked for a checkout that is not Flow D, nor for an unpaid Flow D session", () => {
+    const plain = [...checkout(), deposit(), commit({ merchantPins: [PIN] }), burned];
+    expect(announceWork(decideAfter(plain, minted()))).toEqual([]);
+    const expire: SessionInput = {
+      type: "ExpireSession",
+      data: { sessionId: ID, now: 4_000_000_000 },
+      metadata: meta(),
+    };
+    expect(accepted(decideAfter([...flowD(), deposit()], expire))).toEqual(["SessionExpired"]);
+    expect(announceWork(decideAfter([...flowD(), deposit()], expire))).toEqual([]);
+  });
+
+  it("is recorded once when confirmed, with its gas; a failure or a repeat records nothing", () => {
+    const announced = result(announceCommandId(ID), announcedOutcome);
+    expect(accepted(decideAfter([...paid(), minted()], announced))).toEqual([
+      "StealthAnnounced",
+      "RelayerGasSpent",
+    ]);
+    const d = decideAfter([...paid(), minted()], announced);
+    expect(d.ok && d.events[0]?.data).toEqual({ scheme: "erc5564-1", chainId: DEST, txHash: hex(0xa001) });
+    expect(accepted(decideAfter([...paid(), minted(), announced], announced))).toEqual([]);
+    const failed = result(announceCommandId(ID), {
+      type: "ExecutionFailed",
+      errorMessage: "no announcer",
+      retryable: false,
+      txHash: null,
+    });
+    expect(accepted(decideAfter([...paid(), minted()], failed))).toEqual([]);
   });
 });
 

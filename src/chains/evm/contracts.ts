@@ -25,6 +25,7 @@ export const CONTRACT_NAMES = [
   "TokenMessengerV2",
   "SubscriptionManager",
   "StealthRelay",
+  "ERC5564Announcer",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 

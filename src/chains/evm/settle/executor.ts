@@ -3,6 +3,7 @@ import type { ChainExecutor, ChainExecutorDeps } from "../../adapter.ts";
 import { StepRefused } from "../../execution-errors.ts";
 import type { EvmChainConfig } from "../config.ts";
 import { checkSubscriptionCall, subscriptionCallRequest } from "../subscriptions/subscription-calls.ts";
+import { announceRequest, checkAnnouncement } from "./announce.ts";
 import { fetchAttestation } from "./attestation.ts";
 import { AlreadyReceived, checkMint, earlierReceipt, relayRequest } from "./bridge-relay.ts";
 import { checkPayout, type Payout, payoutRequest, usdcBalance } from "./payout.ts";
@@ -85,6 +86,14 @@ export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps
     async refund(command, step) {
       const receipt = await wallet.send(step, refundRequest(client, wallet.address, delegate, command));
       return checkRefund(receipt, command, "Refunded");
+    },
+    async announce(command, step) {
+      const relayer = wallet.address as Address;
+      return checkAnnouncement(
+        await wallet.send(step, announceRequest(client, relayer, command)),
+        relayer,
+        command,
+      );
     },
     cancel: (stepKey) => wallet.cancel(stepKey),
     async inventory() {
