@@ -51,10 +51,10 @@ export async function ensureStack(
     ensureSolana({ root, log }),
   ]);
   // After the chains: it attests for the bridge they deployed.
-  // After the chains too: they read them. Side by side with the attester.
+  // After the chains and the Solana node too: they read them (Jupiter the node's pool). Beside the attester.
   const [attester, providers] = await Promise.all([
     ensureAttester({ root, chains: chains.chains, log }),
-    ensureProviders({ root, chains: chains.chains, log }),
+    ensureProviders({ root, chains: chains.chains, solana, log }),
   ]);
   const info: StackInfo = {
     kafka: { brokers: kafka.brokers },

@@ -55,6 +55,7 @@ const stackFileSchema = z.object({
         })
         .optional(),
       zeroEx: z.object({ apiUrl: z.string(), apiKey: z.string() }).optional(),
+      jupiter: z.object({ apiUrl: z.string(), apiKey: z.string() }).optional(),
     })
     .optional(),
   // Stack files written before the local Solana node (or its vault) have none.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ChainConfig } from "../chains/config.ts";
 import { createAlchemy } from "./alchemy.ts";
 import { createProviderCache } from "./cache.ts";
+import { createJupiter } from "./jupiter.ts";
 import type { Providers } from "./types.ts";
 import { createZeroEx } from "./zeroex.ts";
 
@@ -29,6 +30,9 @@ export const providerEnvSchema = z.object({
     })
     .pipe(z.record(z.string().regex(/^[0-9]+$/, "keys are chain ids"), z.string().min(1)))
     .optional(),
+  JUPITER_API_KEY: z.string().min(1).optional(),
+  /** Jupiter's API origin (price/v3, tokens/v2, ultra/v1 below it). */
+  JUPITER_API_URL: z.string().url().default("https://api.jup.ag"),
   ZEROEX_API_KEY: z.string().min(1).optional(),
   ZEROEX_API_URL: z.string().url().default("https://api.0x.org"),
   /** Bound on one provider request; past it the route answers 502 and nothing changed. */
@@ -55,6 +59,7 @@ const KNOWN_NETWORKS: Record<number, string> = {
 export interface LocalProviders {
   alchemy?: { rpcUrl: string; apiUrl: string; apiKey: string; networks: Record<string, string> } | undefined;
   zeroEx?: { apiUrl: string; apiKey: string } | undefined;
+  jupiter?: { apiUrl: string; apiKey: string } | undefined;
 }
 
 /** The configured providers: the environment's keys first, else the local stack's servers. */
@@ -74,6 +79,11 @@ export function createProviders(
         networks: { ...KNOWN_NETWORKS, ...env.ALCHEMY_NETWORKS },
       }
     : local?.alchemy;
+  const jupiter = env.JUPITER_API_KEY
+    ? { apiUrl: env.JUPITER_API_URL, apiKey: env.JUPITER_API_KEY }
+    : local?.jupiter;
+  // The aggregator answers for the one Solana chain configured (docs/SOLANA.md: one CHAINS entry).
+  const solanaChain = chains.find((c) => c.family === "solana");
   const zeroEx = env.ZEROEX_API_KEY
     ? { apiUrl: env.ZEROEX_API_URL, apiKey: env.ZEROEX_API_KEY }
     : local?.zeroEx;
@@ -92,6 +102,8 @@ export function createProviders(
         timeoutMs,
         cache,
       }),
+    solana:
+      jupiter && solanaChain && createJupiter({ ...jupiter, chainId: solanaChain.chainId, timeoutMs, cache }),
     swaps: zeroEx && createZeroEx({ ...zeroEx, chainIds: evmChainIds, timeoutMs, cache }),
   };
 }

@@ -1,19 +1,20 @@
 // Our local Jupiter (deploy/local/providers/jupiter.ts) over a private Solana node: SOL's price is the
 // seeded pool's ratio and follows its reserves when they move on chain, holdings are the node's balances
 // at the time of the request, a quote is the constant-product answer for the reserves, and Jupiter's
-// refusals (wrong key, unknown pair, bad owner) answer as Jupiter does.
+// refusals (wrong key, unknown pair, bad owner) answer as Jupiter does. Then the service's Jupiter adapter
+// against it: holdings of known mints only, priced, cached, and a failure as ProviderUnavailableError.
 import {
+  createMint,
   createMintToInstruction,
   getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
+  mintTo,
   NATIVE_MINT,
-  transfer,
 } from "@solana/spl-token";
 import {
   Keypair,
   LAMPORTS_PER_SOL,
   PublicKey,
-  SystemProgram,
   sendAndConfirmTransaction,
   Transaction,
 } from "@solana/web3.js";
@@ -21,7 +22,10 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jupiterServer } from "../../deploy/local/providers/jupiter.ts";
 import { POOL_SEED } from "../../deploy/local/solana/pool.ts";
-import { keypairOf, openPrivateSolana } from "../support/solana-node.ts";
+import { createProviderCache } from "../../src/providers/cache.ts";
+import { createJupiter } from "../../src/providers/jupiter.ts";
+import { ProviderUnavailableError } from "../../src/providers/types.ts";
+import { fundSolanaWallet, keypairOf, openPrivateSolana } from "../support/solana-node.ts";
 
 const KEY = "jupiter-test-key";
 const SOL = NATIVE_MINT.toBase58();
@@ -29,6 +33,7 @@ const SOL = NATIVE_MINT.toBase58();
 let solana: Awaited<ReturnType<typeof openPrivateSolana>>;
 let server: FastifyInstance;
 let usdc: string;
+const requests: string[] = [];
 
 async function get(url: string, key: string | null = KEY) {
   const res = await server.inject({ method: "GET", url, headers: key ? { "x-api-key": key } : {} });
@@ -39,6 +44,10 @@ beforeAll(async () => {
   solana = await openPrivateSolana();
   usdc = solana.node.info.usdcMint;
   server = jupiterServer({ market: solana.node.info, apiKey: KEY });
+  // What reached the server, so the adapter's cache can be seen saving requests.
+  server.addHook("onRequest", async (req) => {
+    requests.push(req.url.split("?")[0] ?? "");
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -66,20 +75,10 @@ describe("local Jupiter", () => {
   it("answers holdings read from the node, and SOL's price follows the pool's reserves", async () => {
     const { connection, depositor, mint } = solana;
     const wallet = Keypair.generate();
-    const from = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, depositor.publicKey);
-    const to = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, wallet.publicKey);
-    await transfer(connection, depositor, from.address, to.address, depositor, 12_345_678n);
-    await sendAndConfirmTransaction(
-      connection,
-      new Transaction().add(
-        SystemProgram.transfer({
-          fromPubkey: depositor.publicKey,
-          toPubkey: wallet.publicKey,
-          lamports: 2 * LAMPORTS_PER_SOL,
-        }),
-      ),
-      [depositor],
-    );
+    const to = await fundSolanaWallet(connection, depositor, mint, wallet.publicKey, {
+      lamports: 2n * BigInt(LAMPORTS_PER_SOL),
+      usdc: 12_345_678n,
+    });
     const holdings = await get(`/ultra/v1/holdings/${wallet.publicKey.toBase58()}`);
     expect(holdings.status).toBe(200);
     expect(holdings.body).toEqual({
@@ -89,7 +88,7 @@ describe("local Jupiter", () => {
       tokens: {
         [usdc]: [
           {
-            account: to.address.toBase58(),
+            account: to.toBase58(),
             amount: "12345678",
             uiAmount: 12.345678,
             uiAmountString: "12.345678",
@@ -156,5 +155,93 @@ describe("local Jupiter", () => {
     });
     const badOwner = await get("/ultra/v1/holdings/not-base58-0OIl");
     expect(badOwner).toEqual({ status: 400, body: { error: "Invalid address" } });
+  });
+});
+
+describe("the Jupiter adapter (src/providers/jupiter.ts) against it", () => {
+  let url: string;
+  const aggregator = (timeoutMs = 2000) =>
+    createJupiter({
+      apiUrl: url,
+      apiKey: KEY,
+      chainId: 792703810,
+      timeoutMs,
+      cache: createProviderCache({ ttlMs: 60_000, max: 100 }),
+    });
+
+  beforeAll(async () => {
+    url = await server.listen({ host: "127.0.0.1", port: 0 });
+  });
+
+  it("answers the known mints a wallet holds, priced, and leaves a mint Jupiter does not know out", async () => {
+    const { connection, depositor, mint } = solana;
+    const wallet = Keypair.generate();
+    // A mint of our own that Jupiter has never heard of, held beside SOL and USDC.
+    const other = await createMint(connection, depositor, depositor.publicKey, null, 6);
+    const otherAccount = await getOrCreateAssociatedTokenAccount(
+      connection,
+      depositor,
+      other,
+      wallet.publicKey,
+    );
+    await mintTo(connection, depositor, other, otherAccount.address, depositor, 5_000_000n);
+    await fundSolanaWallet(connection, depositor, mint, wallet.publicKey, {
+      lamports: BigInt(LAMPORTS_PER_SOL / 10),
+      usdc: 7_000_000n,
+    });
+    const jupiter = aggregator();
+    const price = (await get(`/price/v3?ids=${SOL}`)).body as Record<string, { usdPrice: number }>;
+    const holdings = await jupiter.holdings(wallet.publicKey.toBase58());
+    expect(holdings.sort((a, b) => a.symbol.localeCompare(b.symbol))).toEqual([
+      {
+        chainId: 792703810,
+        token: SOL,
+        symbol: "SOL",
+        name: "Wrapped SOL",
+        decimals: 9,
+        amount: BigInt(LAMPORTS_PER_SOL / 10),
+        priceUsd: price[SOL]?.usdPrice,
+        logo: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/logos\/SOL\.svg$/),
+      },
+      {
+        chainId: 792703810,
+        token: usdc,
+        symbol: "USDC",
+        name: "USD Coin",
+        decimals: 6,
+        amount: 7_000_000n,
+        priceUsd: 1,
+        logo: expect.stringMatching(/\/logos\/USDC\.svg$/),
+      },
+    ]);
+    // Asked again within the cache's time: Jupiter is not asked again.
+    const asked = requests.length;
+    await jupiter.holdings(wallet.publicKey.toBase58());
+    expect(requests.length).toBe(asked);
+    expect(requests.slice(-3).sort()).toEqual([
+      "/price/v3",
+      "/tokens/v2/search",
+      `/ultra/v1/holdings/${wallet.publicKey.toBase58()}`,
+    ]);
+  });
+
+  it("turns a refusal, a timeout and an unreachable server into ProviderUnavailableError", async () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const wrongKey = createJupiter({
+      apiUrl: url,
+      apiKey: "wrong",
+      chainId: 1,
+      timeoutMs: 2000,
+      cache: createProviderCache({ ttlMs: 0, max: 1 }),
+    });
+    await expect(wrongKey.holdings(wallet)).rejects.toBeInstanceOf(ProviderUnavailableError);
+    const nowhere = createJupiter({
+      apiUrl: "http://127.0.0.1:9",
+      apiKey: KEY,
+      chainId: 1,
+      timeoutMs: 2000,
+      cache: createProviderCache({ ttlMs: 0, max: 1 }),
+    });
+    await expect(nowhere.holdings(wallet)).rejects.toBeInstanceOf(ProviderUnavailableError);
   });
 });

@@ -6,7 +6,19 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
-import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
+import {
+  Connection,
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  sendAndConfirmTransaction,
+  Transaction,
+} from "@solana/web3.js";
 import { ensureSolana, type LocalSolana, stopSolana } from "../../deploy/local/solana/launcher.ts";
 
 const listensOn = (port: number) =>
@@ -70,4 +82,30 @@ export function burnerRegistration(burner: Keypair, sessionId: string) {
     burner_address: burner.publicKey.toBase58(),
     signature: getBase58Decoder().decode(sign(null, message, key)),
   };
+}
+
+/**
+ * Gives `owner` SOL and USDC from `payer` in one transaction (its associated USDC account made on the way):
+ * a wallet holding both, as the token-options cases need.
+ */
+export async function fundSolanaWallet(
+  connection: Connection,
+  payer: Keypair,
+  mint: PublicKey,
+  owner: PublicKey,
+  amounts: { lamports: bigint; usdc: bigint },
+): Promise<PublicKey> {
+  const to = getAssociatedTokenAddressSync(mint, owner);
+  const tx = new Transaction().add(
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: owner, lamports: amounts.lamports }),
+    createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, to, owner, mint),
+    createTransferInstruction(
+      getAssociatedTokenAddressSync(mint, payer.publicKey),
+      to,
+      payer.publicKey,
+      amounts.usdc,
+    ),
+  );
+  await sendAndConfirmTransaction(connection, tx, [payer], { commitment: "confirmed" });
+  return to;
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { LocalChain } from "../chains.ts";
 import { isAlive, sleep, startScriptServer } from "../processes.ts";
 import { localNetwork } from "./alchemy.ts";
+import type { LocalSolanaMarket } from "./jupiter.ts";
 
 /** One provider server: its script (in this folder), port and a request that its own answer proves it up. */
 export interface ProviderServerSpec {
@@ -25,12 +26,14 @@ export interface ProviderServerSpec {
 export const LOCAL_PROVIDER_KEY = "local-provider-key";
 export const ALCHEMY_PORT = 18548;
 export const ZEROEX_PORT = 18549;
+export const JUPITER_PORT = 18550;
 const START_TIMEOUT_MS = 30_000;
 
 /** The stack file's `providers` entry (src/app/infra.ts reads it). */
 export interface LocalProviderUrls {
   alchemy: { rpcUrl: string; apiUrl: string; apiKey: string; networks: Record<string, string> };
   zeroEx: { apiUrl: string; apiKey: string };
+  jupiter: { apiUrl: string; apiKey: string };
 }
 
 const probe = async (url: string, init: RequestInit, expect: (status: number) => boolean) => {
@@ -42,7 +45,17 @@ const probe = async (url: string, init: RequestInit, expect: (status: number) =>
   }
 };
 
-export function providerSpecs(chains: readonly LocalChain[]): ProviderServerSpec[] {
+/** The market our Jupiter reads: the node, its USDC and the pool (the stack file's `solana` entry). */
+const solanaMarket = (s: LocalSolanaMarket): LocalSolanaMarket => ({
+  rpcUrl: s.rpcUrl,
+  usdcMint: s.usdcMint,
+  pool: { key: { publicKey: s.pool.key.publicKey }, usdcAccount: s.pool.usdcAccount },
+});
+
+export function providerSpecs(
+  chains: readonly LocalChain[],
+  solana?: LocalSolanaMarket,
+): ProviderServerSpec[] {
   const env = { PROVIDER_CHAINS: JSON.stringify(chains) };
   return [
     {
@@ -61,6 +74,14 @@ export function providerSpecs(chains: readonly LocalChain[]): ProviderServerSpec
       env,
       answers: (url) => probe(`${url}/swap/allowance-holder/quote`, {}, (status) => status === 401),
     },
+    {
+      name: "jupiter",
+      script: "jupiter.ts",
+      port: JUPITER_PORT,
+      env: { PROVIDER_SOLANA: solana ? JSON.stringify(solanaMarket(solana)) : "" },
+      // No key is Jupiter's 401 with { error }.
+      answers: (url) => probe(`${url}/price/v3?ids=x`, {}, (status) => status === 401),
+    },
   ];
 }
 
@@ -74,6 +95,7 @@ export function providerUrls(chains: readonly LocalChain[]): LocalProviderUrls {
       networks: Object.fromEntries(chains.map((c) => [String(c.chainId), localNetwork(c.chainId)])),
     },
     zeroEx: { apiUrl: `http://127.0.0.1:${ZEROEX_PORT}`, apiKey: LOCAL_PROVIDER_KEY },
+    jupiter: { apiUrl: `http://127.0.0.1:${JUPITER_PORT}`, apiKey: LOCAL_PROVIDER_KEY },
   };
 }
 
@@ -145,10 +167,11 @@ export async function stopProviderServer(
 export async function ensureProviders(opts: {
   root: string;
   chains: readonly LocalChain[];
+  solana: LocalSolanaMarket;
   log: (line: string) => void;
 }): Promise<{ providers: LocalProviderUrls; started: boolean }> {
   const results = await Promise.all(
-    providerSpecs(opts.chains).map((spec) => ensureProviderServer(opts.root, spec, opts.log)),
+    providerSpecs(opts.chains, opts.solana).map((spec) => ensureProviderServer(opts.root, spec, opts.log)),
   );
   return { providers: providerUrls(opts.chains), started: results.some((r) => r.started) };
 }
