@@ -3,7 +3,10 @@
 // servers (deploy/local/providers/) run as child processes of this test, so one can be stopped mid-test
 // and started again on its port. A fresh wallet is funded with ETH and USDC on both chains and buys DAI
 // with the transaction POST /quote answered; its token options and balances are then read back against
-// the chains themselves.
+// the chains themselves. A Solana wallet holding SOL and USDC is read through our local Jupiter, whose
+// prices come from the local SOL/USDC pool.
+
+import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey } from "@solana/web3.js";
 import {
   type Address,
   createPublicClient,
@@ -18,6 +21,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChain, toViemChain } from "../../deploy/local/chains.ts";
+import type { LocalSolana } from "../../deploy/local/solana/launcher.ts";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import {
   type ApiClient,
@@ -30,6 +34,7 @@ import type { SwapQuote, TokenOption } from "../../src/client/types.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { fund, newBurner, sessionBody } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
+import { fundSolanaWallet, keypairOf } from "../support/solana-node.ts";
 
 const KEY = "e2e-provider-key";
 const UNLIMITED = { RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000" };
@@ -37,21 +42,29 @@ const UNLIMITED = { RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000" 
 let service: TestService;
 let client: ApiClient;
 let chains: [LocalChain, LocalChain];
-const servers: Record<"alchemy" | "zeroex", { child?: Child; port: number }> = {
+let solana: LocalSolana;
+type ServerName = "alchemy" | "zeroex" | "jupiter";
+const servers: Record<ServerName, { child?: Child; port: number }> = {
   alchemy: { port: 0 },
   zeroex: { port: 0 },
+  jupiter: { port: 0 },
 };
 const wallet = privateKeyToAccount(generatePrivateKey());
+/** The Solana wallet: 0.2 SOL (30 USD at the pool's seeded price) and 25 USDC. */
+const solWallet = Keypair.generate().publicKey;
+const SOL_HELD = { lamports: BigInt(LAMPORTS_PER_SOL / 5), usdc: 25_000_000n };
+const NATIVE_MINT = "So11111111111111111111111111111111111111112";
 let sessionId: string;
 
 /** Starts (or starts again, on the same port) one of our provider servers as a child process. */
-async function startServer(name: "alchemy" | "zeroex"): Promise<void> {
+async function startServer(name: ServerName): Promise<void> {
   const server = servers[name];
   server.child = await startChild(name, [`deploy/local/providers/${name}.ts`], {
     env: {
       PROVIDER_PORT: String(server.port),
       PROVIDER_API_KEY: KEY,
       PROVIDER_CHAINS: JSON.stringify(chains),
+      PROVIDER_SOLANA: JSON.stringify(solana),
     },
     ready: /listening on (http:\/\/\S+)/,
     // tsx compiles the server at start: seconds on a loaded machine.
@@ -59,7 +72,7 @@ async function startServer(name: "alchemy" | "zeroex"): Promise<void> {
   });
   server.port = Number(new URL(server.child.ready).port);
 }
-const serverUrl = (name: "alchemy" | "zeroex") => `http://127.0.0.1:${servers[name].port}`;
+const serverUrl = (name: ServerName) => `http://127.0.0.1:${servers[name].port}`;
 
 const publicClient = (chain: LocalChain) =>
   createPublicClient({
@@ -91,8 +104,10 @@ const balanceOf = (chain: LocalChain, token: Address) =>
 
 beforeAll(async () => {
   // The stack first (startTestService's own call then finds it up): the servers read its chains as deployed.
-  chains = (await ensureStack({ root: ".local" })).chains as [LocalChain, LocalChain];
-  await Promise.all([startServer("alchemy"), startServer("zeroex")]);
+  const stack = await ensureStack({ root: ".local" });
+  chains = stack.chains as [LocalChain, LocalChain];
+  solana = stack.solana;
+  await Promise.all([startServer("alchemy"), startServer("zeroex"), startServer("jupiter")]);
   service = await startTestService({
     roles: ["actors", "projector", "gateway"],
     env: {
@@ -105,6 +120,8 @@ beforeAll(async () => {
       ),
       ZEROEX_API_KEY: KEY,
       ZEROEX_API_URL: serverUrl("zeroex"),
+      JUPITER_API_KEY: KEY,
+      JUPITER_API_URL: serverUrl("jupiter"),
       // Short, so the cases after the swaps read fresh balances, and an outage is not hidden for long.
       PROVIDER_CACHE_TTL_MS: "500",
       PROVIDER_TIMEOUT_MS: "10000",
@@ -113,12 +130,19 @@ beforeAll(async () => {
   client = createApiClient({ baseUrl: service.url, retry: { attempts: 1 } });
   // Gas and USDC on both chains: 40 USDC on the first, 15 on the second (funded one chain after the other
   // would double the wait; each chain's sender is its own).
-  await Promise.all(
-    chains.map(async (chain, i) => {
+  await Promise.all([
+    ...chains.map(async (chain, i) => {
       await fund(chain, wallet.address, parseEther("1"), "native");
       await fund(chain, wallet.address, parseUnits(i === 0 ? "40" : "15", 6), "usdc");
     }),
-  );
+    fundSolanaWallet(
+      new Connection(solana.rpcUrl, "confirmed"),
+      keypairOf(solana.testKey),
+      new PublicKey(solana.usdcMint),
+      solWallet,
+      SOL_HELD,
+    ),
+  ]);
   const burner = await newBurner(chains[0]);
   const created = await fetch(`${service.url}/sessions`, {
     method: "POST",
@@ -276,6 +300,88 @@ describe("GET /sessions/:id/token-options and GET /balances", () => {
     const bad = await fetch(`${service.url}/balances?address=0x1234`);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: expect.any(String) });
+  });
+});
+
+describe("a Solana wallet (base58) through Jupiter", () => {
+  /** SOL's USD price as the pool's reserves on the node say it (USDC per SOL). */
+  async function poolPrice(): Promise<number> {
+    const connection = new Connection(solana.rpcUrl, "confirmed");
+    const [lamports, usdc] = await Promise.all([
+      connection.getBalance(new PublicKey(solana.pool.key.publicKey)),
+      connection.getTokenAccountBalance(new PublicKey(solana.pool.usdcAccount)),
+    ]);
+    return Number(usdc.value.amount) / 1e6 / (lamports / LAMPORTS_PER_SOL);
+  }
+
+  it("lists SOL and USDC on the Solana node, priced from the local pool and sorted by value_usd", async () => {
+    const chainId = 792703810;
+    const {
+      wallet: answered,
+      ecosystem,
+      options,
+    } = await getTokenOptions(client, {
+      id: sessionId,
+      wallet: solWallet.toBase58(),
+    });
+    expect(answered).toBe(solWallet.toBase58());
+    expect(ecosystem).toBe("solana");
+    const solPrice = await poolPrice();
+    expect(options).toEqual([
+      {
+        chain_id: chainId,
+        token: NATIVE_MINT,
+        symbol: "SOL",
+        name: "Wrapped SOL",
+        decimals: 9,
+        amount: SOL_HELD.lamports.toString(),
+        price_usd: expect.closeTo(solPrice, 9),
+        value_usd: expect.closeTo(0.2 * solPrice, 6),
+        logo: expect.stringMatching(/^http:\/\/.+\/logos\/SOL\.svg$/),
+      },
+      {
+        chain_id: chainId,
+        token: solana.usdcMint,
+        symbol: "USDC",
+        name: "USD Coin",
+        decimals: 6,
+        amount: SOL_HELD.usdc.toString(),
+        price_usd: 1,
+        value_usd: 25,
+        logo: expect.stringMatching(/^http:\/\/.+\/logos\/USDC\.svg$/),
+      },
+    ]);
+    // 0.2 SOL at the seeded 150 USD is 30 USD: more than the 25 USDC, so SOL comes first.
+    expect(options[0]?.value_usd).toBeGreaterThan(options[1]?.value_usd ?? Number.POSITIVE_INFINITY);
+
+    const {
+      address,
+      ecosystem: family,
+      balances,
+    } = await getBalances(client, { address: solWallet.toBase58() });
+    expect(address).toBe(solWallet.toBase58());
+    expect(family).toBe("solana");
+    expect(balances).toEqual(options);
+  });
+
+  it("answers 502 { error } while Jupiter is down, changes nothing, and recovers when it returns", async () => {
+    const before = await (await fetch(`${service.url}/sessions/${sessionId}`)).json();
+    await servers.jupiter.child?.stop();
+    // Another wallet: nothing of it is cached, so the request must reach the stopped server.
+    const other = Keypair.generate().publicKey.toBase58();
+    for (const path of [
+      `/balances?address=${other}`,
+      `/sessions/${sessionId}/token-options?wallet=${other}`,
+    ]) {
+      const down = await fetch(`${service.url}${path}`);
+      expect(down.status).toBe(502);
+      expect(await down.json()).toEqual({ error: expect.any(String) });
+    }
+    expect(await (await fetch(`${service.url}/sessions/${sessionId}`)).json()).toEqual(before);
+    await startServer("jupiter");
+    const back = await fetch(`${service.url}/balances?address=${other}`);
+    expect(back.status).toBe(200);
+    expect(await back.json()).toEqual({ address: other, ecosystem: "solana", balances: [] });
   });
 });
 
