@@ -214,6 +214,16 @@ const envSchema = z.object({
    * replacement below +10% (geth's and anvil's price bump); the floor 12.5 leaves room for rounding.
    */
   EXECUTOR_FEE_BUMP_PERCENT: z.coerce.number().min(12.5).max(1000).default(25),
+  /**
+   * POST /stealth/withdraw (docs/STEALTH.md): the most a gasless stealth withdrawal may pay the relayer, in
+   * USDC base units (5 USDC), so a signed fee cannot drain a stealth balance through this service.
+   */
+  STEALTH_WITHDRAW_MAX_FEE: z.coerce.bigint().min(0n).default(5_000_000n),
+  /**
+   * USDC base units one ETH is taken to be worth when the relayer checks a withdrawal's fee covers its gas
+   * (3000 USDC: the local WETH/USDC pool's seeded price). An operator sets the chain's coin price here.
+   */
+  STEALTH_WITHDRAW_USDC_PER_ETH: z.coerce.bigint().min(1n).default(3_000_000_000n),
   /** Tries per step (the first broadcast and each replacement or re-send); then the command fails for good. */
   EXECUTOR_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   /** Backoff between failed tries of a step: doubling from BASE up to MAX (src/support/retry.ts). */

@@ -211,6 +211,13 @@ export {
   signStandingRefund,
 } from "./actions/sign-standing-refund.ts";
 export {
+  DEFAULT_STEALTH_WITHDRAW_TTL_S,
+  type SignStealthWithdrawalErrorType,
+  type SignStealthWithdrawalParameters,
+  type SignStealthWithdrawalReturnType,
+  signStealthWithdrawal,
+} from "./actions/sign-stealth-withdrawal.ts";
+export {
   type DetectedSession,
   isDetected,
   type WaitForDetectionErrorType,
@@ -232,6 +239,12 @@ export {
   type WaitForStatusReturnType,
   waitForStatus,
 } from "./actions/wait-for-status.ts";
+export {
+  type WithdrawStealthErrorType,
+  type WithdrawStealthParameters,
+  type WithdrawStealthReturnType,
+  withdrawStealth,
+} from "./actions/withdraw-stealth.ts";
 export {
   type ApiClient,
   type ApiClientConfig,
@@ -278,6 +291,8 @@ export type {
   SolanaSweepTerms,
   StandingRefundResponse,
   StandingRefundWire,
+  StealthWithdrawBody,
+  StealthWithdrawResponse,
   SwapQuote,
   SwapQuoteBody,
   TokenOption,

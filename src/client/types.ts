@@ -32,6 +32,7 @@ import type {
   solanaRefundResponseSchema,
   solanaSweepTermsSchema,
 } from "../gateway/solana-schemas.ts";
+import type { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../gateway/stealth-schemas.ts";
 
 // The wire types of the client, inferred from the gateway's own zod schemas (src/gateway/schemas.ts),
 // so they cannot drift from what the service validates and serialises. Type-only imports: they are
@@ -158,3 +159,7 @@ export type Balances = z.output<typeof balancesResponseSchema>;
 /** POST /quote's body as sent (amounts as decimal strings). */
 export type SwapQuoteBody = z.input<typeof swapQuoteBodySchema>;
 export type SwapQuote = z.output<typeof swapQuoteResponseSchema>;
+/** The body of `POST /stealth/withdraw`: the stealth key's authorization and Withdraw (docs/STEALTH.md). */
+export type StealthWithdrawBody = z.input<typeof stealthWithdrawBodySchema>;
+/** The answer of `POST /stealth/withdraw`: `tx_hash`, `destination`, `amount`, `fee`. */
+export type StealthWithdrawResponse = z.output<typeof stealthWithdrawResponseSchema>;

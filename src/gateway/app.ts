@@ -16,6 +16,7 @@ import type { ChainAdapter } from "../chains/adapter.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import { evmChainsOf } from "../chains/config.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
+import type { StealthWithdrawals } from "../chains/stealth-withdrawals.ts";
 import type { Config } from "../config.ts";
 import type { Operator } from "../operator/operator.ts";
 import type { Providers } from "../providers/types.ts";
@@ -54,6 +55,7 @@ import { solanaCommit, solanaRoutes } from "./routes/solana.ts";
 import { solanaRefundRoutes } from "./routes/solana-refund.ts";
 import { stealthMetaRoutes } from "./routes/stealth-meta.ts";
 import { type SessionStealth, stealthSessionRoutes } from "./routes/stealth-sessions.ts";
+import { stealthWithdrawRoutes } from "./routes/stealth-withdraw.ts";
 import {
   payerSubscriptionRoutes,
   type SubscriptionRouteOptions,
@@ -100,6 +102,8 @@ export interface GatewayDeps {
   subscriptions?: SubscriptionRouteOptions | undefined;
   /** Payment links (merchant mode, with checkout): the /v1/payment_links and public /links routes. */
   links?: LinkRouteDeps["links"] | undefined;
+  /** The EVM stealth withdrawal's relays (docs/STEALTH.md): POST /stealth/withdraw exists with it. */
+  stealthWithdrawals?: StealthWithdrawals | undefined;
   /** The operator's tools (docs/OPERATIONS.md): their routes exist when this and OPERATOR_SECRET are given. */
   operator?: Operator | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
@@ -220,6 +224,12 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
     slippageBps: config.QUOTE_SLIPPAGE_BPS,
     checkout: checkoutAccess,
   });
+  if (deps.stealthWithdrawals)
+    await app.register(stealthWithdrawRoutes, {
+      withdrawals: deps.stealthWithdrawals,
+      enabled: config.STEALTH_ENABLED,
+      chainIds: (config.chains ?? []).map((c) => c.chainId),
+    });
   await app.register(eventRoutes, {
     sessions: deps.sessions,
     live: deps.live,

@@ -210,6 +210,45 @@ const GATEWAY_ERRORS = {
     message: "this session is not a stealth (Flow D) session",
     retryable: false,
   },
+  // POST /stealth/withdraw (docs/STEALTH.md, "Withdrawal on EVM"): refused before the relayer pays anything.
+  stealth_withdraw_invalid: {
+    status: 400,
+    message:
+      "the withdrawal cannot be relayed as asked (token, destination, fee, deadline or validity window)",
+    retryable: false,
+  },
+  stealth_signature_invalid: {
+    status: 400,
+    message:
+      "a signature is not the stealth address's: the authorization or the Withdraw (its destination and fee) differ from what it signed",
+    retryable: false,
+  },
+  stealth_fee_too_high: {
+    status: 400,
+    message:
+      "the fee is above what this service lets a withdrawal pay the relayer (STEALTH_WITHDRAW_MAX_FEE)",
+    retryable: false,
+  },
+  stealth_fee_too_low: {
+    status: 400,
+    message: "the fee does not cover the gas the withdrawal costs now",
+    retryable: false,
+  },
+  stealth_balance_insufficient: {
+    status: 409,
+    message: "the stealth address holds less than the authorization's value",
+    retryable: false,
+  },
+  stealth_withdraw_replayed: {
+    status: 409,
+    message: "this authorization was used already: a withdrawal is relayed once",
+    retryable: false,
+  },
+  stealth_withdraw_reverts: {
+    status: 409,
+    message: "the withdrawal would revert on chain, so the relayer does not send it",
+    retryable: false,
+  },
   // Payment links (docs/LINKS.md). link_exists and link_not_found are the link actor's refusals too.
   link_not_found: { status: 404, message: "no such payment link", retryable: false },
   link_exists: { status: 409, message: "conflict", retryable: false },

@@ -25,7 +25,7 @@ export const addressSchema = hexOf("[0-9a-fA-F]{40}", "a 0x address (20 bytes of
 /** r and s of a secp256k1 signature: exactly 32 bytes, as viem and ethers produce them. */
 const word = hexOf("[0-9a-fA-F]{64}", "32 bytes of 0x hex");
 /** r || s || v, the form BurnerDelegate's ECDSA.recover accepts. */
-const signature65 = hexOf("[0-9a-fA-F]{130}", "a 65-byte 0x signature");
+export const signature65 = hexOf("[0-9a-fA-F]{130}", "a 65-byte 0x signature");
 /** ed25519 key (32 bytes) or secp256k1 key, compressed (33) or not (65). */
 const ephemeralKey = hexOf(
   "[0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{130}",
@@ -158,16 +158,16 @@ export function sessionIdOf(params: unknown): string | null {
 
 const UINT256_MAX = 2n ** 256n - 1n;
 /** A uint256 as the interface writes it: a decimal string, no sign, no leading zero. */
-const uint256 = (what: string) =>
+export const uint256 = (what: string) =>
   z
     .string()
     // abort: the checks after it read the string as a number.
     .regex(/^(0|[1-9][0-9]{0,77})$/, { error: `must be ${what} as a decimal string`, abort: true })
     .refine((v) => BigInt(v) <= UINT256_MAX, "must fit in 256 bits")
     .transform((v) => BigInt(v));
-const positive256 = (what: string) => uint256(what).refine((v) => v > 0n, "must be greater than 0");
-const bytes32 = hexOf("[0-9a-fA-F]{64}", "32 bytes of 0x hex");
-const decimal = z.string().describe("decimal integer in base units");
+export const positive256 = (what: string) => uint256(what).refine((v) => v > 0n, "must be greater than 0");
+export const bytes32 = hexOf("[0-9a-fA-F]{64}", "32 bytes of 0x hex");
+export const decimal = z.string().describe("decimal integer in base units");
 
 /** The Intent in its wire form (snake_case; every uint256 a decimal string). */
 export const intentWireSchema = z.strictObject({

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { bytesToHex } from "@noble/hashes/utils";
-import { privateKeyToAddress } from "viem/accounts";
+import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/client/api-client.ts";
 import {
@@ -10,8 +11,16 @@ import {
   type StealthPayment,
   scanStealthAnnouncements,
   signIntent,
+  signStealthWithdrawal,
+  withdrawStealth,
 } from "../../src/client/index.ts";
-import { formatMetaAddress, type Hex, stealthPrivateKey } from "../../src/stealth/erc5564.ts";
+import {
+  deriveStealthAddress,
+  formatMetaAddress,
+  type Hex,
+  newEphemeralKey,
+  stealthPrivateKey,
+} from "../../src/stealth/erc5564.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { fund, tokenBalance } from "../support/delegate.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
@@ -227,6 +236,106 @@ describe("stealth meta-address and Flow D on EVM", () => {
         spendPrivateKey: keys.spend.priv,
       });
       expect(derived).toEqual({ privateKey: spendingKey, address: ours.stealth_address });
+    },
+    T,
+  );
+});
+
+describe("gasless withdrawal from an EVM stealth address (POST /stealth/withdraw)", () => {
+  const USDC_25 = 25_000_000n;
+  const FEE = 2_000_000n; // 2 USDC: above the gas a withdrawal costs at the local price, below STEALTH_WITHDRAW_MAX_FEE
+
+  /** A stealth address of a fresh recipient, funded with USDC and no ETH, and its spending key. */
+  async function fundedStealth(amount = USDC_25) {
+    const keys = recipientKeys();
+    const { stealthAddress, ephemeralPubkey } = deriveStealthAddress(
+      { spendPubkey: keys.spend.pub, viewPubkey: keys.view.pub },
+      newEphemeralKey(),
+    );
+    const spendingKey = stealthPrivateKey(ephemeralPubkey, {
+      viewPrivateKey: keys.view.priv,
+      spendPrivateKey: keys.spend.priv,
+    });
+    const account = privateKeyToAccount(spendingKey);
+    expect(account.address.toLowerCase()).toBe(stealthAddress);
+    await fund(stack.A, account.address, stack.A.chain.usdc, amount);
+    expect(await stack.A.client.getBalance({ address: account.address })).toBe(0n);
+    return account;
+  }
+  const sign = (stealth: ReturnType<typeof privateKeyToAccount>, destination: Address, fee = FEE) => {
+    const { chain } = stack.A;
+    if (!chain.stealthRelay) throw new Error("the stack file names no StealthRelay");
+    return signStealthWithdrawal({
+      signer: stealth,
+      chainId: chain.chainId,
+      usdc: chain.usdc,
+      relay: chain.stealthRelay,
+      value: USDC_25,
+      destination,
+      fee,
+    });
+  };
+  const balances = async (...owners: Address[]) => Promise.all(owners.map((o) => tokenBalance(stack.A, o)));
+
+  it(
+    "moves the balance minus the fee to a fresh address and the fee to the relayer; the stealth address ends at 0; a replay is refused",
+    async () => {
+      const stealth = await fundedStealth();
+      const fresh = privateKeyToAddress(generatePrivateKey());
+      const relayer = stack.A.chain.relayer.address;
+      const [relayerBefore] = await balances(relayer);
+      const body = await sign(stealth, fresh);
+      const client = createApiClient({ baseUrl: stack.service.url });
+      const answer = await withdrawStealth(client, { withdrawal: body });
+      expect(answer).toEqual({
+        tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        destination: fresh.toLowerCase(),
+        amount: String(USDC_25 - FEE),
+        fee: String(FEE),
+      });
+      const receipt = await stack.A.client.getTransactionReceipt({ hash: answer.tx_hash as Hex });
+      expect(receipt.status).toBe("success");
+      expect(receipt.from.toLowerCase()).toBe(relayer.toLowerCase());
+      const [stealthAfter, freshAfter, relayerAfter] = await balances(stealth.address, fresh, relayer);
+      expect(stealthAfter).toBe(0n);
+      expect(freshAfter).toBe(USDC_25 - FEE);
+      expect((relayerAfter ?? 0n) - (relayerBefore ?? 0n)).toBe(FEE);
+
+      const replay = await api("/stealth/withdraw", { body });
+      expect(replay.status).toBe(409);
+      expect(replay.body.error).toMatch(/used already/);
+    },
+    T,
+  );
+
+  it(
+    "refuses a withdrawal sent for another destination, with a higher fee or a fee above the bound, and nothing moves",
+    async () => {
+      const stealth = await fundedStealth();
+      const fresh = privateKeyToAddress(generatePrivateKey());
+      const thief = privateKeyToAddress(generatePrivateKey());
+      const body = await sign(stealth, fresh);
+      const nonce = await stack.A.client.getTransactionCount({ address: stack.A.chain.relayer.address });
+
+      const elsewhere = await api("/stealth/withdraw", { body: { ...body, destination: thief } });
+      expect(elsewhere.status).toBe(400);
+      expect(elsewhere.body.error).toMatch(/withdraw_signature/);
+      const greedy = await api("/stealth/withdraw", { body: { ...body, fee: String(FEE + 1n) } });
+      expect(greedy.status).toBe(400);
+      expect(greedy.body.error).toMatch(/withdraw_signature/);
+      // Signed by the stealth key, but above what the service lets a withdrawal pay (STEALTH_WITHDRAW_MAX_FEE).
+      const aboveBound = await api("/stealth/withdraw", { body: await sign(stealth, fresh, 6_000_000n) });
+      expect(aboveBound.status).toBe(400);
+      expect(aboveBound.body.error).toMatch(/at most 5000000/);
+      const tooLow = await api("/stealth/withdraw", { body: await sign(stealth, fresh, 1n) });
+      expect(tooLow.status).toBe(400);
+      expect(tooLow.body.error).toMatch(/gas/);
+
+      expect(await balances(stealth.address, fresh, thief)).toEqual([USDC_25, 0n, 0n]);
+      // The relayer sent nothing for any of them.
+      expect(await stack.A.client.getTransactionCount({ address: stack.A.chain.relayer.address })).toBe(
+        nonce,
+      );
     },
     T,
   );

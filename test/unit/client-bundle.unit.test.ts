@@ -88,6 +88,7 @@ describe("the client libraries' types", () => {
       "src/gateway/provider-schemas.ts",
       "src/gateway/schemas.ts",
       "src/gateway/solana-schemas.ts",
+      "src/gateway/stealth-schemas.ts",
     ]);
   });
 
@@ -109,6 +110,7 @@ describe("the client library's run-time imports", () => {
     // stealth/erc5564.ts: the scheme the recipient's scanner runs, the one the gateway derives with (pure, @noble).
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/typed-data/eip712.ts",
+      "src/chains/evm/typed-data/stealth-withdraw.ts",
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
       "src/chains/solana/refund.ts",

@@ -1,3 +1,4 @@
+import { createStealthWithdrawals } from "../../chains/evm/settle/stealth-withdrawals.ts";
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
@@ -6,6 +7,7 @@ import { followActiveReadModel } from "../../projections/active-read-model.ts";
 import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
 import { createProviders } from "../../providers/settings.ts";
+import { executorLedger } from "../../store/executor-ledger.ts";
 import { merchantEvents } from "../../store/merchant-events.ts";
 import { readModelControlStore } from "../../store/read-model-control.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
@@ -64,6 +66,15 @@ export const gatewayRole: RoleModule = {
       solana: shared.chains.map((chain) => chain.gateway.solana).find((side) => side !== null) ?? undefined,
       // Token options, balances, swap quotes: the configured providers, else the local stack's servers.
       providers: createProviders(config, config.chains ?? [], shared.infra.providers),
+      // Sent through the executor's ledger-backed relayer wallets: nonces shared safely with settlement.
+      stealthWithdrawals: createStealthWithdrawals({
+        chains: shared.chains.flatMap((a) => (a.chain.family === "evm" ? [a.chain] : [])),
+        ledger: executorLedger(shared.cassandra),
+        maxFee: config.STEALTH_WITHDRAW_MAX_FEE,
+        usdcPerEth: config.STEALTH_WITHDRAW_USDC_PER_ETH,
+        stuckAfterMs: config.EXECUTOR_STUCK_AFTER_MS,
+        feeBumpPercent: config.EXECUTOR_FEE_BUMP_PERCENT,
+      }),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       operator: config.OPERATOR_SECRET

@@ -2,6 +2,7 @@ import { BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex }
 import {
   burnerDelegateAbi,
   messageTransmitterV2Abi,
+  stealthRelayAbi,
   subscriptionManagerAbi,
   testUsdcAbi,
   tokenMessengerV2Abi,
@@ -17,6 +18,7 @@ const KNOWN_ERRORS = [
   ...messageTransmitterV2Abi,
   ...tokenMessengerV2Abi,
   ...subscriptionManagerAbi,
+  ...stealthRelayAbi,
   ...testUsdcAbi,
 ];
 
