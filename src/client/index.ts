@@ -240,11 +240,18 @@ export {
   waitForStatus,
 } from "./actions/wait-for-status.ts";
 export {
+  type WithdrawSolanaStealthErrorType,
+  type WithdrawSolanaStealthParameters,
+  type WithdrawSolanaStealthReturnType,
+  withdrawSolanaStealth,
+} from "./actions/withdraw-solana-stealth.ts";
+export {
   type WithdrawStealthErrorType,
   type WithdrawStealthParameters,
   type WithdrawStealthReturnType,
   withdrawStealth,
 } from "./actions/withdraw-stealth.ts";
+
 export {
   type ApiClient,
   type ApiClientConfig,

@@ -16,6 +16,7 @@ import type { ChainAdapter } from "../chains/adapter.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import { evmChainsOf } from "../chains/config.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
+import type { SolanaStealthWithdrawals } from "../chains/solana-stealth-withdrawals.ts";
 import type { StealthWithdrawals } from "../chains/stealth-withdrawals.ts";
 import type { Config } from "../config.ts";
 import type { Operator } from "../operator/operator.ts";
@@ -56,6 +57,7 @@ import { solanaRefundRoutes } from "./routes/solana-refund.ts";
 import { stealthMetaRoutes } from "./routes/stealth-meta.ts";
 import { type SessionStealth, stealthSessionRoutes } from "./routes/stealth-sessions.ts";
 import { stealthWithdrawRoutes } from "./routes/stealth-withdraw.ts";
+import { solanaStealthWithdrawRoutes } from "./routes/stealth-withdraw-solana.ts";
 import {
   payerSubscriptionRoutes,
   type SubscriptionRouteOptions,
@@ -104,6 +106,8 @@ export interface GatewayDeps {
   links?: LinkRouteDeps["links"] | undefined;
   /** The EVM stealth withdrawal's relays (docs/STEALTH.md): POST /stealth/withdraw exists with it. */
   stealthWithdrawals?: StealthWithdrawals | undefined;
+  /** The Solana stealth withdrawal's relay (docs/STEALTH.md): its two routes exist with it. */
+  solanaStealthWithdrawals?: SolanaStealthWithdrawals | undefined;
   /** The operator's tools (docs/OPERATIONS.md): their routes exist when this and OPERATOR_SECRET are given. */
   operator?: Operator | undefined;
   /** When given, GET /metrics serves it and every request is counted. */
@@ -216,6 +220,12 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   await app.register(settlementRoutes, settlement);
   if (solana) await app.register(solanaRoutes, solana);
   if (solana) await app.register(solanaRefundRoutes, { ...solana, live: deps.live });
+  if (deps.solanaStealthWithdrawals)
+    await app.register(solanaStealthWithdrawRoutes, {
+      withdrawals: deps.solanaStealthWithdrawals,
+      enabled: config.STEALTH_ENABLED,
+      chainIds: (config.chains ?? []).map((c) => c.chainId),
+    });
   await app.register(refundRoutes, settlement);
   await app.register(providerRoutes, {
     providers: deps.providers ?? {},

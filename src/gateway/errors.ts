@@ -96,6 +96,23 @@ const GATEWAY_ERRORS = {
     message: "the transaction is not the transfer of the burner's whole balance to `to` and nothing else",
     retryable: false,
   },
+  // POST /stealth/withdraw/solana[/prepare] (docs/STEALTH.md, "Withdrawal on Solana"): nothing is sent.
+  stealth_solana_nothing_to_withdraw: {
+    status: 409,
+    message: "the stealth address holds no USDC: nothing to withdraw",
+    retryable: false,
+  },
+  stealth_solana_withdraw_invalid: {
+    status: 400,
+    message:
+      "the transaction is not the prepared withdrawal (the whole balance to the destination, nothing else) signed by the stealth address, or its blockhash expired",
+    retryable: false,
+  },
+  stealth_solana_withdraw_fails: {
+    status: 409,
+    message: "the withdrawal fails on chain (its simulation), so the relayer does not send it",
+    retryable: false,
+  },
   burner_signature_invalid: {
     status: 400,
     message: "the signature is not the burner's ed25519 signature of its registration message",

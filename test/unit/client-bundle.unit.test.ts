@@ -104,7 +104,7 @@ describe("the client libraries' types", () => {
 });
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep and refund, the stealth scheme, and browser-safe packages", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep, refund and stealth withdrawal, both stealth schemes, and browser-safe packages", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     // stealth/erc5564.ts: the scheme the recipient's scanner runs, the one the gateway derives with (pure, @noble).
@@ -114,13 +114,19 @@ describe("the client library's run-time imports", () => {
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
       "src/chains/solana/refund.ts",
+      "src/chains/solana/stealth-withdraw.ts",
       "src/chains/solana/sweep.ts",
+      "src/stealth/ed25519.ts",
       "src/stealth/erc5564.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);
     expect(packages).toEqual([
+      "@noble/curves/abstract/modular",
+      "@noble/curves/abstract/utils",
+      "@noble/curves/ed25519",
       "@noble/curves/secp256k1",
+      "@noble/hashes/sha2",
       "@noble/hashes/sha3",
       "@noble/hashes/utils",
       "@solana/kit",
@@ -131,7 +137,7 @@ describe("the client library's run-time imports", () => {
       "viem",
       "viem/accounts",
     ]);
-  });
+  }, 30_000);
 
   it("of the merchant entry are client files and the same two support modules, and no package", () => {
     // Its wire types come from the merchant routes' schemas, type-only (src/client/merchant/types.ts):

@@ -1,4 +1,5 @@
 import { createStealthWithdrawals } from "../../chains/evm/settle/stealth-withdrawals.ts";
+import { solanaStealthWithdrawals } from "../../chains/solana/stealth-withdrawals.ts";
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
@@ -75,6 +76,7 @@ export const gatewayRole: RoleModule = {
         stuckAfterMs: config.EXECUTOR_STUCK_AFTER_MS,
         feeBumpPercent: config.EXECUTOR_FEE_BUMP_PERCENT,
       }),
+      solanaStealthWithdrawals: solanaStealthWithdrawals(config.chains ?? []),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       operator: config.OPERATOR_SECRET

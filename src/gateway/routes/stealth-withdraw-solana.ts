@@ -1,0 +1,143 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  type SolanaStealthWithdrawals,
+  SolanaWithdrawRefused,
+} from "../../chains/solana-stealth-withdrawals.ts";
+import { gatewayError } from "../errors.ts";
+import { errorSchema } from "../schemas.ts";
+import { requireStealth } from "./stealth-meta.ts";
+
+const base58 = z
+  .string()
+  .min(32, "must be a base58 public key")
+  .max(44, "must be a base58 public key")
+  .regex(/^[1-9A-HJ-NP-Za-km-z]+$/, "must be a base58 public key");
+
+const requestFields = {
+  /** The Solana chain (optional: the service's one Solana chain). */
+  chain_id: z.number().int().optional(),
+  /** The stealth address (base58) whose whole USDC balance is withdrawn. */
+  stealth_address: base58,
+  /** The recipient's wallet (base58); its associated USDC account is created if missing. */
+  destination: base58,
+};
+
+export const solanaWithdrawPrepareBodySchema = z.strictObject(requestFields);
+export const solanaWithdrawBodySchema = z.strictObject({
+  ...requestFields,
+  /** The prepared transaction signed by the stealth address, base64 wire form (at most 1232 bytes). */
+  transaction: z.string().min(1).max(1700),
+});
+
+export const solanaWithdrawPreparedSchema = z.object({
+  chain_id: z.number().int(),
+  stealth_address: z.string(),
+  destination: z.string(),
+  /** The USDC mint. */
+  token: z.string(),
+  /** The whole balance, base units (decimal string). */
+  amount: z.string(),
+  /** The relayer: fee payer, and where the closed stealth account's rent goes. */
+  fee_payer: z.string(),
+  blockhash: z.string(),
+  last_valid_block_height: z.number().int(),
+  /** Unsigned, base64 wire form: the stealth address signs its message and sends it back. */
+  transaction: z.string(),
+});
+
+export const solanaWithdrawResponseSchema = z.object({
+  chain_id: z.number().int(),
+  /** The withdrawal's signature (base58): its id on chain. */
+  signature: z.string(),
+  destination: z.string(),
+  amount: z.string(),
+});
+
+export interface SolanaWithdrawRouteOptions {
+  withdrawals: SolanaStealthWithdrawals;
+  enabled: boolean;
+  /** Every configured chain id: stealth is refused on a service that configures a mainnet (the gate). */
+  chainIds: readonly number[];
+}
+
+const errors = Object.fromEntries([400, 403, 409, 502, 503].map((s) => [s, errorSchema]));
+
+/**
+ * POST /stealth/withdraw/solana/prepare and POST /stealth/withdraw/solana (docs/STEALTH.md, "Withdrawal on
+ * Solana"): the recipient of a Solana stealth payment holds the stealth scalar and no SOL there, so the
+ * service builds the full-balance withdrawal with the relayer as fee payer, the recipient signs it with
+ * the stealth scalar (raw-scalar EdDSA), and the service checks it is the prepared one, co-signs and relays.
+ */
+export const solanaStealthWithdrawRoutes: FastifyPluginAsyncZod<SolanaWithdrawRouteOptions> = async (
+  app,
+  opts,
+) => {
+  const { withdrawals } = opts;
+  const parse = (body: { chain_id?: number | undefined; stealth_address: string; destination: string }) => {
+    requireStealth(opts.enabled, [body.chain_id ?? withdrawals.chainId, ...opts.chainIds]);
+    if (body.chain_id !== undefined && body.chain_id !== withdrawals.chainId)
+      throw gatewayError("chain_unsupported", `chain_id: the Solana chain here is ${withdrawals.chainId}`);
+    const stealthAddress = withdrawals.parseAddress(body.stealth_address);
+    if (stealthAddress === null)
+      throw gatewayError("invalid_request", "stealth_address: not a Solana public key");
+    const destination = withdrawals.parseAddress(body.destination);
+    if (destination === null) throw gatewayError("invalid_request", "destination: not a Solana public key");
+    if (destination === stealthAddress)
+      throw gatewayError("invalid_request", "destination: the stealth address itself");
+    return { stealthAddress, destination };
+  };
+  const refusal = (err: unknown): never => {
+    if (err instanceof SolanaWithdrawRefused) throw gatewayError(err.code, err.shortMessage);
+    throw err;
+  };
+
+  app.post(
+    "/stealth/withdraw/solana/prepare",
+    {
+      schema: {
+        summary: "Build the unsigned withdrawal of a Solana stealth address's whole USDC balance",
+        body: solanaWithdrawPrepareBodySchema,
+        response: { 200: solanaWithdrawPreparedSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const req = parse(request.body);
+      const prepared = await withdrawals.prepare(req).catch(refusal);
+      return {
+        chain_id: withdrawals.chainId,
+        stealth_address: req.stealthAddress,
+        destination: req.destination,
+        token: prepared.mint,
+        amount: String(prepared.amount),
+        fee_payer: prepared.feePayer,
+        blockhash: prepared.blockhash,
+        last_valid_block_height: prepared.lastValidBlockHeight,
+        transaction: prepared.transaction,
+      };
+    },
+  );
+
+  app.post(
+    "/stealth/withdraw/solana",
+    {
+      schema: {
+        summary: "Check a stealth-signed Solana withdrawal, co-sign it as fee payer and relay it",
+        body: solanaWithdrawBodySchema,
+        response: { 200: solanaWithdrawResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const req = parse(request.body);
+      const sent = await withdrawals
+        .withdraw({ ...req, transaction: request.body.transaction })
+        .catch(refusal);
+      return {
+        chain_id: withdrawals.chainId,
+        signature: sent.signature,
+        destination: req.destination,
+        amount: String(sent.amount),
+      };
+    },
+  );
+};
