@@ -1,0 +1,147 @@
+import { type Address, parseAbiItem } from "viem";
+import { createKafka, kafkajs } from "../../../src/kafka/client.ts";
+import { type ReadRecord, readTopic } from "../../../src/kafka/topic-reader.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { codecs } from "../codecs.ts";
+import type { ChainClients, Flow } from "./load.ts";
+
+/**
+ * The fault proof's count, after the load and the chaos ended: every journal event, outbox record
+ * (executor.commands, webhook.events), executor result and on-chain transfer out of a burner, and
+ * every webhook the merchant's endpoint received, each checked for loss and for doubling. `problems`
+ * lists every violation; empty means 0 lost and 0 doubled.
+ */
+export interface Audit {
+  figures: Record<string, number>;
+  problems: string[];
+}
+
+const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+
+async function readAll(brokers: string, topic: string, onRecord: (r: ReadRecord) => void) {
+  const kafka = createKafka({ brokers: [brokers], clientId: "fault-proof-audit" });
+  const admin = kafkajs(kafka).admin();
+  await admin.connect();
+  const offsets = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const from = new Map(offsets.map((o) => [o.partition, 0n]));
+  await readTopic(kafka, { topic, from, onBatch: (rs) => rs.forEach(onRecord) });
+}
+
+const countBy = <K>(keys: Iterable<K>) => {
+  const m = new Map<K, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return m;
+};
+const doubled = <K>(m: Map<K, number>) =>
+  [...m].filter(([, n]) => n > 1).map(([k, n]) => `${String(k)} x${n}`);
+
+export async function audit(opts: {
+  brokers: string;
+  flows: readonly Flow[];
+  merchantId: string;
+  /** Idempotency-Keys of the webhooks the merchant's endpoint received, in arrival order. */
+  received: readonly string[];
+  A: ChainClients;
+  fromBlock: bigint;
+}): Promise<Audit> {
+  const problems: string[] = [];
+  const ids = new Set(opts.flows.flatMap((f) => (f.id ? [f.id] : [])));
+
+  // The journal: each session's versions are 1..n, none missing, none twice.
+  const versions = new Map<string, number[]>();
+  const eventTypes = new Map<string, Map<string, number>>();
+  let events = 0;
+  await readAll(opts.brokers, TOPIC.sessionEvents, (r) => {
+    if (!r.value) return;
+    const e = codecs.sessionEvent.decode(r.value);
+    events++;
+    const list = versions.get(e.metadata.sessionId) ?? [];
+    list.push(e.metadata.version);
+    versions.set(e.metadata.sessionId, list);
+    const types = eventTypes.get(e.metadata.sessionId) ?? new Map<string, number>();
+    types.set(e.type, (types.get(e.type) ?? 0) + 1);
+    eventTypes.set(e.metadata.sessionId, types);
+  });
+  for (const [id, vs] of versions) {
+    const sorted = [...vs].sort((a, b) => a - b);
+    if (sorted.some((v, i) => v !== (sorted[0] ?? 1) + i) || sorted[0] !== 1)
+      problems.push(`session ${id}: journal versions ${sorted.join(",")} (a gap or a doubled event)`);
+  }
+  for (const id of ids) if (!versions.has(id)) problems.push(`session ${id}: answered 200 but no journal`);
+
+  // The outbox the actors write in the same transaction as the events.
+  const commandIds: string[] = [];
+  await readAll(opts.brokers, TOPIC.executorCommands, (r) => {
+    if (r.value) commandIds.push(codecs.executorCommand.decode(r.value).commandId);
+  });
+  problems.push(...doubled(countBy(commandIds)).map((d) => `executor command doubled: ${d}`));
+  const results: string[] = [];
+  await readAll(opts.brokers, TOPIC.executorResults, (r) => {
+    if (!r.value) return;
+    const res = codecs.executorResult.decode(r.value);
+    results.push(`${res.commandId}:${res.result.type}`);
+  });
+  const webhookKeys: string[] = [];
+  await readAll(opts.brokers, TOPIC.webhookEvents, (r) => {
+    if (!r.value) return;
+    const w = codecs.webhookEvent.decode(r.value);
+    if (w.merchantId === opts.merchantId) webhookKeys.push(w.idempotencyKey);
+  });
+  problems.push(...doubled(countBy(webhookKeys)).map((d) => `webhook event doubled: ${d}`));
+
+  // Deliveries: each queued webhook reached the endpoint; a repeat of one key is a redelivery the
+  // receiver recognises (at-least-once, by Idempotency-Key), counted apart.
+  const got = countBy(opts.received);
+  const undelivered = [...new Set(webhookKeys)].filter((k) => !got.has(k));
+  problems.push(...undelivered.map((k) => `webhook never delivered: ${k}`));
+  const strangers = [...got.keys()].filter((k) => !webhookKeys.includes(k));
+  problems.push(...strangers.map((k) => `webhook delivered but never queued: ${k}`));
+
+  // On chain: each finished session's deposit left its burner in exactly one transaction.
+  const burners = opts.flows.filter((f) => f.step === "done").map((f) => f.burner);
+  const txsOf = new Map<Address, Set<string>>();
+  for (let i = 0; i < burners.length; i += 50) {
+    const logs = await opts.A.client.getLogs({
+      address: opts.A.chain.usdc,
+      event: transferEvent,
+      args: { from: burners.slice(i, i + 50) },
+      fromBlock: opts.fromBlock,
+    });
+    for (const log of logs) {
+      const from = (log.args.from as Address).toLowerCase() as Address;
+      const set = txsOf.get(from) ?? new Set<string>();
+      set.add(log.transactionHash);
+      txsOf.set(from, set);
+    }
+  }
+  let chainTxs = 0;
+  for (const b of burners) {
+    const n = txsOf.get(b.toLowerCase() as Address)?.size ?? 0;
+    chainTxs += n;
+    if (n !== 1) problems.push(`burner ${b}: ${n} transactions moved its deposit (want 1)`);
+  }
+
+  for (const f of opts.flows) {
+    const types = f.id ? eventTypes.get(f.id) : undefined;
+    if (f.step !== "done") continue;
+    const want = f.kind === "commit" ? "SweepCompleted" : "RefundUpdated";
+    if (!types?.get(want)) problems.push(`session ${f.id}: ${f.kind} done but no ${want} in its journal`);
+    if (f.kind === "commit" && (types?.get("SweepCompleted") ?? 0) !== 1)
+      problems.push(`session ${f.id}: ${types?.get("SweepCompleted")} SweepCompleted events`);
+  }
+
+  return {
+    figures: {
+      sessions: ids.size,
+      events,
+      executorCommands: commandIds.length,
+      executorResults: results.length,
+      chainTransactions: chainTxs,
+      webhookEvents: webhookKeys.length,
+      webhookDeliveries: opts.received.length,
+      webhookRedeliveries: opts.received.length - got.size,
+    },
+    problems,
+  };
+}

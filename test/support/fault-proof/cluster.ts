@@ -1,0 +1,178 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { type Child, startChild } from "../child-process.ts";
+import { startThrowawayServer, type ThrowawayServer } from "../throwaway-servers.ts";
+
+/**
+ * The many-process service of the fault proof (issue 20, item 4): every role as its own processes,
+ * several per role, over a Kafka broker and a Cassandra node of its own (throwaway-servers.ts), so
+ * killing them never touches the servers other tests share. The chains are the local stack's.
+ */
+
+export type FaultRole = "gateway" | "actors" | "executor" | "webhooks" | "projector" | "indexer";
+
+/** How many processes of each role run: the issue's counts; one indexer, which the chaos spares. */
+export const PROCESS_COUNTS: Record<FaultRole, number> = {
+  gateway: 2,
+  actors: 3,
+  executor: 2,
+  webhooks: 2,
+  projector: 2,
+  indexer: 1,
+};
+
+/** Roles the chaos loop kills (the indexer is the one process it spares: see docs/RELIABILITY.md). */
+export const KILLABLE: readonly FaultRole[] = ["gateway", "actors", "executor", "webhooks", "projector"];
+
+export const OPERATOR_SECRET = `operator-${"f".repeat(40)}`;
+
+export interface Proc {
+  name: string;
+  role: FaultRole;
+  /** The running child; null while it is being (re)started. */
+  child: Child | null;
+  /** The gateway's URL once up. */
+  url: string | null;
+  kills: number;
+  /** How long each restart after a kill took until the role said it was ready, ms. */
+  restartsMs: number[];
+  /** Replacements that were not up in time and were started again. */
+  failedStarts: string[];
+}
+
+export interface Cluster {
+  env: Record<string, string>;
+  procs: Proc[];
+  /** URLs of the gateways up now. */
+  gateways(): string[];
+  /** kill -9 of the process, then its replacement started at once; resolves when it is ready. */
+  killAndRestart(p: Proc): Promise<void>;
+  /** kill -9 of the broker or the node, started again on the same data; resolves once it answers. */
+  restartServer(which: "kafka" | "cassandra"): Promise<{ downMs: number }>;
+  /** Stops every process and removes both servers. */
+  stop(): Promise<void>;
+}
+
+const READY: Record<FaultRole, RegExp> = {
+  gateway: /^gateway\s+listening on (http:\/\/\S+)/,
+  actors: /^actors\s+(.*)$/,
+  executor: /^executor\s+(.*)$/,
+  webhooks: /^webhooks\s+(.*)$/,
+  projector: /^projector\s+(.*)$/,
+  indexer: /^indexer\s+(.*)$/,
+};
+
+const START_TIMEOUT_MS = 180_000;
+const run = promisify(execFile);
+
+export async function startCluster(
+  log: (line: string) => void,
+  extraEnv: Record<string, string> = {},
+): Promise<Cluster> {
+  const [kafka, cassandra] = await Promise.all([
+    startThrowawayServer("kafka"),
+    startThrowawayServer("cassandra"),
+  ]);
+  const raised = "1000000000";
+  const env: Record<string, string> = {
+    KAFKA_BROKERS: kafka.address,
+    CASSANDRA_CONTACT_POINTS: cassandra.address,
+    CASSANDRA_KEYSPACE: "fault_proof",
+    MERCHANT_MODE: "development",
+    OPERATOR_SECRET,
+    WEBHOOK_ALLOW_INSECURE: "true",
+    WEBHOOK_POLL_MS: "100",
+    INDEXER_POLL_MS: "250",
+    LOG_LEVEL: "warn",
+    PORT: "0",
+    RATE_LIMIT_PER_SECOND: raised,
+    RATE_LIMIT_BURST: raised,
+    ...extraEnv,
+  };
+  // Topics and schema once, before a dozen processes would each migrate at the same time.
+  await run(process.execPath, ["--import", "tsx", "src/cli.ts", "migrate"], {
+    env: { ...process.env, ...env },
+  });
+  const procs: Proc[] = [];
+  for (const [role, n] of Object.entries(PROCESS_COUNTS) as Array<[FaultRole, number]>)
+    for (let i = 1; i <= n; i++)
+      procs.push({
+        name: `${role}-${i}`,
+        role,
+        child: null,
+        url: null,
+        kills: 0,
+        restartsMs: [],
+        failedStarts: [],
+      });
+  let stopping = false;
+  const starting = new Set<Child>();
+
+  const start = async (p: Proc) => {
+    let launched: Child | undefined;
+    const child = await startChild(p.name, ["src/cli.ts", p.role], {
+      env,
+      ready: READY[p.role],
+      timeoutMs: START_TIMEOUT_MS,
+      started: (c) => {
+        launched = c;
+        starting.add(c);
+      },
+    }).catch(async (err: unknown) => {
+      // A process that is not up in time is stopped, not left running beside its replacement.
+      await launched?.stop();
+      throw err;
+    });
+    if (stopping) {
+      await child.stop();
+      return;
+    }
+    p.child = child;
+    p.url = p.role === "gateway" ? child.ready : null;
+  };
+  // The actors first, so the first restore is not repeated by every rebalance of a later member.
+  await Promise.all(procs.filter((p) => p.role === "actors").map(start));
+  await Promise.all(procs.filter((p) => p.role !== "actors").map(start));
+  log(
+    `cluster up: ${procs.map((p) => p.name).join(", ")}; kafka ${kafka.address}, cassandra ${cassandra.address}`,
+  );
+
+  const servers: Record<"kafka" | "cassandra", ThrowawayServer> = { kafka, cassandra };
+  return {
+    env,
+    procs,
+    gateways: () => procs.flatMap((p) => (p.role === "gateway" && p.child && p.url ? [p.url] : [])),
+    async killAndRestart(p) {
+      const child = p.child;
+      if (!child) return;
+      p.child = null;
+      p.url = null;
+      process.kill(child.pid, "SIGKILL");
+      p.kills++;
+      const t0 = Date.now();
+      // A replacement that does not come up (started while the broker was down, on a machine
+      // this loaded) is counted and started again: what matters is that the role comes back.
+      for (;;) {
+        try {
+          await start(p);
+          break;
+        } catch (err) {
+          p.failedStarts.push(err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err));
+          if (stopping) return;
+        }
+      }
+      p.restartsMs.push(Date.now() - t0);
+    },
+    async restartServer(which) {
+      const t0 = Date.now();
+      await servers[which].kill();
+      await servers[which].start();
+      return { downMs: Date.now() - t0 };
+    },
+    async stop() {
+      stopping = true;
+      await Promise.all([...starting].map((c) => c.stop()));
+      await Promise.all([kafka.remove(), cassandra.remove()]);
+    },
+  };
+}

@@ -1,0 +1,240 @@
+import { randomUUID } from "node:crypto";
+import { type Address, createPublicClient, createWalletClient, type Hex, http } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { type LocalChain, toViemChain } from "../../../deploy/local/chains.ts";
+import { testUsdcAbi } from "../../../src/chains/evm/abi.ts";
+import { type ApiClient, createApiClient } from "../../../src/client/api-client.ts";
+import {
+  commit,
+  createSession,
+  getSession,
+  makeBurner,
+  newBurner,
+  refund,
+  type Session,
+  signIntent,
+  signRefund,
+} from "../../../src/client/index.ts";
+import type { Cluster } from "./cluster.ts";
+import { OPERATOR_SECRET } from "./cluster.ts";
+
+/**
+ * The fault proof's steady load: one merchant with a webhook endpoint, and payers that each open a
+ * session with the merchant's pk_ (a P2P request of the merchant, so its webhooks fire), deposit
+ * USDC on the source anvil chain, and then either commit (swept to a fresh address on the same chain)
+ * or have the burner-signed refund sent (every third payer). Every call goes through the payer's
+ * client library, whose fetch here picks one of the gateways up at that moment: a killed gateway
+ * is a network error, retried on another.
+ */
+
+export type FlowKind = "commit" | "refund";
+
+export interface Flow {
+  n: number;
+  kind: FlowKind;
+  burner: Address;
+  amount: bigint;
+  /** The session's id once created. */
+  id: string | null;
+  /** The last step reached: created, funded, detected, committed / refund sent, done. */
+  step: string;
+  startedAt: number;
+  doneAt: number | null;
+  /** Why the flow gave up, if it did. */
+  error: string | null;
+}
+
+/** The base the client is given; the fetch swaps it for a live gateway. */
+const BASE = "http://gateway.fault-proof";
+const WAIT_MS = 300_000;
+
+export interface Load {
+  flows: Flow[];
+  merchantId: string;
+  /** Starts no more flows. */
+  close(): void;
+  /** Stops starting flows and waits for those under way to end (or give up after WAIT_MS). */
+  stop(): Promise<void>;
+}
+
+/** Retries a call whose failure is the service being unreachable or unavailable, until WAIT_MS. */
+async function persist<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      const status = (err as { status?: number }).status ?? 0;
+      const unreachable = status === 0 || status >= 500;
+      if (!unreachable || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function call(cluster: Cluster, path: string, method: string, key: string, body?: unknown) {
+  for (let tries = 0; ; tries++) {
+    const url = cluster.gateways()[tries % Math.max(1, cluster.gateways().length)];
+    try {
+      if (!url) throw new Error("no gateway up");
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 500) throw new Error(`${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, unknown>;
+    } catch (err) {
+      if (tries > 30) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+/** A merchant (made by the operator) whose webhook endpoint is `hookUrl`. */
+export async function setUpMerchant(cluster: Cluster, hookUrl: string) {
+  const made = await call(cluster, "/v1/operator/merchants", "POST", OPERATOR_SECRET, {
+    name: "Fault proof",
+    email: `fault-${randomUUID()}@merchant.test`,
+  });
+  const merchant = made.merchant as { id: string };
+  const sk = made.secret_key as string;
+  const pk = made.publishable_key as string;
+  const hook = await call(cluster, "/v1/webhook_endpoints", "PUT", sk, { url: hookUrl });
+  if (typeof hook.secret !== "string") throw new Error(`webhook endpoint not set: ${JSON.stringify(hook)}`);
+  return { id: merchant.id, pk };
+}
+
+/** The payer's client over whichever gateways are up; POST /sessions carries the merchant's pk_. */
+function payerClient(cluster: Cluster, pk: string): ApiClient {
+  let turn = 0;
+  const failover: typeof fetch = (input, init) => {
+    const urls = cluster.gateways();
+    const url = urls[turn++ % Math.max(1, urls.length)];
+    if (!url) return Promise.reject(new TypeError("fetch failed: no gateway up"));
+    const target = String(input instanceof Request ? input.url : input).replace(BASE, url);
+    const headers = new Headers(init?.headers);
+    if (init?.method === "POST" && target.endsWith("/sessions")) headers.set("authorization", `Bearer ${pk}`);
+    return fetch(target, { ...init, headers });
+  };
+  // More tries than a browser's default: a kill takes a gateway away for seconds, not milliseconds.
+  return createApiClient({ baseUrl: BASE, fetch: failover, retry: { attempts: 12, maxMs: 2000 } });
+}
+
+/** Clients of the source chain: a reader, and the stack's funded account sending deposits. */
+export function chainClients(chain: LocalChain) {
+  const viemChain = toViemChain(chain);
+  const client = createPublicClient({
+    chain: viemChain,
+    transport: http(chain.rpcUrl),
+    pollingInterval: 200,
+  });
+  // One nonce manager for every deposit of the run: they are sent concurrently.
+  const account = privateKeyToAccount(chain.funded.privateKey as Hex, { nonceManager });
+  const wallet = createWalletClient({ account, chain: viemChain, transport: http(chain.rpcUrl) });
+  const fund = async (to: Address, amount: bigint) => {
+    const hash = await wallet.writeContract({
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: "transfer",
+      args: [to, amount],
+    });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`deposit ${hash} reverted`);
+  };
+  return { chain, client, fund };
+}
+export type ChainClients = ReturnType<typeof chainClients>;
+
+export function startLoad(
+  cluster: Cluster,
+  A: ChainClients,
+  merchant: { id: string; pk: string },
+  opts: { everyMs: number; amount: bigint },
+): Load {
+  const client = payerClient(cluster, merchant.pk);
+  const flows: Flow[] = [];
+  const running = new Set<Promise<void>>();
+  const chain = A.chain;
+
+  const until = async (flow: Flow, ok: (s: Session) => boolean): Promise<Session> => {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const s = await getSession(client, { id: flow.id as string }).catch(() => null);
+      if (s && ok(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out at ${flow.step} (status ${s?.status ?? "?"})`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+
+  const pay = async (flow: Flow) => {
+    const burner = await newBurner(chain);
+    flow.burner = burner.address;
+    const destination = { address: makeBurner().address, chainId: chain.chainId };
+    const idempotencyKey = `fault-proof-${flow.n}-${burner.address}`;
+    // A patient payer: while every gateway is down (both killed, or a broker restart answering
+    // 503) it asks again under the same Idempotency-Key, so a retry never opens a second session.
+    const created = await persist(() => createSession(client, { burner, destination, idempotencyKey }));
+    flow.id = created.id;
+    flow.step = "created";
+    await A.fund(burner.address, flow.amount);
+    flow.step = "funded";
+    const detected = await until(
+      flow,
+      (s) => s.status === "detected" && s.detected_amount === String(flow.amount),
+    );
+    flow.step = "detected";
+    if (flow.kind === "commit") {
+      const signed = await signIntent({ signer: burner.account, session: detected, quote: null });
+      await commit(client, { id: created.id, burner, signed, retryFor: WAIT_MS });
+      flow.step = "committed";
+      await until(flow, (s) => s.status === "swept" || s.status === "failed");
+    } else {
+      const body = await signRefund({
+        signer: burner.account,
+        chainId: chain.chainId,
+        token: chain.usdc,
+        to: makeBurner().address,
+        amount: flow.amount,
+      });
+      // The service knows a Refund by its salt: asking again never refunds twice.
+      await persist(() => refund(client, { id: created.id, refund: body }));
+      flow.step = "refund sent";
+      await until(flow, (s) => s.refunds.length > 0 && s.refunds.every((r) => r.status === "confirmed"));
+    }
+    flow.step = "done";
+    flow.doneAt = Date.now();
+  };
+
+  const timer = setInterval(() => {
+    const n = flows.length;
+    const flow: Flow = {
+      n,
+      kind: n % 3 === 2 ? "refund" : "commit",
+      burner: "0x",
+      amount: opts.amount + BigInt(n),
+      id: null,
+      step: "new",
+      startedAt: Date.now(),
+      doneAt: null,
+      error: null,
+    };
+    flows.push(flow);
+    const p = pay(flow)
+      .catch((err: unknown) => {
+        flow.error = err instanceof Error ? err.message.slice(0, 300) : String(err);
+      })
+      .finally(() => running.delete(p));
+    running.add(p);
+  }, opts.everyMs);
+
+  return {
+    flows,
+    merchantId: merchant.id,
+    close: () => clearInterval(timer),
+    async stop() {
+      clearInterval(timer);
+      await Promise.all([...running]);
+    },
+  };
+}

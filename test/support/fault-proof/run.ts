@@ -1,0 +1,170 @@
+import { loadavg } from "node:os";
+import { ensureStack } from "../../../deploy/local/stack.ts";
+import { makeTestCa } from "../test-ca.ts";
+import { startWebhookReceiver } from "../webhook-receiver.ts";
+import { type Audit, audit } from "./audit.ts";
+import { type Cluster, KILLABLE, startCluster } from "./cluster.ts";
+import { chainClients, type Flow, setUpMerchant, startLoad } from "./load.ts";
+
+/**
+ * The many-process fault proof (issue 20, item 4): the cluster of cluster.ts under the load of
+ * load.ts for `loadMs`, while (with `chaos`) a loop kills a random process with kill -9 every
+ * `chaos.everyMs` and starts its replacement at once, and restarts the broker (a third of the way
+ * in) and the Cassandra node (two thirds in) once each; then the count of audit.ts. The short form
+ * is test/e2e/fault-proof.e2e.test.ts, the long one test/bench/fault-proof.ts.
+ */
+export interface FaultProofOptions {
+  loadMs: number;
+  /** A new payer every this many ms. */
+  everyMs: number;
+  chaos: { everyMs: number } | null;
+  log?: (line: string) => void;
+}
+
+export interface FaultProofReport extends Audit {
+  flows: Flow[];
+  /** Every kill -9, as `name after N s`, and the server restarts with how long each was down. */
+  chaos: string[];
+  /** Sessions settled or refunded a minute, from the first payer until the last one finished. */
+  perMinute: number;
+  /** Median and 95th percentile of a flow from POST /sessions to settled or refunded, s. */
+  flowP50: number;
+  flowP95: number;
+  /** Replacements not up in time (started again), with why. */
+  failedStarts: string[];
+  /** Per role, how long each restart after a kill took until the process said it was ready, ms. */
+  restartsMs: Record<string, number[]>;
+  /** The one-minute load average when the load began and when it ended. */
+  load: [number, number];
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) : 0;
+};
+
+export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProofReport> {
+  const t0 = Date.now();
+  const say = opts.log ?? ((l: string) => console.log(l));
+  const log = (l: string) => say(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${l}`);
+  const stack = await ensureStack({ root: ".local" });
+  const source = stack.chains.find((c) => c.name === "source");
+  if (!source) throw new Error("no source chain in the local stack");
+  const A = chainClients(source);
+  const ca = makeTestCa(["localhost"]);
+  const receiver = await startWebhookReceiver(ca);
+  let cluster: Cluster | undefined;
+  try {
+    cluster = await startCluster(log, { NODE_EXTRA_CA_CERTS: ca.caFile });
+    const c = cluster;
+    const merchant = await setUpMerchant(c, `https://localhost:${receiver.port}/hook`);
+    const fromBlock = await A.client.getBlockNumber();
+    const began = Date.now();
+    const loadAtStart = loadavg()[0] ?? 0;
+    const load = startLoad(c, A, merchant, { everyMs: opts.everyMs, amount: 1_000_000n });
+    const chaos: string[] = [];
+    const pending: Promise<void>[] = [];
+    const at = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
+    if (opts.chaos) {
+      const { everyMs } = opts.chaos;
+      const servers: Array<["kafka" | "cassandra", number]> = [
+        ["kafka", opts.loadMs / 3],
+        ["cassandra", (2 * opts.loadMs) / 3],
+      ];
+      for (const [which, after] of servers)
+        pending.push(
+          new Promise((r) => setTimeout(r, after)).then(async () => {
+            const when = at();
+            const { downMs } = await c.restartServer(which);
+            chaos.push(`${which} kill -9 at ${when}, answering again ${(downMs / 1000).toFixed(1)} s later`);
+          }),
+        );
+      const until = began + opts.loadMs;
+      while (Date.now() + everyMs < until) {
+        await new Promise((r) => setTimeout(r, everyMs));
+        const up = c.procs.filter((p) => p.child && KILLABLE.includes(p.role));
+        const victim = up[Math.floor(Math.random() * up.length)];
+        if (!victim) continue;
+        chaos.push(`${victim.name} kill -9 at ${at()}`);
+        log(`chaos: ${victim.name} kill -9`);
+        pending.push(c.killAndRestart(victim));
+      }
+    }
+    await new Promise((r) => setTimeout(r, Math.max(0, began + opts.loadMs - Date.now())));
+    load.close();
+    log(`load window over after ${at()}; waiting for restarts and the flows under way`);
+    await Promise.all(pending);
+    await load.stop();
+    const loadAtEnd = loadavg()[0] ?? 0;
+    log(`flows ended after ${at()}; counting`);
+    // Webhooks queued by the last transitions are still being delivered: count until none is missing.
+    let result = await auditNow(c, load, receiver.received, A, fromBlock);
+    for (let i = 0; i < 30 && result.problems.some((p) => p.startsWith("webhook never")); i++) {
+      await new Promise((r) => setTimeout(r, 2000));
+      result = await auditNow(c, load, receiver.received, A, fromBlock);
+    }
+    const done = load.flows.filter((f) => f.doneAt !== null);
+    const took = done.map((f) => ((f.doneAt as number) - f.startedAt) / 1000);
+    return {
+      ...result,
+      flows: load.flows,
+      chaos,
+      // From the first payer to the last one finished: what the cluster got through, recovery included.
+      perMinute:
+        (done.length * 60_000) / Math.max(1, Math.max(...done.map((f) => f.doneAt as number)) - began),
+      flowP50: pct(took, 0.5),
+      flowP95: pct(took, 0.95),
+      failedStarts: c.procs.flatMap((p) => p.failedStarts.map((e) => `${p.name}: ${e}`)),
+      restartsMs: Object.fromEntries(
+        [...new Set(c.procs.map((p) => p.role))].map((role) => [
+          role,
+          c.procs.filter((p) => p.role === role).flatMap((p) => p.restartsMs),
+        ]),
+      ),
+      load: [loadAtStart, loadAtEnd],
+    };
+  } finally {
+    await cluster?.stop();
+    await receiver.close();
+  }
+}
+
+function auditNow(
+  c: Cluster,
+  load: ReturnType<typeof startLoad>,
+  received: ReadonlyArray<{ key: string }>,
+  A: ReturnType<typeof chainClients>,
+  fromBlock: bigint,
+) {
+  return audit({
+    brokers: c.env.KAFKA_BROKERS as string,
+    flows: load.flows,
+    merchantId: load.merchantId,
+    received: received.map((r) => r.key),
+    A,
+    fromBlock,
+  });
+}
+
+/** The report in a few lines, for the test's output and docs/RELIABILITY.md. */
+export function describeReport(r: FaultProofReport): string {
+  const byStep = new Map<string, number>();
+  for (const f of r.flows) byStep.set(f.step, (byStep.get(f.step) ?? 0) + 1);
+  const unfinished = r.flows.filter((f) => f.step !== "done");
+  return [
+    `flows ${r.flows.length} (${[...byStep].map(([s, n]) => `${s} ${n}`).join(", ")}); ${r.perMinute.toFixed(1)} settled or refunded a minute; flow p50 ${r.flowP50.toFixed(1)} s, p95 ${r.flowP95.toFixed(1)} s; load average ${r.load[0].toFixed(2)} -> ${r.load[1].toFixed(2)}`,
+    `counted: ${Object.entries(r.figures)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+    `chaos (${r.chaos.length}): ${r.chaos.join("; ") || "none"}`,
+    `ready again after a kill (s): ${Object.entries(r.restartsMs)
+      .filter(([, ms]) => ms.length > 0)
+      .map(([role, ms]) => `${role} ${ms.map((m) => (m / 1000).toFixed(1)).join(", ")}`)
+      .join("; ")}`,
+    `replacements started again: ${r.failedStarts.join("; ") || "none"}`,
+    ...unfinished.map(
+      (f) => `unfinished #${f.n} ${f.kind} ${f.id ?? "(no session)"} at ${f.step}: ${f.error}`,
+    ),
+    `problems (${r.problems.length}): ${r.problems.slice(0, 20).join("; ") || "none"}`,
+  ].join("\n");
+}
