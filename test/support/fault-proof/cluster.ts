@@ -130,9 +130,17 @@ export async function startCluster(
     p.child = child;
     p.url = p.role === "gateway" ? child.ready : null;
   };
-  // The actors first, so the first restore is not repeated by every rebalance of a later member.
-  await Promise.all(procs.filter((p) => p.role === "actors").map(start));
-  await Promise.all(procs.filter((p) => p.role !== "actors").map(start));
+  try {
+    // The actors first, so the first restore is not repeated by every rebalance of a later member.
+    await Promise.all(procs.filter((p) => p.role === "actors").map(start));
+    await Promise.all(procs.filter((p) => p.role !== "actors").map(start));
+  } catch (err) {
+    // A start that failed leaves no process and no server behind (they would outlive the test).
+    stopping = true;
+    await Promise.allSettled([...starting].map((c) => c.stop()));
+    await Promise.allSettled([kafka.remove(), cassandra.remove()]);
+    throw err;
+  }
   log(
     `cluster up: ${procs.map((p) => p.name).join(", ")}; kafka ${kafka.address}, cassandra ${cassandra.address}`,
   );
