@@ -3,17 +3,18 @@
 // USDC late and is bounced to the signed refund address, payment.bounced delivered and verified with
 // the merchant library; money after the bounce is not the relayer's to move (nothing sent), and the
 // payer takes it back with POST /sessions/:id/solana-refund. Every balance is read on the Solana node.
+
 import { randomUUID } from "node:crypto";
 import {
   getAccount,
   getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
-  TokenAccountNotFoundError,
   transfer,
 } from "@solana/spl-token";
 import { Connection, type Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSolanaRefund } from "../../src/chains/solana/refund.ts";
+import { associatedTokenBalance } from "../../src/chains/solana/token-accounts.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
 import { createApiClient, getSession, type Session } from "../../src/client/index.ts";
@@ -80,13 +81,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const client = () => createApiClient({ baseUrl: svc.url });
 const blockhash = async () => ((await api("/solana/blockhash")).body as { blockhash: string }).blockhash;
 
-const usdcOf = async (owner: PublicKey): Promise<bigint> => {
-  const account = await getAccount(sol, getAssociatedTokenAddressSync(mint, owner)).catch((err) => {
-    if (err instanceof TokenAccountNotFoundError) return null;
-    throw err;
-  });
-  return account?.amount ?? 0n;
-};
+const usdcOf = (owner: PublicKey): Promise<bigint> => associatedTokenBalance(sol, mint, owner);
 const lamportsOf = async (key: PublicKey) => BigInt(await sol.getBalance(key, "confirmed"));
 /** The payer sends USDC to the burner (creating its USDC account when the bounce closed it). */
 async function pay(burner: PublicKey, amount: bigint) {

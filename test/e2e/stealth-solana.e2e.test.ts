@@ -5,17 +5,17 @@
 // changed to pay another destination, or not signed by the stealth key, is refused and moves nothing.
 // Flow D on Solana (the session paying the stealth address, the memo announcement) is not built yet:
 // the test derives and funds the stealth address itself.
+
 import { randomBytes } from "node:crypto";
 import {
-  getAccount,
   getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
-  TokenAccountNotFoundError,
   transfer,
 } from "@solana/spl-token";
 import { Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStealthWithdrawal } from "../../src/chains/solana/stealth-withdraw.ts";
+import { tokenAccountOrNull } from "../../src/chains/solana/token-accounts.ts";
 import { createApiClient, withdrawSolanaStealth } from "../../src/client/index.ts";
 import {
   deriveSolanaStealthAddress,
@@ -50,14 +50,9 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const usdcOf = async (owner: PublicKey): Promise<bigint | null> => {
-  try {
-    return (await getAccount(sol, getAssociatedTokenAddressSync(mint, owner, true), "confirmed")).amount;
-  } catch (err) {
-    if (err instanceof TokenAccountNotFoundError) return null;
-    throw err;
-  }
-};
+/** null: the owner has no USDC account (the withdrawal closes the stealth address's). */
+const usdcOf = async (owner: PublicKey): Promise<bigint | null> =>
+  (await tokenAccountOrNull(sol, getAssociatedTokenAddressSync(mint, owner, true)))?.amount ?? null;
 
 /** A recipient's seeds and a stealth address of theirs funded with AMOUNT by the test wallet. */
 async function fundedStealth() {

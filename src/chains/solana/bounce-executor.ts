@@ -3,13 +3,9 @@
 // delegate that setup approved. Every method is one try, safe to run again after a crash: the setup is
 // the same signed bytes (the chain refuses a second copy), and a bounce that landed before the crash
 // is found again among the burner account's transactions instead of being sent twice.
+
 import { getBase58Decoder } from "@solana/kit";
-import {
-  getAccount,
-  getAssociatedTokenAddressSync,
-  getMint,
-  TokenAccountNotFoundError,
-} from "@solana/spl-token";
+import { getAssociatedTokenAddressSync, getMint } from "@solana/spl-token";
 import {
   type Connection,
   type Finality,
@@ -22,6 +18,7 @@ import type { RelaySolanaRefundCommand, SolanaBounceCommand, SolanaBounceSetupCo
 import { StepRefused } from "../execution-errors.ts";
 import { buildBounce, planBounce } from "./bounce.ts";
 import { burnerTokenAccount, checkBounceSetup } from "./bounce-setup.ts";
+import { tokenAccountOrNull } from "./token-accounts.ts";
 
 /** What a landed transaction reports on executor.results: its signature, slot and fee (lamports). */
 export interface Landed {
@@ -124,8 +121,12 @@ export function createSolanaBouncer(deps: {
       const tokenMint = new PublicKey(command.mint);
       if (!tokenMint.equals(mint)) throw new StepRefused(`only USDC (${mint.toBase58()}) is bounced`, null);
       const from = burnerTokenAccount(burner, tokenMint);
-      const account = await accountOrNull(from);
-      const refundAccount = await accountOrNull(getAssociatedTokenAddressSync(tokenMint, refundTo));
+      const account = await tokenAccountOrNull(connection, from, COMMITMENT);
+      const refundAccount = await tokenAccountOrNull(
+        connection,
+        getAssociatedTokenAddressSync(tokenMint, refundTo),
+        COMMITMENT,
+      );
       const plan = planBounce(account, refundAccount, relayer.publicKey);
       switch (plan.kind) {
         case "bounce": {
@@ -164,15 +165,6 @@ export function createSolanaBouncer(deps: {
       }
     },
   };
-
-  async function accountOrNull(address: PublicKey) {
-    try {
-      return await getAccount(connection, address, COMMITMENT);
-    } catch (err) {
-      if (err instanceof TokenAccountNotFoundError) return null;
-      throw err;
-    }
-  }
 
   /** The newest successful transaction on the burner's token account that the relayer alone signed. */
   async function previousBounce(account: PublicKey): Promise<Landed | null> {

@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from "node:crypto";
 import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
-import { getAccount, getAssociatedTokenAddressSync, TokenAccountNotFoundError } from "@solana/spl-token";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, PublicKey, Transaction } from "@solana/web3.js";
 import { ChainUnavailableError } from "../../gateway/ports.ts";
 import type { SolanaGatewaySide } from "../solana-side.ts";
@@ -8,6 +8,7 @@ import { checkBounceSetup } from "./bounce-setup.ts";
 import { parseSolanaAddress } from "./config.ts";
 import { checkSolanaRefund } from "./refund.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "./sweep.ts";
+import { associatedTokenBalance } from "./token-accounts.ts";
 
 /** What the gateway side needs of a Solana CHAINS entry (src/chains/solana/config.ts). */
 export interface SolanaGatewayChain {
@@ -88,15 +89,8 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
       const amount =
         expected.token === NATIVE_MINT
           ? BigInt(await read(() => connection.getBalance(burner, "confirmed")))
-          : await read(async () => {
-              const account = getAssociatedTokenAddressSync(new PublicKey(expected.token), burner);
-              // No account: nothing was ever deposited, or the bounce closed it.
-              const info = await getAccount(connection, account, "confirmed").catch((err: unknown) => {
-                if (err instanceof TokenAccountNotFoundError) return null;
-                throw err;
-              });
-              return info?.amount ?? 0n;
-            });
+          : // No account: nothing was ever deposited, or the bounce closed it.
+            await read(() => associatedTokenBalance(connection, new PublicKey(expected.token), burner));
       if (amount === 0n)
         return { ok: false, empty: true, reason: "the burner holds none of this asset: nothing to refund" };
       const checked = checkSolanaRefund(transaction, { ...expected, feePayer: chain.feePayer, amount });

@@ -1,10 +1,5 @@
 import { getBase58Decoder } from "@solana/kit";
-import {
-  decodeTransferCheckedInstruction,
-  getAccount,
-  getAssociatedTokenAddressSync,
-  TokenAccountNotFoundError,
-} from "@solana/spl-token";
+import { decodeTransferCheckedInstruction } from "@solana/spl-token";
 import { Connection, type Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import type { ChainConfig } from "../config.ts";
 import { ChainUnavailableError } from "../gateway-chains.ts";
@@ -15,6 +10,7 @@ import {
 } from "../solana-stealth-withdrawals.ts";
 import { keypairFromBase58, parseSolanaAddress } from "./config.ts";
 import { buildStealthWithdrawal, checkStealthWithdrawal } from "./stealth-withdraw.ts";
+import { associatedTokenBalance } from "./token-accounts.ts";
 
 export interface SolanaStealthWithdrawalsDeps {
   chainId: number;
@@ -74,14 +70,7 @@ export function createSolanaStealthWithdrawals(deps: SolanaStealthWithdrawalsDep
     }
   };
   const balanceOf = (stealthAddress: string) =>
-    read(async () => {
-      const account = getAssociatedTokenAddressSync(mint, new PublicKey(stealthAddress));
-      const info = await getAccount(connection, account, "confirmed").catch((err: unknown) => {
-        if (err instanceof TokenAccountNotFoundError) return null;
-        throw err;
-      });
-      return info?.amount ?? 0n;
-    });
+    read(() => associatedTokenBalance(connection, mint, new PublicKey(stealthAddress)));
   const nothing = (stealthAddress: string) =>
     new SolanaWithdrawRefused(
       "stealth_solana_nothing_to_withdraw",
