@@ -11,7 +11,7 @@ import {
   getOrCreateAssociatedTokenAccount,
   transfer,
 } from "@solana/spl-token";
-import { Connection, type Keypair, PublicKey } from "@solana/web3.js";
+import { type Connection, type Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSolanaRefund } from "../../src/chains/solana/refund.ts";
 import { associatedTokenBalance } from "../../src/chains/solana/token-accounts.ts";
@@ -23,7 +23,7 @@ import { waitFor } from "../support/actor-host.ts";
 import { type LocalServer, serve } from "../support/local-http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { sessionUntil } from "../support/session-poll.ts";
-import { burnerRegistration, keypairOf } from "../support/solana-node.ts";
+import { burnerRegistration, solanaChainIdOf, stackSolanaOf } from "../support/solana-node.ts";
 
 const T = 60_000;
 const OPERATOR_SECRET = `operator-${"b".repeat(40)}`;
@@ -50,15 +50,8 @@ beforeAll(async () => {
     },
   });
   receiver = await serve((_req, res) => res.writeHead(200).end());
-  const s = svc.stack.solana;
-  if (!s) throw new Error("the local stack has no Solana node");
-  sol = new Connection(s.rpcUrl, "confirmed");
-  mint = new PublicKey(s.usdcMint);
-  payer = keypairOf(s.testKey);
-  relayer = new PublicKey(s.relayerKey.publicKey);
-  const chain = svc.config.chains?.find((c) => c.family === "solana");
-  if (!chain) throw new Error("the service has no Solana chain");
-  chainId = chain.chainId;
+  ({ sol, mint, payer, relayer } = stackSolanaOf(svc));
+  chainId = solanaChainIdOf(svc);
 }, 240_000);
 afterAll(async () => {
   await receiver?.close();

@@ -8,7 +8,7 @@ import {
   getOrCreateAssociatedTokenAccount,
   transfer,
 } from "@solana/spl-token";
-import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { type Connection, Keypair, type PublicKey } from "@solana/web3.js";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import { createApiClient, type Session } from "../../src/client/index.ts";
 import { type Ctx, fund, setUpChains, tokenBalance, usdc } from "../support/delegate.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { sessionUntil } from "../support/session-poll.ts";
-import { burnerRegistration, keypairOf } from "../support/solana-node.ts";
+import { burnerRegistration, stackSolanaOf } from "../support/solana-node.ts";
 
 const T = 60_000;
 const DEST_CHAIN = 31338;
@@ -40,13 +40,7 @@ beforeAll(async () => {
     roles: ["actors", "projector", "indexer", "gateway", "executor"],
     env: { FILL_INVENTORY_FLOOR: floor.toString(), FILL_RETRY_MS: "500", FILL_MAX_WAIT_MS: "3000" },
   });
-  const s = svc.stack.solana;
-  if (!s) throw new Error("the local stack has no Solana node");
-  sol = new Connection(s.rpcUrl, "confirmed");
-  mint = new PublicKey(s.usdcMint);
-  payer = keypairOf(s.testKey);
-  vault = new PublicKey(s.vaultKey.publicKey);
-  relayerSol = new PublicKey(s.relayerKey.publicKey);
+  ({ sol, mint, payer, vault, relayer: relayerSol } = stackSolanaOf(svc));
 }, 240_000);
 afterAll(async () => {
   await svc?.stop();

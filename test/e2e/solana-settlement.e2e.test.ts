@@ -9,7 +9,7 @@ import {
   transfer,
 } from "@solana/spl-token";
 import {
-  Connection,
+  type Connection,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -30,7 +30,7 @@ import {
 } from "../../src/client/index.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { sessionUntil } from "../support/session-poll.ts";
-import { burnerRegistration, keypairOf } from "../support/solana-node.ts";
+import { burnerRegistration, solanaChainIdOf, stackSolanaOf } from "../support/solana-node.ts";
 
 const T = 60_000;
 const OPERATOR_SECRET = `operator-${"s".repeat(40)}`;
@@ -50,15 +50,8 @@ beforeAll(async () => {
     roles: ["actors", "projector", "indexer", "gateway", "executor"],
     env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000" },
   });
-  const s = svc.stack.solana;
-  if (!s) throw new Error("the local stack has no Solana node");
-  sol = new Connection(s.rpcUrl, "confirmed");
-  mint = new PublicKey(s.usdcMint);
-  payer = keypairOf(s.testKey);
-  relayer = new PublicKey(s.relayerKey.publicKey);
-  const chain = svc.config.chains?.find((c) => c.family === "solana");
-  if (!chain) throw new Error("the service has no Solana chain");
-  chainId = chain.chainId;
+  ({ sol, mint, payer, relayer } = stackSolanaOf(svc));
+  chainId = solanaChainIdOf(svc);
 }, 240_000);
 afterAll(async () => {
   await svc?.stop();

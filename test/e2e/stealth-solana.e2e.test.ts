@@ -12,7 +12,7 @@ import {
   getOrCreateAssociatedTokenAccount,
   transfer,
 } from "@solana/spl-token";
-import { Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
+import { type Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStealthWithdrawal } from "../../src/chains/solana/stealth-withdraw.ts";
 import { tokenAccountOrNull } from "../../src/chains/solana/token-accounts.ts";
@@ -26,7 +26,7 @@ import {
 } from "../../src/stealth/ed25519.ts";
 import { requestJson } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
-import { keypairOf } from "../support/solana-node.ts";
+import { stackSolanaOf } from "../support/solana-node.ts";
 
 const T = 60_000;
 const AMOUNT = 2_500_000n; // 2.5 USDC
@@ -39,12 +39,7 @@ let relayer: PublicKey;
 
 beforeAll(async () => {
   svc = await startTestService({ roles: ["gateway"], env: { MERCHANT_MODE: "development" } });
-  const s = svc.stack.solana;
-  if (!s) throw new Error("the local stack has no Solana node");
-  sol = new Connection(s.rpcUrl, "confirmed");
-  mint = new PublicKey(s.usdcMint);
-  payer = keypairOf(s.testKey);
-  relayer = new PublicKey(s.relayerKey.publicKey);
+  ({ sol, mint, payer, relayer } = stackSolanaOf(svc));
 }, 240_000);
 afterAll(async () => {
   await svc?.stop();

@@ -20,6 +20,7 @@ import {
   Transaction,
 } from "@solana/web3.js";
 import { ensureSolana, type LocalSolana, stopSolana } from "../../deploy/local/solana/launcher.ts";
+import type { TestService } from "./service.ts";
 
 const listensOn = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -46,6 +47,29 @@ export async function startPrivateSolana(opts: { slotMs: number; finalityLag: nu
 
 export const keypairOf = (key: LocalSolana["testKey"]): Keypair =>
   Keypair.fromSecretKey(new Uint8Array(getBase58Encoder().encode(key.secretKey)));
+
+/**
+ * The stack's Solana node as an e2e file uses it beside the service: a connection at `confirmed`,
+ * the USDC mint, the funded test key (the payer), the relayer and the fast fill's vault.
+ */
+export function stackSolanaOf(service: TestService) {
+  const s = service.stack.solana;
+  if (!s) throw new Error("the local stack has no Solana node");
+  return {
+    sol: new Connection(s.rpcUrl, "confirmed"),
+    mint: new PublicKey(s.usdcMint),
+    payer: keypairOf(s.testKey),
+    relayer: new PublicKey(s.relayerKey.publicKey),
+    vault: new PublicKey(s.vaultKey.publicKey),
+  };
+}
+
+/** The chain id the service gives its Solana chain. */
+export function solanaChainIdOf(service: TestService): number {
+  const chain = service.config.chains?.find((c) => c.family === "solana");
+  if (!chain) throw new Error("the service has no Solana chain");
+  return chain.chainId;
+}
 
 /**
  * A private node at 100 ms slots with what the chain-side tests use of it: a client connection at
