@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { type Address, erc20Abi, isAddress, numberToHex } from "viem";
 import type { LocalChain } from "../chains.ts";
 import { type ChainState, chainStates, chainsFromEnv, tokenMetadata, usdPrice } from "./chain-state.ts";
+import { serveLogos } from "./logos.ts";
 
 export const localNetwork = (chainId: number) => `local-${chainId}`;
 
@@ -96,15 +97,7 @@ export function alchemyServer(opts: { chains: readonly LocalChain[]; apiKey: str
     },
   );
 
-  // The logo URLs the metadata names: a badge with the symbol, so a wallet UI has something to show.
-  app.get<{ Params: { symbol: string } }>("/logos/:symbol.svg", async (req, reply) => {
-    const text = req.params.symbol.replace(/[^A-Za-z0-9]/g, "").slice(0, 5);
-    return reply
-      .type("image/svg+xml")
-      .send(
-        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="32" fill="#2775ca"/><text x="32" y="38" font-size="14" text-anchor="middle" fill="#fff">${text}</text></svg>`,
-      );
-  });
+  serveLogos(app, "#2775ca");
   return app;
 }
 

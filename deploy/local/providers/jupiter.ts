@@ -15,6 +15,7 @@ import {
 } from "@solana/spl-token";
 import { Connection, PublicKey } from "@solana/web3.js";
 import Fastify, { type FastifyInstance } from "fastify";
+import { serveLogos } from "./logos.ts";
 
 /** What the server reads: the node, its USDC mint and the pool (the stack file's `solana` entry). */
 export interface LocalSolanaMarket {
@@ -218,14 +219,7 @@ export function jupiterServer(opts: { market: LocalSolanaMarket; apiKey: string 
     };
   });
 
-  app.get<{ Params: { symbol: string } }>("/logos/:symbol.svg", async (req, reply) => {
-    const text = req.params.symbol.replace(/[^A-Za-z0-9]/g, "").slice(0, 5);
-    return reply
-      .type("image/svg+xml")
-      .send(
-        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="32" fill="#9945ff"/><text x="32" y="38" font-size="14" text-anchor="middle" fill="#fff">${text}</text></svg>`,
-      );
-  });
+  serveLogos(app, "#9945ff");
   return app;
 }
 
