@@ -72,6 +72,26 @@ async function startServer(name: ServerName): Promise<void> {
   });
   server.port = Number(new URL(server.child.ready).port);
 }
+
+/**
+ * With `server` stopped, both wallet lookups for `other` (another wallet: nothing of it is cached, so
+ * they must reach the stopped server) answer 502 { error } and the session is unchanged; once it is
+ * started again, GET /balances answers `back`.
+ */
+async function expectLookupsDownThenBack(server: ServerName, other: string, back: unknown): Promise<void> {
+  const before = await (await fetch(`${service.url}/sessions/${sessionId}`)).json();
+  await servers[server].child?.stop();
+  for (const path of [`/balances?address=${other}`, `/sessions/${sessionId}/token-options?wallet=${other}`]) {
+    const down = await fetch(`${service.url}${path}`);
+    expect(down.status).toBe(502);
+    expect(await down.json()).toEqual({ error: expect.any(String) });
+  }
+  expect(await (await fetch(`${service.url}/sessions/${sessionId}`)).json()).toEqual(before);
+  await startServer(server);
+  const answer = await fetch(`${service.url}/balances?address=${other}`);
+  expect(answer.status).toBe(200);
+  expect(await answer.json()).toEqual(back);
+}
 const serverUrl = (name: ServerName) => `http://127.0.0.1:${servers[name].port}`;
 
 const publicClient = (chain: LocalChain) =>
@@ -365,45 +385,19 @@ describe("a Solana wallet (base58) through Jupiter", () => {
   });
 
   it("answers 502 { error } while Jupiter is down, changes nothing, and recovers when it returns", async () => {
-    const before = await (await fetch(`${service.url}/sessions/${sessionId}`)).json();
-    await servers.jupiter.child?.stop();
-    // Another wallet: nothing of it is cached, so the request must reach the stopped server.
     const other = Keypair.generate().publicKey.toBase58();
-    for (const path of [
-      `/balances?address=${other}`,
-      `/sessions/${sessionId}/token-options?wallet=${other}`,
-    ]) {
-      const down = await fetch(`${service.url}${path}`);
-      expect(down.status).toBe(502);
-      expect(await down.json()).toEqual({ error: expect.any(String) });
-    }
-    expect(await (await fetch(`${service.url}/sessions/${sessionId}`)).json()).toEqual(before);
-    await startServer("jupiter");
-    const back = await fetch(`${service.url}/balances?address=${other}`);
-    expect(back.status).toBe(200);
-    expect(await back.json()).toEqual({ address: other, ecosystem: "solana", balances: [] });
+    await expectLookupsDownThenBack("jupiter", other, { address: other, ecosystem: "solana", balances: [] });
   });
 });
 
 describe("a provider server stopped mid-test", () => {
   it("answers 502 { error } while Alchemy is down, changes nothing, and recovers when it returns", async () => {
-    const before = await (await fetch(`${service.url}/sessions/${sessionId}`)).json();
-    await servers.alchemy.child?.stop();
-    // Another wallet: nothing of it is cached, so the request must reach the stopped server.
     const other = privateKeyToAccount(generatePrivateKey()).address;
-    for (const path of [
-      `/balances?address=${other}`,
-      `/sessions/${sessionId}/token-options?wallet=${other}`,
-    ]) {
-      const down = await fetch(`${service.url}${path}`);
-      expect(down.status).toBe(502);
-      expect(await down.json()).toEqual({ error: expect.any(String) });
-    }
-    expect(await (await fetch(`${service.url}/sessions/${sessionId}`)).json()).toEqual(before);
-    await startServer("alchemy");
-    const back = await fetch(`${service.url}/balances?address=${other}`);
-    expect(back.status).toBe(200);
-    expect(await back.json()).toEqual({ address: other.toLowerCase(), ecosystem: "evm", balances: [] });
+    await expectLookupsDownThenBack("alchemy", other, {
+      address: other.toLowerCase(),
+      ecosystem: "evm",
+      balances: [],
+    });
   });
 
   it("answers 502 { error } while 0x is down and quotes again when it returns", async () => {
