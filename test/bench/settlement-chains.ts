@@ -31,6 +31,10 @@ export async function pool(
   return performance.now() - t0;
 }
 
+/** "p50 … ms, p99 … ms" of latencies in ms. */
+export const latencyLine = (xs: number[]): string =>
+  `p50 ${percentile(xs, 50).toFixed(0)} ms, p99 ${percentile(xs, 99).toFixed(0)} ms`;
+
 export const percentile = (xs: number[], p: number): number => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
@@ -177,15 +181,15 @@ export const anvil = (c: Ctx) =>
   createPublicClient({ chain: toViemChain(c.chain), transport: http(c.chain.rpcUrl) });
 
 /**
- * When the deposit was mined, as seen from here: its receipt polled every 10 ms (viem's own wait
- * polls far more slowly, which would hide most of the detection latency).
+ * When the deposit was mined, as seen from here (unix ms): its receipt polled every 10 ms (viem's
+ * own wait polls far more slowly, which would hide most of the detection latency).
  */
 export async function minedAt(c: Ctx, hash: Hex): Promise<number> {
   for (;;) {
     const receipt = await c.client.getTransactionReceipt({ hash }).catch(() => null);
     if (receipt) {
       if (receipt.status !== "success") throw new Error(`deposit ${hash} reverted`);
-      return performance.now();
+      return Date.now();
     }
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -13,25 +13,15 @@
  * Every role runs in this process (test/support/service.ts), against the local stack.
  */
 import { parseArgs } from "node:util";
-import type { Address } from "viem";
 import { ensureChains } from "../../deploy/local/chains.ts";
-import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
-import {
-  commit,
-  createApiClient,
-  createSession,
-  newBurner as newPayerBurner,
-  signIntent,
-  waitForDetection,
-  waitForStatus,
-} from "../../src/client/index.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { stableEndOffsets } from "../../src/kafka/topics.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
 import { codecs } from "../support/codecs.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { TestService } from "../support/service.ts";
 import { withFileLock } from "./flock.ts";
-import { AMOUNT, bareSettlement, type Ctx, chainCtx, percentile } from "./settlement-chains.ts";
+import { bareSettlement, type Ctx, chainCtx, latencyLine } from "./settlement-chains.ts";
+import { settleThroughService, startSettlementService } from "./settlement-session.ts";
 
 const { values: args } = parseArgs({ options: { runs: { type: "string", default: "10" } } });
 const RUNS = Number(args.runs);
@@ -60,42 +50,14 @@ async function stepTimes(service: TestService, from: Map<number, bigint>) {
   return times;
 }
 
-const fmt = (xs: number[]) =>
-  xs.length === 0
-    ? "-"
-    : `p50 ${percentile(xs, 50).toFixed(0)} ms, p99 ${percentile(xs, 99).toFixed(0)} ms`.padEnd(28);
+const fmt = (xs: number[]) => (xs.length === 0 ? "-" : latencyLine(xs).padEnd(28));
 
 await withFileLock(".local/run/bench.lock", async () => {
   const { chains } = await ensureChains({ root: ".local", log: () => undefined });
   const [src, dst] = chains.map(chainCtx) as [Ctx, Ctx];
-  const service = await startTestService({
-    roles: ["actors", "projector", "indexer", "executor", "gateway"],
-    env: { INDEXER_POLL_MS: "100", LOCAL_CONFIRMATIONS: "1", LOG_LEVEL: "warn" },
-  });
+  const { service, client } = await startSettlementService();
   const attesterUrl = service.stack.attester.url;
-  const client = createApiClient({ baseUrl: service.url });
-
-  /** One session through the client library: commit and swept as seen by the payer (unix ms). */
-  const settle = async (to: Ctx) => {
-    const burner = await newPayerBurner(src.chain);
-    const destination = { address: to.chain.funded.address as Address, chainId: to.chain.chainId };
-    const { id } = await createSession(client, { burner, destination });
-    const detection = waitForDetection(client, { id, timeout: 120_000 });
-    await src.funded.writeContract({
-      address: src.chain.usdc,
-      abi: testUsdcAbi,
-      functionName: "transfer",
-      args: [burner.address, AMOUNT],
-    });
-    const detected = await detection;
-    const signed = await signIntent({ signer: burner.account, session: detected, quote: null, destination });
-    const swept = waitForStatus(client, { id, status: "swept", timeout: 300_000 });
-    const committed = Date.now();
-    await commit(client, { id, burner, signed });
-    const done = await swept;
-    if (done.outcome !== "succeeded") throw new Error(`session ${id} swept with ${done.outcome}`);
-    return { id, committed, swept: Date.now() };
-  };
+  const settle = (to: Ctx) => settleThroughService(client, src, to);
 
   try {
     await settle(src); // warm-up: connections, JIT, the consumer groups
@@ -135,23 +97,16 @@ await withFileLock(".local/run/bench.lock", async () => {
     console.log("\nthe service's steps (journal times; commit and swept as the payer saw them)");
     for (const kind of ["same", "cross"] as const) {
       console.log(`  ${kind === "same" ? "same chain" : "cross chain"}`);
-      console.log(
-        `    commit -> IntentCommitted           : ${fmt(span(kind, "committed", "IntentCommitted"))}`,
-      );
-      console.log(
-        `    IntentCommitted -> SweepSubmitted   : ${fmt(span(kind, "IntentCommitted", "SweepSubmitted"))}`,
-      );
-      console.log(
-        `    SweepSubmitted -> SweepCompleted    : ${fmt(span(kind, "SweepSubmitted", "SweepCompleted"))}`,
-      );
-      if (kind === "cross")
-        console.log(
-          `    SweepCompleted -> BridgeCompleted   : ${fmt(span(kind, "SweepCompleted", "BridgeCompleted"))}`,
-        );
-      const last = kind === "cross" ? "BridgeCompleted" : "SweepCompleted";
-      console.log(
-        `    ${last} -> swept on SSE  ${kind === "same" ? " " : ""}     : ${fmt(span(kind, last, "swept"))}`,
-      );
+      const marks = [
+        "committed",
+        ...STEPS.filter((x) => kind === "cross" || x !== "BridgeCompleted"),
+        "swept",
+      ] as const;
+      for (let i = 1; i < marks.length; i++) {
+        const [from, to] = [marks[i - 1], marks[i]] as [Step | "committed", Step | "swept"];
+        const label = `${from === "committed" ? "commit" : from} -> ${to === "swept" ? "swept on SSE" : to}`;
+        console.log(`    ${label.padEnd(36)}: ${fmt(span(kind, from, to))}`);
+      }
     }
   } finally {
     await service.stop();

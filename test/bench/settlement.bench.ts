@@ -15,30 +15,10 @@
  * Every role runs in this process (test/support/service.ts), against the local stack.
  */
 import { parseArgs } from "node:util";
-import type { Address } from "viem";
 import { ensureChains } from "../../deploy/local/chains.ts";
-import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
-import {
-  commit,
-  createApiClient,
-  createSession,
-  newBurner as newPayerBurner,
-  signIntent,
-  waitForDetection,
-  waitForStatus,
-} from "../../src/client/index.ts";
-import { startTestService } from "../support/service.ts";
 import { withFileLock } from "./flock.ts";
-import {
-  AMOUNT,
-  bareSettlement,
-  type Ctx,
-  chainCtx,
-  instantMining,
-  minedAt,
-  percentile,
-  pool,
-} from "./settlement-chains.ts";
+import { bareSettlement, type Ctx, chainCtx, instantMining, latencyLine, pool } from "./settlement-chains.ts";
+import { settleThroughService, startSettlementService } from "./settlement-session.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -54,35 +34,9 @@ const LATENCY_RUNS = Number(args.latency);
 await withFileLock(".local/run/bench.lock", async () => {
   const { chains } = await ensureChains({ root: ".local", log: () => undefined });
   const [src, dst] = chains.map(chainCtx) as [Ctx, Ctx];
-  const service = await startTestService({
-    roles: ["actors", "projector", "indexer", "executor", "gateway"],
-    // Detection is measured at confirmation depth 1 (the issue's goal); the indexer polls every 100 ms.
-    env: { INDEXER_POLL_MS: "100", LOCAL_CONFIRMATIONS: "1", LOG_LEVEL: "warn" },
-  });
+  const { service, client } = await startSettlementService();
   const attesterUrl = service.stack.attester.url;
-  const client = createApiClient({ baseUrl: service.url });
-  /** One session through the client library's actions; the times of each step, ms. */
-  const settle = async () => {
-    const burner = await newPayerBurner(src.chain);
-    const destination = { address: dst.chain.funded.address as Address, chainId: dst.chain.chainId };
-    const { id } = await createSession(client, { burner, destination });
-    const detection = waitForDetection(client, { id, timeout: 120_000 });
-    const depositHash = await src.funded.writeContract({
-      address: src.chain.usdc,
-      abi: testUsdcAbi,
-      functionName: "transfer",
-      args: [burner.address, AMOUNT],
-    });
-    const mined = await minedAt(src, depositHash);
-    const detected = await detection;
-    const detectedAt = performance.now();
-    const signed = await signIntent({ signer: burner.account, session: detected, quote: null, destination });
-    const committedAt = performance.now();
-    await commit(client, { id, burner, signed });
-    const settled = await waitForStatus(client, { id, status: "swept", timeout: 300_000 });
-    if (settled.outcome !== "succeeded") throw new Error(`session ${id} swept with ${settled.outcome}`);
-    return { mined, detected: detectedAt, committed: committedAt, swept: performance.now() };
-  };
+  const settle = () => settleThroughService(client, src, dst);
   let restore = [await instantMining(src), await instantMining(dst)];
   try {
     // Warm-up: one of each, so connections, JIT and the consumer groups are settled.
@@ -116,12 +70,10 @@ await withFileLock(".local/run/bench.lock", async () => {
       detection.push(t.detected - t.mined);
       settlement.push(t.swept - t.committed);
     }
-    const fmt = (xs: number[]) =>
-      `p50 ${percentile(xs, 50).toFixed(0)} ms, p99 ${percentile(xs, 99).toFixed(0)} ms`;
     console.log(
-      `   deposit mined -> detected on SSE : ${fmt(detection)} (goal: one block + 200 ms = 1200 ms)`,
+      `   deposit mined -> detected on SSE : ${latencyLine(detection)} (goal: one block + 200 ms = 1200 ms)`,
     );
-    console.log(`   commit -> swept                   : ${fmt(settlement)}`);
+    console.log(`   commit -> swept                   : ${latencyLine(settlement)}`);
   } finally {
     for (const back of restore) await back().catch(() => undefined);
     await service.stop();
