@@ -15,6 +15,8 @@ import {
   getPaymentLink,
   getPaymentSession,
   getSettings,
+  getStealthAnnouncements,
+  getStealthMeta,
   getSubscription,
   getWebhookEndpoint,
   listDestinations,
@@ -22,6 +24,7 @@ import {
   pinDestination,
   setAppFee,
   setSettings,
+  setStealthMeta,
   setWebhookEndpoint,
 } from "../../src/client/merchant/index.ts";
 import { sendJson } from "../support/local-http.ts";
@@ -71,13 +74,15 @@ describe("the webhook endpoint actions", () => {
 });
 
 describe("createPaymentSession", () => {
-  it("posts { amount } as a string, from a string or a bigint, and answers the session", async () => {
+  it("posts { amount } as a string, from a string or a bigint, `stealth` only when true, and answers the session", async () => {
     const client = await clientFor(ok(SESSION));
     expect(await createPaymentSession(client, { amount: "10000000" })).toEqual(SESSION);
-    await createPaymentSession(client, { amount: 25_000_000n });
+    await createPaymentSession(client, { amount: 25_000_000n, stealth: false });
+    await createPaymentSession(client, { amount: "1", stealth: true });
     expect(requests()).toEqual([
       ["POST", "/v1/payment_sessions", '{"amount":"10000000"}'],
       ["POST", "/v1/payment_sessions", '{"amount":"25000000"}'],
+      ["POST", "/v1/payment_sessions", '{"amount":"1","stealth":true}'],
     ]);
   });
 
@@ -196,6 +201,54 @@ describe("the checkout reads, destinations and app fee", () => {
       ["PUT", "/v1/settings", JSON.stringify({ p2p_pinned_destinations_only: true })],
       ["GET", "/v1/settings", ""],
     ]);
+  });
+});
+
+describe("the stealth actions", () => {
+  const meta = {
+    object: "stealth_meta",
+    meta_address: "st:eth:0x02",
+    sol_spend_pubkey: null,
+    sol_view_pubkey: null,
+  };
+
+  it("setStealthMeta and getStealthMeta: PUT and GET /v1/stealth-meta, Solana keys only when given", async () => {
+    const client = await clientFor(ok(meta));
+    expect(await setStealthMeta(client, { metaAddress: "st:eth:0x02" })).toEqual(meta);
+    await setStealthMeta(client, { metaAddress: "st:eth:0x02", solSpendPubkey: "S1", solViewPubkey: "V1" });
+    expect(await getStealthMeta(client)).toEqual(meta);
+    expect(requests()).toEqual([
+      ["PUT", "/v1/stealth-meta", '{"meta_address":"st:eth:0x02"}'],
+      [
+        "PUT",
+        "/v1/stealth-meta",
+        '{"meta_address":"st:eth:0x02","sol_spend_pubkey":"S1","sol_view_pubkey":"V1"}',
+      ],
+      ["GET", "/v1/stealth-meta", ""],
+    ]);
+  });
+
+  it("getStealthAnnouncements: GET /sessions/:id/stealth with the secret key, the id encoded, answering the list", async () => {
+    const one = {
+      scheme: "erc5564-1",
+      ephemeral_pubkey: "0x02",
+      view_tag: 7,
+      stealth_address: "0xab",
+      chain_id: null,
+      tx: null,
+    };
+    const client = await clientFor((_req, res, n) =>
+      n === 1
+        ? sendJson(res, 200, { announcements: [one] })
+        : sendJson(res, 404, { error: "stealth_not_found" }),
+    );
+    expect(await getStealthAnnouncements(client, { id: "a/b" })).toEqual([one]);
+    expect((await failure(getStealthAnnouncements(client, { id: "c" }))).status).toBe(404);
+    expect(requests()).toEqual([
+      ["GET", "/sessions/a%2Fb/stealth", ""],
+      ["GET", "/sessions/c/stealth", ""],
+    ]);
+    expect(header(0, "authorization")).toMatch(/^Bearer sk_test_/);
   });
 });
 

@@ -2,7 +2,8 @@
  * The merchant's client library (`deposit-settlement/merchant`): the payer's API client with the
  * merchant's secret key (`createMerchantClient`), one action per merchant `/v1` route (the merchant
  * record and keys, the webhook endpoint, its delivery log and redelivery, checkout sessions,
- * destinations, the app fee and the settings, the event list and `allEvents` to walk it, payment links,
+ * destinations, the app fee and the settings, the stealth meta-address and a Flow D session's
+ * announcements, the event list and `allEvents` to walk it, payment links,
  * subscriptions), and `verifyWebhook`, which is asynchronous: ALWAYS await it, or a forged webhook
  * passes. Like the payer's library it loads no Node built-ins and no server code. docs/MERCHANT-CLIENT.md is its manual.
  */
@@ -95,6 +96,18 @@ export {
   getSettings,
 } from "./actions/get-settings.ts";
 export {
+  type GetStealthAnnouncementsErrorType,
+  type GetStealthAnnouncementsParameters,
+  type GetStealthAnnouncementsReturnType,
+  getStealthAnnouncements,
+} from "./actions/get-stealth-announcements.ts";
+export {
+  type GetStealthMetaErrorType,
+  type GetStealthMetaParameters,
+  type GetStealthMetaReturnType,
+  getStealthMeta,
+} from "./actions/get-stealth-meta.ts";
+export {
   type GetSubscriptionErrorType,
   type GetSubscriptionParameters,
   type GetSubscriptionReturnType,
@@ -167,6 +180,12 @@ export {
   setSettings,
 } from "./actions/set-settings.ts";
 export {
+  type SetStealthMetaErrorType,
+  type SetStealthMetaParameters,
+  type SetStealthMetaReturnType,
+  setStealthMeta,
+} from "./actions/set-stealth-meta.ts";
+export {
   type SetWebhookEndpointErrorType,
   type SetWebhookEndpointParameters,
   type SetWebhookEndpointReturnType,
@@ -188,6 +207,8 @@ export type {
   PaymentSessionCreated,
   PaymentSessionStatus,
   RolledKey,
+  StealthAnnouncement,
+  StealthMeta,
   Subscription,
   SubscriptionStatus,
   WebhookDelivery,

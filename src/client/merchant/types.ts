@@ -6,6 +6,8 @@ import type { merchantSchema, rolledSchema } from "../../api/merchants.ts";
 import type { paymentLinkSchema } from "../../api/payment-links.ts";
 import type { PaymentSessionCreated as Created, PaymentSessionObject } from "../../api/payment-sessions.ts";
 import type { settingsSchema } from "../../api/settings.ts";
+import type { StealthAnnouncementObject } from "../../api/stealth-announcements.ts";
+import type { StealthMetaObject } from "../../api/stealth-meta.ts";
 import type { subscriptionSchema } from "../../api/subscriptions.ts";
 import type { deliverySchema } from "../../api/webhook-deliveries.ts";
 import type { webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../../api/webhook-endpoints.ts";
@@ -51,6 +53,17 @@ export type AppFee = z.output<typeof appFeeSchema>;
  * with `p2p_pinned_destinations_only`, a P2P session made with your `pk_` must pay your pinned destination.
  */
 export type MerchantSettings = z.output<typeof settingsSchema>;
+
+/**
+ * The merchant's stealth meta-address `{ object: "stealth_meta", meta_address, sol_spend_pubkey,
+ * sol_view_pubkey }` (`GET /v1/stealth-meta`): public keys only; the Solana ones null when not given.
+ */
+export type StealthMeta = StealthMetaObject;
+/**
+ * One announcement of a Flow D session: `{ scheme, ephemeral_pubkey, view_tag, stealth_address,
+ * chain_id, tx }`, `tx` null until it is on chain (docs/STEALTH.md).
+ */
+export type StealthAnnouncement = StealthAnnouncementObject;
 
 /** An event of the list: `data` is the webhook body as delivered (`GET /v1/events`). */
 export type MerchantEvent = z.output<typeof eventSchema>;

@@ -4,7 +4,7 @@ import {
   stealthAnnouncementsSchema,
 } from "../../api/stealth-announcements.ts";
 import type { Session } from "../../domain/types.ts";
-import type { Guards } from "../auth.ts";
+import { bearerToken, type Guards } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema, sessionParamsSchema } from "../schemas.ts";
@@ -34,7 +34,8 @@ export interface StealthSessionRouteOptions {
 /**
  * A Flow D session's announcements (docs/STEALTH.md), one per scheme its merchant registered keys
  * for: what the recipient needs to find the payment, also readable on chain once announced. Behind
- * the checkout guard (pk_ and cs_), like the other checkout routes; 404 for a session that is not Flow D.
+ * the checkout guard (pk_ and cs_), like the other checkout routes, or the owning merchant's sk_ (its
+ * server reads its sessions with the merchant library); 404 for a session that is not Flow D.
  */
 export const stealthSessionRoutes: FastifyPluginAsyncZod<StealthSessionRouteOptions> = async (app, opts) => {
   app.get(
@@ -53,8 +54,13 @@ export const stealthSessionRoutes: FastifyPluginAsyncZod<StealthSessionRouteOpti
       requireStealth(opts.enabled, opts.chainIds);
       const state = await opts.stealthOf(request.params.id);
       if (!state) throw gatewayError("session_not_found");
-      if (isCheckoutSession({ merchant_id: state.merchantId, flow: state.flow }))
-        await opts.guards.checkout(request, state);
+      if (isCheckoutSession({ merchant_id: state.merchantId, flow: state.flow })) {
+        if (bearerToken(request.headers.authorization)?.startsWith("sk_")) {
+          // Another merchant's session: not found, so existence cannot be probed.
+          const { merchantId } = await opts.guards.secretKey(request);
+          if (merchantId !== state.merchantId) throw gatewayError("session_not_found");
+        } else await opts.guards.checkout(request, state);
+      }
       if (state.stealthDestinations.length === 0) throw gatewayError("stealth_not_found");
       reply.header("cache-control", "no-store");
       return { announcements: announcementsOf(state) };

@@ -15,6 +15,12 @@ export interface CreatePaymentSessionParameters {
    * the call is then retried by the client's rules. Without it every call creates a new session.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * Flow D: the session pays a fresh stealth address derived from the merchant's stealth
+   * meta-address (`setStealthMeta` first), not the destinations table; `getStealthAnnouncements`
+   * reads what the recipient needs to find it. Sent only when true.
+   */
+  stealth?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -22,7 +28,8 @@ export type CreatePaymentSessionReturnType = PaymentSessionCreated;
 /**
  * `ClientError` `config_error` for an amount with a non-digit (no request made); an `http` ApiError:
  * 400 for an amount the service refuses (zero, leading zeros, too long) or a malformed key, 409
- * `idempotency_key_reused` for a key used with another amount. Without a key, a `network` or
+ * `idempotency_key_reused` for a key used with another amount; with `stealth`, 409
+ * `stealth_meta_missing` before any `setStealthMeta` and 403 on a service that offers no stealth. Without a key, a `network` or
  * `timeout` ApiError or a 5xx is thrown after one try: the session may have been created.
  */
 export type CreatePaymentSessionErrorType = ApiError | ClientError<"config_error">;
@@ -50,7 +57,7 @@ export async function createPaymentSession(
   return client.request<PaymentSessionCreated>({
     method: "POST",
     path: "/v1/payment_sessions",
-    body: { amount },
+    body: params.stealth === true ? { amount, stealth: true } : { amount },
     ...(key === undefined ? { idempotent: false } : { headers: { "idempotency-key": key } }),
     signal: params.signal,
   });
