@@ -15,15 +15,18 @@ import {
   withdrawStealth,
 } from "../../src/client/index.ts";
 import {
-  deriveStealthAddress,
-  formatMetaAddress,
-  type Hex,
-  newEphemeralKey,
-  stealthPrivateKey,
-} from "../../src/stealth/erc5564.ts";
+  createMerchantClient,
+  createPaymentSession,
+  getStealthAnnouncements,
+  getStealthMeta,
+  type StealthAnnouncement,
+  setStealthMeta,
+} from "../../src/client/merchant/index.ts";
+import { formatMetaAddress, type Hex } from "../../src/stealth/erc5564.ts";
 import { waitFor } from "../support/actor-host.ts";
 import { fund, tokenBalance } from "../support/delegate.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
+import { failure } from "../support/merchant-local.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
 import { sessionUntil } from "../support/session-poll.ts";
 
@@ -32,6 +35,8 @@ import { sessionUntil } from "../support/session-poll.ts";
 // Intent must pay it, and the sweep delivers there; the recipient's keys control the address.
 
 const T = 180_000;
+const AMOUNT = 10_000_000n; // 10 USDC
+const FEE = 2_000_000n; // 2 USDC: above the gas a withdrawal costs at the local price, below STEALTH_WITHDRAW_MAX_FEE
 const OPERATOR_SECRET = `operator-${"5".repeat(40)}`;
 const stack = merchantStack(OPERATOR_SECRET, T);
 
@@ -123,44 +128,39 @@ describe("stealth meta-address and Flow D on EVM", () => {
   );
 
   it(
-    "a Flow D checkout pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, and the recipient finds it on chain with its view key and spends with the derived key",
+    "a Flow D checkout made through the merchant library pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, the recipient finds it on chain with its view key alone, and withdraws it gaslessly to a fresh address (another destination, a higher fee, a fee above the bound or below the gas refused first, nothing moving)",
     async () => {
       const { A } = stack;
       const startBlock = await A.client.getBlockNumber();
       const m = await newMerchant();
-      await api("/v1/stealth-meta", { method: "PUT", key: m.sk, body: { meta_address: keys.meta } });
-      const create = async () => {
-        const r = await api("/v1/payment_sessions", {
-          key: m.sk,
-          body: { amount: "3000000", stealth: true },
-        });
-        expect(r.status, JSON.stringify(r.body)).toBe(200);
-        return r.body as { id: string; client_secret: string };
-      };
+      const merchant = createMerchantClient({ baseUrl: stack.service.url, secretKey: m.sk });
+      expect(await setStealthMeta(merchant, { metaAddress: keys.meta })).toMatchObject({
+        meta_address: keys.meta,
+      });
+      expect((await getStealthMeta(merchant)).meta_address).toBe(keys.meta);
+      const create = () => createPaymentSession(merchant, { amount: String(AMOUNT), stealth: true });
       const [s, second] = [await create(), await create()];
       const headers = { authorization: `Bearer ${m.pk}`, "x-client-secret": s.client_secret };
       expect((await api(`/sessions/${s.id}/stealth`)).status).toBe(401);
-      const announced = await api(`/sessions/${s.id}/stealth`, { headers });
-      expect(announced.status, JSON.stringify(announced.body)).toBe(200);
-      const [ours, ...others] = announced.body.announcements;
+      // The merchant reads them with its sk_, the widget with the pk_ and client secret: the same.
+      const [ours, ...others] = await getStealthAnnouncements(merchant, { id: s.id });
       expect(others).toEqual([]);
+      expect((await api(`/sessions/${s.id}/stealth`, { headers })).body.announcements).toEqual([ours]);
+      const stranger = createMerchantClient({
+        baseUrl: stack.service.url,
+        secretKey: (await newMerchant()).sk,
+      });
+      expect((await failure(getStealthAnnouncements(stranger, { id: s.id }))).status).toBe(404);
       // No pin: the stealth address is paid on the chain the deposit arrives on; not announced yet.
+      if (!ours) throw new Error("no announcement");
       expect(ours).toMatchObject({
         scheme: "erc5564-1",
         view_tag: expect.any(Number),
         chain_id: null,
         tx: null,
       });
-      const secondOnes = await api(`/sessions/${second.id}/stealth`, {
-        headers: { ...headers, "x-client-secret": second.client_secret },
-      });
-      expect(secondOnes.body.announcements[0].stealth_address).not.toBe(ours.stealth_address);
-      // The recipient's spending key for this address, from the announcement and its own keys alone.
-      const spendingKey = stealthPrivateKey(ours.ephemeral_pubkey, {
-        viewPrivateKey: keys.view.priv,
-        spendPrivateKey: keys.spend.priv,
-      });
-      expect(privateKeyToAddress(spendingKey).toLowerCase()).toBe(ours.stealth_address);
+      const [secondOne] = await getStealthAnnouncements(merchant, { id: second.id });
+      expect(secondOne?.stealth_address).not.toBe(ours.stealth_address);
 
       const burner = await newBurner(A.chain);
       const registered = await api(`/sessions/${s.id}/register`, {
@@ -168,7 +168,7 @@ describe("stealth meta-address and Flow D on EVM", () => {
         body: { burner_address: burner.address, eip7702_auth: burner.eip7702Auth },
       });
       expect(registered.status).toBe(200);
-      await fund(A, burner.address, A.chain.usdc, 3_000_000n);
+      await fund(A, burner.address, A.chain.usdc, AMOUNT);
       const client = createApiClient({ baseUrl: stack.service.url });
       const session = await sessionUntil(client, s.id, (x) => x.status === "detected");
       expect(session).toMatchObject({ dest_address: ours.stealth_address, dest_chain_id: A.chain.chainId });
@@ -197,19 +197,20 @@ describe("stealth meta-address and Flow D on EVM", () => {
         90_000,
       );
       expect(settled).toMatchObject({ status: "swept", outcome: "succeeded" });
-      expect(await tokenBalance(A, ours.stealth_address)).toBe(BigInt(settled.settled_amount ?? -1));
+      const value = BigInt(settled.settled_amount ?? -1);
+      expect(await tokenBalance(A, ours.stealth_address as Address)).toBe(value);
 
       // Swept: the session is announced once, on the chain the money is on.
-      let final: { tx: string | null; chain_id: number | null } = { tx: null, chain_id: null };
+      let final: StealthAnnouncement | undefined;
       await waitFor(
         "the announcement to be on chain",
         async () => {
-          final = (await api(`/sessions/${s.id}/stealth`, { headers })).body.announcements[0];
-          return final.tx !== null ? true : undefined;
+          [final] = await getStealthAnnouncements(merchant, { id: s.id });
+          return final?.tx ? true : undefined;
         },
         30_000,
       );
-      expect(final).toMatchObject({ ...ours, chain_id: A.chain.chainId, tx: expect.stringMatching(/^0x/) });
+      expect(final).toEqual({ ...ours, chain_id: A.chain.chainId, tx: expect.stringMatching(/^0x/) });
       // The recipient finds it from the chain alone with its view key, derives the spending key, and
       // no other session (the unpaid second one) and no other recipient's keys find anything.
       const scan = (view: Hex, spend: Hex) =>
@@ -224,118 +225,75 @@ describe("stealth meta-address and Flow D on EVM", () => {
           stealthAddress: ours.stealth_address,
           ephemeralPubkey: ours.ephemeral_pubkey,
           viewTag: ours.view_tag,
-          txHash: final.tx,
+          txHash: final?.tx,
           blockNumber: expect.any(BigInt),
         },
       ]);
-      const stranger = recipientKeys();
-      expect(await scan(stranger.view.priv, keys.spend.pub)).toEqual([]);
-      const derived = deriveStealthKey({
+      expect(await scan(recipientKeys().view.priv, keys.spend.pub)).toEqual([]);
+      const { privateKey, address } = deriveStealthKey({
         ...(found[0] as StealthPayment),
         viewPrivateKey: keys.view.priv,
         spendPrivateKey: keys.spend.priv,
       });
-      expect(derived).toEqual({ privateKey: spendingKey, address: ours.stealth_address });
-    },
-    T,
-  );
-});
+      expect(address).toBe(ours.stealth_address);
 
-describe("gasless withdrawal from an EVM stealth address (POST /stealth/withdraw)", () => {
-  const USDC_25 = 25_000_000n;
-  const FEE = 2_000_000n; // 2 USDC: above the gas a withdrawal costs at the local price, below STEALTH_WITHDRAW_MAX_FEE
-
-  /** A stealth address of a fresh recipient, funded with USDC and no ETH, and its spending key. */
-  async function fundedStealth(amount = USDC_25) {
-    const keys = recipientKeys();
-    const { stealthAddress, ephemeralPubkey } = deriveStealthAddress(
-      { spendPubkey: keys.spend.pub, viewPubkey: keys.view.pub },
-      newEphemeralKey(),
-    );
-    const spendingKey = stealthPrivateKey(ephemeralPubkey, {
-      viewPrivateKey: keys.view.priv,
-      spendPrivateKey: keys.spend.priv,
-    });
-    const account = privateKeyToAccount(spendingKey);
-    expect(account.address.toLowerCase()).toBe(stealthAddress);
-    await fund(stack.A, account.address, stack.A.chain.usdc, amount);
-    expect(await stack.A.client.getBalance({ address: account.address })).toBe(0n);
-    return account;
-  }
-  const sign = (stealth: ReturnType<typeof privateKeyToAccount>, destination: Address, fee = FEE) => {
-    const { chain } = stack.A;
-    if (!chain.stealthRelay) throw new Error("the stack file names no StealthRelay");
-    return signStealthWithdrawal({
-      signer: stealth,
-      chainId: chain.chainId,
-      usdc: chain.usdc,
-      relay: chain.stealthRelay,
-      value: USDC_25,
-      destination,
-      fee,
-    });
-  };
-  const balances = async (...owners: Address[]) => Promise.all(owners.map((o) => tokenBalance(stack.A, o)));
-
-  it(
-    "moves the balance minus the fee to a fresh address and the fee to the relayer; the stealth address ends at 0; a replay is refused",
-    async () => {
-      const stealth = await fundedStealth();
+      // The gasless withdrawal (POST /stealth/withdraw), signed with the derived key: the address holds no ETH.
+      const stealth = privateKeyToAccount(privateKey);
+      expect(await A.client.getBalance({ address: stealth.address })).toBe(0n);
+      const { stealthRelay } = A.chain;
+      if (!stealthRelay) throw new Error("the stack file names no StealthRelay");
+      const sign = (destination: Address, fee = FEE) =>
+        signStealthWithdrawal({
+          signer: stealth,
+          chainId: A.chain.chainId,
+          usdc: A.chain.usdc,
+          relay: stealthRelay,
+          value,
+          destination,
+          fee,
+        });
       const fresh = privateKeyToAddress(generatePrivateKey());
-      const relayer = stack.A.chain.relayer.address;
+      const thief = privateKeyToAddress(generatePrivateKey());
+      const relayer = A.chain.relayer.address;
+      const balances = async (...owners: Address[]) => Promise.all(owners.map((o) => tokenBalance(A, o)));
       const [relayerBefore] = await balances(relayer);
-      const body = await sign(stealth, fresh);
-      const client = createApiClient({ baseUrl: stack.service.url });
+      const nonce = await A.client.getTransactionCount({ address: relayer });
+      const body = await sign(fresh);
+      const refused = async (withdrawal: JsonRequest["body"], message: RegExp) => {
+        const r = await api("/stealth/withdraw", { body: withdrawal });
+        expect(r.status, JSON.stringify(r.body)).toBe(400);
+        expect(r.body.error).toMatch(message);
+      };
+      await refused({ ...body, destination: thief }, /withdraw_signature/);
+      await refused({ ...body, fee: String(FEE + 1n) }, /withdraw_signature/);
+      // Signed by the stealth key, but above what the service lets a withdrawal pay (STEALTH_WITHDRAW_MAX_FEE).
+      await refused(await sign(fresh, 6_000_000n), /at most 5000000/);
+      await refused(await sign(fresh, 1n), /gas/);
+      expect(await balances(stealth.address, fresh, thief)).toEqual([value, 0n, 0n]);
+      // The relayer sent nothing for any of them.
+      expect(await A.client.getTransactionCount({ address: relayer })).toBe(nonce);
+
       const answer = await withdrawStealth(client, { withdrawal: body });
       expect(answer).toEqual({
         tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
         destination: fresh.toLowerCase(),
-        amount: String(USDC_25 - FEE),
+        amount: String(value - FEE),
         fee: String(FEE),
       });
-      const receipt = await stack.A.client.getTransactionReceipt({ hash: answer.tx_hash as Hex });
+      const receipt = await A.client.getTransactionReceipt({ hash: answer.tx_hash as Hex });
       expect(receipt.status).toBe("success");
       expect(receipt.from.toLowerCase()).toBe(relayer.toLowerCase());
-      const [stealthAfter, freshAfter, relayerAfter] = await balances(stealth.address, fresh, relayer);
-      expect(stealthAfter).toBe(0n);
-      expect(freshAfter).toBe(USDC_25 - FEE);
+      const [stealthAfter, freshAfter, thiefAfter, relayerAfter] = await balances(
+        stealth.address,
+        fresh,
+        thief,
+        relayer,
+      );
+      expect([stealthAfter, freshAfter, thiefAfter]).toEqual([0n, value - FEE, 0n]);
       expect((relayerAfter ?? 0n) - (relayerBefore ?? 0n)).toBe(FEE);
-
       const replay = await api("/stealth/withdraw", { body });
       expect(replay.status).toBe(409);
       expect(replay.body.error).toMatch(/used already/);
-    },
-    T,
-  );
-
-  it(
-    "refuses a withdrawal sent for another destination, with a higher fee or a fee above the bound, and nothing moves",
-    async () => {
-      const stealth = await fundedStealth();
-      const fresh = privateKeyToAddress(generatePrivateKey());
-      const thief = privateKeyToAddress(generatePrivateKey());
-      const body = await sign(stealth, fresh);
-      const nonce = await stack.A.client.getTransactionCount({ address: stack.A.chain.relayer.address });
-
-      const elsewhere = await api("/stealth/withdraw", { body: { ...body, destination: thief } });
-      expect(elsewhere.status).toBe(400);
-      expect(elsewhere.body.error).toMatch(/withdraw_signature/);
-      const greedy = await api("/stealth/withdraw", { body: { ...body, fee: String(FEE + 1n) } });
-      expect(greedy.status).toBe(400);
-      expect(greedy.body.error).toMatch(/withdraw_signature/);
-      // Signed by the stealth key, but above what the service lets a withdrawal pay (STEALTH_WITHDRAW_MAX_FEE).
-      const aboveBound = await api("/stealth/withdraw", { body: await sign(stealth, fresh, 6_000_000n) });
-      expect(aboveBound.status).toBe(400);
-      expect(aboveBound.body.error).toMatch(/at most 5000000/);
-      const tooLow = await api("/stealth/withdraw", { body: await sign(stealth, fresh, 1n) });
-      expect(tooLow.status).toBe(400);
-      expect(tooLow.body.error).toMatch(/gas/);
-
-      expect(await balances(stealth.address, fresh, thief)).toEqual([USDC_25, 0n, 0n]);
-      // The relayer sent nothing for any of them.
-      expect(await stack.A.client.getTransactionCount({ address: stack.A.chain.relayer.address })).toBe(
-        nonce,
-      );
     },
     T,
   );
