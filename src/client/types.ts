@@ -158,7 +158,12 @@ export type TokenOptions = z.output<typeof tokenOptionsResponseSchema>;
 export type Balances = z.output<typeof balancesResponseSchema>;
 /** POST /quote's body as sent (amounts as decimal strings). */
 export type SwapQuoteBody = z.input<typeof swapQuoteBodySchema>;
+/** POST /quote's answer: `ecosystem` says which of the two it is. */
 export type SwapQuote = z.output<typeof swapQuoteResponseSchema>;
+/** An EVM quote: the amounts, `allowance_target`, and the `transaction` the wallet sends as is. */
+export type EvmSwapQuote = Extract<SwapQuote, { ecosystem: "evm" }>;
+/** A Solana quote: the aggregator's amounts and route for base58 mints; no transaction. */
+export type SolanaSwapQuote = Extract<SwapQuote, { ecosystem: "solana" }>;
 /** The body of `POST /stealth/withdraw`: the stealth key's authorization and Withdraw (docs/STEALTH.md). */
 export type StealthWithdrawBody = z.input<typeof stealthWithdrawBodySchema>;
 /** The answer of `POST /stealth/withdraw`: `tx_hash`, `destination`, `amount`, `fee`. */

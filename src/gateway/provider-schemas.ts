@@ -1,6 +1,5 @@
 import { isAddress } from "@solana/kit";
 import { z } from "zod";
-import { addressSchema } from "./schemas.ts";
 
 /**
  * The wire shapes of the provider-backed routes (docs/API.md, "Token options, balances and swap
@@ -46,7 +45,19 @@ export const balancesResponseSchema = z.object({
   balances: z.array(tokenOptionSchema).describe("sorted by value_usd, descending"),
 });
 
-const tokenSchema = z.union([z.literal("native"), addressSchema]);
+/**
+ * A token of a quote: `native` or a 0x ERC-20 address (lower-cased) on an EVM chain, a base58 mint on
+ * Solana; which family the chain takes is the route's check.
+ */
+const tokenSchema = z
+  .string()
+  .max(64)
+  .transform((raw, ctx) => {
+    if (raw === "native" || isAddress(raw)) return raw;
+    if (/^0x[0-9a-fA-F]{40}$/.test(raw)) return raw.toLowerCase();
+    ctx.addIssue({ code: "custom", message: "must be `native`, a 0x address or a base58 mint" });
+    return z.NEVER;
+  });
 const amountSchema = z
   .string()
   .regex(/^[1-9][0-9]{0,77}$/, "must be a positive decimal integer in base units")
@@ -55,16 +66,19 @@ const amountSchema = z
 
 export const swapQuoteBodySchema = z.strictObject({
   chain_id: z.number().int().positive(),
-  sell_token: tokenSchema.describe("0x ERC-20 address or `native`"),
-  buy_token: tokenSchema.optional().describe("0x ERC-20 address or `native`; the chain's USDC when absent"),
+  sell_token: tokenSchema.describe("EVM: 0x ERC-20 address or `native`; Solana: base58 mint"),
+  buy_token: tokenSchema.optional().describe("as sell_token; the chain's USDC when absent"),
   sell_amount: amountSchema,
-  taker: addressSchema.describe("the wallet that sends the transaction and receives the tokens bought"),
+  taker: walletSchema.describe(
+    "the wallet that swaps (0x on EVM: sends the transaction and receives the tokens bought; base58 on Solana)",
+  ),
   slippage_bps: z.number().int().min(0).max(5000).optional().describe("QUOTE_SLIPPAGE_BPS when absent"),
 });
 export type SwapQuoteBody = z.output<typeof swapQuoteBodySchema>;
 
 const decimal = z.string().describe("decimal integer");
-export const swapQuoteResponseSchema = z.object({
+const evmSwapQuoteSchema = z.object({
+  ecosystem: z.literal("evm"),
   chain_id: z.number().int(),
   sell_token: z.string(),
   buy_token: z.string(),
@@ -88,3 +102,25 @@ export const swapQuoteResponseSchema = z.object({
     balance: z.object({ token: z.string(), actual: decimal, expected: decimal }).nullable(),
   }),
 });
+
+/** A Solana quote: what selling buys through the aggregator's route; no transaction (docs/API.md). */
+const solanaSwapQuoteSchema = z.object({
+  ecosystem: z.literal("solana"),
+  chain_id: z.number().int(),
+  sell_token: z.string().describe("base58 mint"),
+  buy_token: z.string().describe("base58 mint"),
+  sell_amount: decimal,
+  buy_amount: decimal,
+  min_buy_amount: decimal.describe("the least the route delivers at slippage_bps"),
+  slippage_bps: z.number().int(),
+  price_impact_pct: z
+    .string()
+    .describe("how far the route's price is below the spot price, a decimal fraction"),
+  route: z.array(z.object({ amm_key: z.string(), label: z.string(), percent: z.number() })),
+  context_slot: z.number().int().nullable().describe("the slot the aggregator quoted at"),
+});
+
+export const swapQuoteResponseSchema = z.discriminatedUnion("ecosystem", [
+  evmSwapQuoteSchema,
+  solanaSwapQuoteSchema,
+]);

@@ -10,9 +10,30 @@ import { ProviderUnavailableError } from "./types.ts";
 export async function providerJson<T extends z.ZodType>(
   provider: string,
   url: string,
-  init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: unknown; timeoutMs: number },
+  init: ProviderRequest,
   shape: T,
 ): Promise<z.infer<T>> {
+  return (await providerJsonOrNone(provider, url, init, shape, () => false)) as z.infer<T>;
+}
+
+interface ProviderRequest {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: unknown;
+  timeoutMs: number;
+}
+
+/**
+ * providerJson, except that an error answer `isNone` recognises (the provider's documented "no
+ * result", such as a router's "no route for this pair") is null rather than a failure.
+ */
+export async function providerJsonOrNone<T extends z.ZodType>(
+  provider: string,
+  url: string,
+  init: ProviderRequest,
+  shape: T,
+  isNone: (status: number, body: unknown) => boolean,
+): Promise<z.infer<T> | null> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -43,6 +64,7 @@ export async function providerJson<T extends z.ZodType>(
     });
   }
   if (!response.ok) {
+    if (isNone(response.status, body)) return null;
     throw new ProviderUnavailableError(`${provider} answered ${response.status}`, {
       cause: new Error(JSON.stringify(body).slice(0, 500)),
     });

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import type { ProviderCache } from "./cache.ts";
-import { providerJson } from "./http.ts";
-import type { SolanaAggregator, TokenHolding } from "./types.ts";
+import { providerJson, providerJsonOrNone } from "./http.ts";
+import type { SolanaAggregator, SolanaQuote, SolanaQuoteRequest, TokenHolding } from "./types.ts";
 
 /**
  * Jupiter as the Solana aggregator, through its documented wire forms (header `x-api-key`): the
  * owner's holdings (`GET /ultra/v1/holdings/{owner}`), the metadata of the mints it holds
  * (`GET /tokens/v2/search?query=<mints>`), which is also the test of "a mint Jupiter knows", and their
- * USD prices (`GET /price/v3?ids=<mints>`, unpriced mints left out). Each answer is cached
+ * USD prices (`GET /price/v3?ids=<mints>`, unpriced mints left out), and exact-in swap quotes
+ * (`GET /swap/v1/quote?inputMint&outputMint&amount&slippageBps`). Each answer is cached
  * (PROVIDER_CACHE_TTL_MS), so a burst of asks for one wallet costs Jupiter three requests.
  */
 export interface JupiterSettings {
@@ -16,6 +17,8 @@ export interface JupiterSettings {
   apiKey: string;
   /** The Solana chain it answers for (CHAINS' Solana entry). */
   chainId: number;
+  /** That chain's USDC mint (CHAINS' Solana entry): what a quote buys when the request names nothing. */
+  usdcMint: string;
   timeoutMs: number;
   cache: ProviderCache;
 }
@@ -42,6 +45,46 @@ const searchShape = z.array(
   }),
 );
 const pricesShape = z.record(z.string(), z.object({ usdPrice: z.number().finite().nonnegative() }));
+const quoteShape = z.object({
+  inputMint: z.string(),
+  inAmount: baseUnits,
+  outputMint: z.string(),
+  outAmount: baseUnits,
+  otherAmountThreshold: baseUnits,
+  slippageBps: z.number().int(),
+  priceImpactPct: z.string().regex(/^-?[0-9]+(\.[0-9]+)?$/),
+  routePlan: z.array(
+    z.object({
+      swapInfo: z.object({ ammKey: z.string(), label: z.string().nullish() }),
+      percent: z.number(),
+    }),
+  ),
+  contextSlot: z.number().int().nullish(),
+});
+/** Jupiter's 400 error codes that mean "no route for this pair", not a failure (docs: swap API errors). */
+const NO_ROUTE = new Set(["COULD_NOT_FIND_ANY_ROUTE", "TOKEN_NOT_TRADABLE"]);
+const noRoute = (status: number, body: unknown) =>
+  status === 400 && NO_ROUTE.has(String((body as { errorCode?: unknown } | null)?.errorCode));
+
+/** Jupiter's quote answer as the service's SolanaQuote. */
+export function solanaQuoteOf(chainId: number, answer: z.output<typeof quoteShape>): SolanaQuote {
+  return {
+    chainId,
+    sellMint: answer.inputMint,
+    buyMint: answer.outputMint,
+    sellAmount: BigInt(answer.inAmount),
+    buyAmount: BigInt(answer.outAmount),
+    minBuyAmount: BigInt(answer.otherAmountThreshold),
+    slippageBps: answer.slippageBps,
+    priceImpactPct: answer.priceImpactPct,
+    route: answer.routePlan.map((r) => ({
+      ammKey: r.swapInfo.ammKey,
+      label: r.swapInfo.label ?? "",
+      percent: r.percent,
+    })),
+    contextSlot: answer.contextSlot ?? null,
+  };
+}
 
 export function createJupiter(settings: JupiterSettings): SolanaAggregator {
   const { apiKey, timeoutMs, cache } = settings;
@@ -72,8 +115,31 @@ export function createJupiter(settings: JupiterSettings): SolanaAggregator {
     return (await Promise.all(chunks.map(load))).flat();
   }
 
+  async function quote(request: SolanaQuoteRequest): Promise<SolanaQuote | null> {
+    const query = new URLSearchParams({
+      inputMint: request.sellMint,
+      outputMint: request.buyMint,
+      amount: request.sellAmount.toString(),
+      slippageBps: String(request.slippageBps),
+      swapMode: "ExactIn",
+    });
+    // A wallet UI asks again on every render: the same request within the TTL costs Jupiter nothing.
+    const answer = await cache.get(`jupiter:quote:${query}`, () =>
+      providerJsonOrNone(
+        "Jupiter",
+        `${base}/swap/v1/quote?${query}`,
+        { headers: { "x-api-key": apiKey }, timeoutMs },
+        quoteShape,
+        noRoute,
+      ),
+    );
+    return answer && solanaQuoteOf(settings.chainId, answer);
+  }
+
   return {
     chainId: settings.chainId,
+    usdcMint: settings.usdcMint,
+    quote,
     async holdings(owner) {
       const held = await balances(owner);
       const mints = [...held.keys()].sort().slice(0, MAX_MINTS);

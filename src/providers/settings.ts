@@ -103,7 +103,15 @@ export function createProviders(
         cache,
       }),
     solana:
-      jupiter && solanaChain && createJupiter({ ...jupiter, chainId: solanaChain.chainId, timeoutMs, cache }),
+      jupiter &&
+      solanaChain &&
+      createJupiter({
+        ...jupiter,
+        chainId: solanaChain.chainId,
+        usdcMint: solanaChain.usdcMint,
+        timeoutMs,
+        cache,
+      }),
     swaps: zeroEx && createZeroEx({ ...zeroEx, chainIds: evmChainIds, timeoutMs, cache }),
   };
 }

@@ -31,12 +31,41 @@ export interface BalanceIndexer {
   holdings(chainId: number, wallet: `0x${string}`): Promise<TokenHolding[]>;
 }
 
-/** A Solana swap aggregator (Jupiter): what an owner holds of the mints the aggregator knows. */
+/** A Solana swap aggregator (Jupiter): what an owner holds of the mints the aggregator knows, and swap quotes. */
 export interface SolanaAggregator {
   /** The Solana chain id it answers for (CHAINS' Solana entry). */
   readonly chainId: number;
+  /** That chain's USDC mint: what a quote buys when the request names nothing. */
+  readonly usdcMint: string;
   /** Non-zero balances of known mints (SOL as the native mint), each priced where known. */
   holdings(owner: string): Promise<TokenHolding[]>;
+  /** An exact-in quote; null when the aggregator finds no route for the pair. */
+  quote(request: SolanaQuoteRequest): Promise<SolanaQuote | null>;
+}
+
+/** Sell exactly `sellAmount` of one mint for another on the aggregator's chain (base58 mints). */
+export interface SolanaQuoteRequest {
+  sellMint: string;
+  buyMint: string;
+  sellAmount: bigint;
+  slippageBps: number;
+}
+
+export interface SolanaQuote {
+  chainId: number;
+  sellMint: string;
+  buyMint: string;
+  sellAmount: bigint;
+  buyAmount: bigint;
+  /** The least a swap of this route delivers at the slippage asked (Jupiter's otherAmountThreshold). */
+  minBuyAmount: bigint;
+  slippageBps: number;
+  /** How far the route's price is below the spot price, as a fraction (Jupiter's decimal string). */
+  priceImpactPct: string;
+  /** The pools the route goes through, with the share of the amount each takes. */
+  route: { ammKey: string; label: string; percent: number }[];
+  /** The slot the aggregator quoted at. */
+  contextSlot: number | null;
 }
 
 /** A swap the wallet itself sends (the push/send flow): sell `sellAmount` of one token for another. */

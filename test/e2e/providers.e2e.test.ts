@@ -30,7 +30,7 @@ import {
   getSwapQuote,
   getTokenOptions,
 } from "../../src/client/index.ts";
-import type { SwapQuote, TokenOption } from "../../src/client/types.ts";
+import type { EvmSwapQuote, TokenOption } from "../../src/client/types.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { fund, newBurner, sessionBody } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
@@ -75,14 +75,23 @@ async function startServer(name: ServerName): Promise<void> {
 
 /**
  * With `server` stopped, both wallet lookups for `other` (another wallet: nothing of it is cached, so
- * they must reach the stopped server) answer 502 { error } and the session is unchanged; once it is
- * started again, GET /balances answers `back`.
+ * they must reach the stopped server) and `alsoDown` answer 502 { error } and the session is unchanged;
+ * once it is started again, GET /balances answers `back`.
  */
-async function expectLookupsDownThenBack(server: ServerName, other: string, back: unknown): Promise<void> {
+async function expectLookupsDownThenBack(
+  server: ServerName,
+  other: string,
+  back: unknown,
+  alsoDown?: () => Promise<Response>,
+): Promise<void> {
   const before = await (await fetch(`${service.url}/sessions/${sessionId}`)).json();
   await servers[server].child?.stop();
-  for (const path of [`/balances?address=${other}`, `/sessions/${sessionId}/token-options?wallet=${other}`]) {
-    const down = await fetch(`${service.url}${path}`);
+  const lookups = [`/balances?address=${other}`, `/sessions/${sessionId}/token-options?wallet=${other}`];
+  for (const pending of [
+    ...lookups.map((path) => fetch(`${service.url}${path}`)),
+    ...(alsoDown ? [alsoDown()] : []),
+  ]) {
+    const down = await pending;
     expect(down.status).toBe(502);
     expect(await down.json()).toEqual({ error: expect.any(String) });
   }
@@ -103,8 +112,15 @@ const publicClient = (chain: LocalChain) =>
 const walletClient = (chain: LocalChain) =>
   createWalletClient({ account: wallet, chain: toViemChain(chain), transport: http(chain.rpcUrl) });
 
+/** An EVM chain's quote through the client library (the answer's `ecosystem` checked). */
+async function evmQuote(params: Parameters<typeof getSwapQuote>[1]): Promise<EvmSwapQuote> {
+  const quote = await getSwapQuote(client, params);
+  if (quote.ecosystem !== "evm") throw new Error(`an EVM quote was expected: ${JSON.stringify(quote)}`);
+  return quote;
+}
+
 /** Sends the quote's transaction from the wallet, as a wallet UI would, and waits for it to be mined. */
-async function send(chain: LocalChain, quote: SwapQuote) {
+async function send(chain: LocalChain, quote: EvmSwapQuote) {
   const hash = await walletClient(chain).sendTransaction({
     to: quote.transaction.to as Address,
     data: quote.transaction.data as Hex,
@@ -183,7 +199,7 @@ describe("POST /quote", () => {
     await Promise.all(
       chains.map(async (chain) => {
         const dai = chain.dex?.dai as Address;
-        const quote = await getSwapQuote(client, {
+        const quote = await evmQuote({
           chainId: chain.chainId,
           sellToken: "native",
           buyToken: dai,
@@ -208,7 +224,7 @@ describe("POST /quote", () => {
     const chain = chains[0];
     const dai = chain.dex?.dai as Address;
     const sellAmount = (await balanceOf(chain, dai)) / 2n;
-    const quote = await getSwapQuote(client, {
+    const quote = await evmQuote({
       chainId: chain.chainId,
       sellToken: dai,
       sellAmount,
@@ -324,15 +340,26 @@ describe("GET /sessions/:id/token-options and GET /balances", () => {
 });
 
 describe("a Solana wallet (base58) through Jupiter", () => {
-  /** SOL's USD price as the pool's reserves on the node say it (USDC per SOL). */
-  async function poolPrice(): Promise<number> {
+  /** The pool's reserves on the node: lamports and USDC base units. */
+  async function poolReserves(): Promise<{ sol: bigint; usdc: bigint }> {
     const connection = new Connection(solana.rpcUrl, "confirmed");
     const [lamports, usdc] = await Promise.all([
       connection.getBalance(new PublicKey(solana.pool.key.publicKey)),
       connection.getTokenAccountBalance(new PublicKey(solana.pool.usdcAccount)),
     ]);
-    return Number(usdc.value.amount) / 1e6 / (lamports / LAMPORTS_PER_SOL);
+    return { sol: BigInt(lamports), usdc: BigInt(usdc.value.amount) };
   }
+  /** SOL's USD price as the pool's reserves on the node say it (USDC per SOL). */
+  async function poolPrice(): Promise<number> {
+    const r = await poolReserves();
+    return Number(r.usdc) / 1e6 / (Number(r.sol) / LAMPORTS_PER_SOL);
+  }
+  const quoteRequest = (body: Record<string, unknown>) =>
+    fetch(`${service.url}/quote`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ chain_id: 792703810, taker: solWallet.toBase58(), ...body }),
+    });
 
   it("lists SOL and USDC on the Solana node, priced from the local pool and sorted by value_usd", async () => {
     const chainId = 792703810;
@@ -384,9 +411,57 @@ describe("a Solana wallet (base58) through Jupiter", () => {
     expect(balances).toEqual(options);
   });
 
-  it("answers 502 { error } while Jupiter is down, changes nothing, and recovers when it returns", async () => {
+  it("POST /quote sells SOL for the chain's USDC at the pool's constant-product price; no route is 409, EVM forms 400", async () => {
+    const sellAmount = 100_000_000n; // 0.1 SOL
+    const r = await poolReserves();
+    const quote = await getSwapQuote(client, {
+      chainId: 792703810,
+      sellToken: NATIVE_MINT,
+      sellAmount,
+      taker: solWallet.toBase58(),
+      slippageBps: 100,
+    });
+    // The pool's 30 bps fee, then x * y = k, as the local Jupiter computes it from the node's reserves.
+    const afterFee = sellAmount - (sellAmount * 30n) / 10_000n;
+    const buyAmount = (r.usdc * afterFee) / (r.sol + afterFee);
+    expect(quote).toEqual({
+      ecosystem: "solana",
+      chain_id: 792703810,
+      sell_token: NATIVE_MINT,
+      buy_token: solana.usdcMint,
+      sell_amount: String(sellAmount),
+      buy_amount: String(buyAmount),
+      min_buy_amount: String((buyAmount * 9_900n) / 10_000n),
+      slippage_bps: 100,
+      price_impact_pct: expect.stringMatching(/^[0-9.]+$/),
+      route: [{ amm_key: solana.pool.key.publicKey, label: expect.any(String), percent: 100 }],
+      context_slot: expect.any(Number),
+    });
+    const unknownMint = Keypair.generate().publicKey.toBase58();
+    const refusals: [Record<string, unknown>, number][] = [
+      [{ sell_token: unknownMint, sell_amount: "1000" }, 409],
+      [{ sell_token: "native", sell_amount: "1000" }, 400],
+      [{ sell_token: NATIVE_MINT, sell_amount: "1000", taker: wallet.address }, 400],
+      [{ sell_token: solana.usdcMint, sell_amount: "1000" }, 400], // USDC for USDC
+    ];
+    for (const [body, status] of refusals) {
+      const answer = await quoteRequest(body);
+      expect(answer.status, JSON.stringify(body)).toBe(status);
+      expect(await answer.json()).toEqual({ error: expect.any(String) });
+    }
+  });
+
+  it("answers 502 { error } while Jupiter is down (a quote too), changes nothing, and recovers when it returns", async () => {
     const other = Keypair.generate().publicKey.toBase58();
-    await expectLookupsDownThenBack("jupiter", other, { address: other, ecosystem: "solana", balances: [] });
+    // An amount no earlier case asked: the quote is not in the cache.
+    const quote = () => quoteRequest({ sell_token: NATIVE_MINT, sell_amount: "123456789" });
+    await expectLookupsDownThenBack(
+      "jupiter",
+      other,
+      { address: other, ecosystem: "solana", balances: [] },
+      quote,
+    );
+    expect((await quote()).status).toBe(200);
   });
 });
 

@@ -165,6 +165,7 @@ describe("the Jupiter adapter (src/providers/jupiter.ts) against it", () => {
       apiUrl: url,
       apiKey: KEY,
       chainId: 792703810,
+      usdcMint: usdc,
       timeoutMs,
       cache: createProviderCache({ ttlMs: 60_000, max: 100 }),
     });
@@ -231,6 +232,7 @@ describe("the Jupiter adapter (src/providers/jupiter.ts) against it", () => {
       apiUrl: url,
       apiKey: "wrong",
       chainId: 1,
+      usdcMint: usdc,
       timeoutMs: 2000,
       cache: createProviderCache({ ttlMs: 0, max: 1 }),
     });
@@ -239,6 +241,7 @@ describe("the Jupiter adapter (src/providers/jupiter.ts) against it", () => {
       apiUrl: "http://127.0.0.1:9",
       apiKey: KEY,
       chainId: 1,
+      usdcMint: usdc,
       timeoutMs: 2000,
       cache: createProviderCache({ ttlMs: 0, max: 1 }),
     });

@@ -3,35 +3,42 @@ import type { ApiError } from "../errors.ts";
 import type { SwapQuote, SwapQuoteBody } from "../types.ts";
 
 export interface GetSwapQuoteParameters {
+  /** An EVM chain of the service, or its Solana chain (then the tokens are base58 mints). */
   chainId: number;
-  /** 0x ERC-20 address or `native`. */
+  /** EVM: 0x ERC-20 address or `native`; Solana: a base58 mint (SOL: the native mint `So111…112`). */
   sellToken: string;
-  /** 0x ERC-20 address or `native`; the chain's USDC when left out. */
+  /** As `sellToken`; the chain's USDC when left out. */
   buyToken?: string | undefined;
-  /** Base units of `sellToken`. */
+  /** Base units of `sellToken` (wei, lamports, the token's smallest unit). */
   sellAmount: bigint;
-  /** The connected wallet: it sends the transaction and receives what it buys. */
-  taker: `0x${string}`;
+  /** The connected wallet (0x on EVM: it sends the transaction and receives what it buys; base58 on Solana). */
+  taker: string;
   /** The service's QUOTE_SLIPPAGE_BPS when left out. */
   slippageBps?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 
-/** The amounts, `allowance_target` to approve first, and the `transaction` the wallet sends as is. */
+/**
+ * `ecosystem: "evm"`: the amounts, `allowance_target` to approve first, and the `transaction` the
+ * wallet sends as is; `ecosystem: "solana"`: the aggregator's amounts, price impact and route, no
+ * transaction.
+ */
 export type GetSwapQuoteReturnType = SwapQuote;
 /** 400 for a bad request or an unconfigured chain, 409 `no_swap_route`; 502 when the router failed (retried). */
 export type GetSwapQuoteErrorType = ApiError;
 
 /**
  * A swap quote for the connected wallet (`POST /quote`, the send flow): what selling `sellAmount`
- * buys, and the transaction that does it. When `allowance_target` is set and `issues.allowance`
- * says the approval is short, the wallet approves `allowance_target` for `sellAmount` first.
+ * buys and, on EVM, the transaction that does it. When `allowance_target` is set and
+ * `issues.allowance` says the approval is short, the wallet approves `allowance_target` for
+ * `sellAmount` first. On Solana the answer is Jupiter's quote (docs/API.md, "POST /quote").
  *
  * @example
  * import { createApiClient, getSwapQuote } from "deposit-settlement/client";
  * const client = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
  * const quote = await getSwapQuote(client, { chainId: 31337, sellToken: "native", sellAmount: 10n ** 16n, taker });
- * await wallet.sendTransaction({ to: quote.transaction.to, data: quote.transaction.data, value: BigInt(quote.transaction.value) });
+ * if (quote.ecosystem === "evm")
+ *   await wallet.sendTransaction({ to: quote.transaction.to, data: quote.transaction.data, value: BigInt(quote.transaction.value) });
  */
 export async function getSwapQuote(
   client: ApiClient,
@@ -39,10 +46,10 @@ export async function getSwapQuote(
 ): Promise<GetSwapQuoteReturnType> {
   const body: SwapQuoteBody = {
     chain_id: params.chainId,
-    sell_token: params.sellToken as SwapQuoteBody["sell_token"],
+    sell_token: params.sellToken,
     sell_amount: params.sellAmount.toString(),
     taker: params.taker,
-    ...(params.buyToken !== undefined ? { buy_token: params.buyToken as SwapQuoteBody["sell_token"] } : {}),
+    ...(params.buyToken !== undefined ? { buy_token: params.buyToken } : {}),
     ...(params.slippageBps !== undefined ? { slippage_bps: params.slippageBps } : {}),
   };
   return client.request<SwapQuote>({ method: "POST", path: "/quote", body, signal: params.signal });
