@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Browser } from "playwright-core";
-import { getAddress } from "viem";
+import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeBurner } from "../../src/client/index.ts";
 import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
@@ -26,8 +26,8 @@ import { startTestService, type TestService } from "../support/service.ts";
 
 const T = 240_000;
 const OPERATOR_SECRET = `operator-${"d".repeat(40)}`;
-// A session not committed by then expires: the closed-tab test waits for it, the others commit well
-// within it (each takes about 13 s, 30 s on a loaded machine).
+// A session not committed by then expires: the closed-tab case waits for it (its two halves run
+// first and last), the others commit well within it (each takes about 13 s, 30 s on a loaded machine).
 const TTL_S = 45;
 
 let service: TestService;
@@ -103,7 +103,34 @@ async function newLink(sk: string, body: object) {
 /** A payer's wallet address, checksummed as a wallet shows it, holding nothing yet. */
 const payerWallet = () => getAddress(makeBurner().address);
 
+// The closed tab's session has to outlive its TTL. Its first half runs first and its second half
+// last, so the wait overlaps the other cases instead of adding TTL_S to the file.
+let closedTab: { linkUrl: string; refundTo: Address; address: Address; sessionId: string };
+let closedTabProfile: Awaited<ReturnType<typeof newProfile>>;
+
 describe("a payment link's hosted page", () => {
+  it(
+    "a tab closed right after paying: the deposit is made, nothing is signed (its expiry is checked by the last case)",
+    async () => {
+      const m = await newMerchant();
+      await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "10000000" });
+      const refundTo = payerWallet();
+      closedTabProfile = await newProfile(browser);
+      const page = await closedTabProfile.newPage();
+      const { address, sessionId } = await startPayment(page, link.url, refundTo);
+
+      await fund(A, address, A.chain.usdc, 10_000_000n);
+      // Closed before the deposit has its confirmations: the page never saw it, nothing signed an Intent.
+      await page.close();
+      const open = (await api(`/sessions/${sessionId}`)).body;
+      expect(["pending", "detected"]).toContain(open.status);
+      expect(open.fee_bps).toBeNull();
+      closedTab = { linkUrl: link.url, refundTo, address, sessionId };
+    },
+    T,
+  );
+
   it(
     "asks for a checked refund address before any address to pay, shows merchant, chain, copy button, time left and each step, and turns paid",
     async () => {
@@ -195,47 +222,6 @@ describe("a payment link's hosted page", () => {
         dest_address: dest,
       });
       expect(await tokenBalance(B, dest)).toBe(BigInt(swept.body.settled_amount));
-      await profile.close();
-    },
-    T,
-  );
-
-  it(
-    "a tab closed right after paying strands nothing: the session expires uncommitted and the money goes back to the refund address",
-    async () => {
-      const m = await newMerchant();
-      await pinDestination(m.sk);
-      const link = await newLink(m.sk, { amount: "10000000" });
-      const refundTo = payerWallet();
-      const profile = await newProfile(browser);
-      const page = await profile.newPage();
-      const { address, sessionId } = await startPayment(page, link.url, refundTo);
-
-      await fund(A, address, A.chain.usdc, 10_000_000n);
-      // Closed before the deposit has its confirmations: the page never saw it, nothing signed an Intent.
-      await page.close();
-
-      const refunded = await eventually("the refund to the payer", TTL_S * 1000 + 60_000, async () => {
-        const s = (await api(`/sessions/${sessionId}`)).body;
-        return s.refunds?.some((r: { status: string }) => r.status === "confirmed") ? s : undefined;
-      });
-      expect(refunded).toMatchObject({
-        status: "expired",
-        detected_amount: "10000000",
-        fee_bps: null, // never committed
-        refunds: [{ kind: "refund_all", status: "confirmed" }],
-      });
-      expect(getAddress(refunded.refunds[0].to)).toBe(refundTo);
-      expect(await tokenBalance(A, refundTo)).toBe(10_000_000n);
-      expect(await tokenBalance(A, address)).toBe(0n);
-
-      // The link opened again in this browser tells the payer, then forgets the burner.
-      const again = await profile.newPage();
-      await again.goto(link.url);
-      await again.waitForSelector('#status[data-status="refunded"]', { timeout: 30_000 });
-      expect(await again.textContent("#status")).toContain(refundTo);
-      expect(await steps(again)).toEqual(["refund_signed", "waiting", "detected", "returning", "refunded"]);
-      expect(await saved(again, slugOf(link.url))).toBeNull();
       await profile.close();
     },
     T,
@@ -372,6 +358,38 @@ describe("payment link routes", () => {
       const expired = await api(`/links/${slugOf(soon.url)}/sessions`, { method: "POST" });
       expect(expired.status).toBe(410);
       expect(expired.body.error).toMatch(/expired/);
+    },
+    T,
+  );
+});
+
+describe("a payment link's hosted page, after the other cases", () => {
+  it(
+    "the closed tab strands nothing: its session expires uncommitted and the money goes back to the refund address",
+    async () => {
+      const { linkUrl, refundTo, address, sessionId } = closedTab;
+      const refunded = await eventually("the refund to the payer", TTL_S * 1000 + 60_000, async () => {
+        const s = (await api(`/sessions/${sessionId}`)).body;
+        return s.refunds?.some((r: { status: string }) => r.status === "confirmed") ? s : undefined;
+      });
+      expect(refunded).toMatchObject({
+        status: "expired",
+        detected_amount: "10000000",
+        fee_bps: null, // never committed
+        refunds: [{ kind: "refund_all", status: "confirmed" }],
+      });
+      expect(getAddress(refunded.refunds[0].to)).toBe(refundTo);
+      expect(await tokenBalance(A, refundTo)).toBe(10_000_000n);
+      expect(await tokenBalance(A, address)).toBe(0n);
+
+      // The link opened again in this browser tells the payer, then forgets the burner.
+      const again = await closedTabProfile.newPage();
+      await again.goto(linkUrl);
+      await again.waitForSelector('#status[data-status="refunded"]', { timeout: 30_000 });
+      expect(await again.textContent("#status")).toContain(refundTo);
+      expect(await steps(again)).toEqual(["refund_signed", "waiting", "detected", "returning", "refunded"]);
+      expect(await saved(again, slugOf(linkUrl))).toBeNull();
+      await closedTabProfile.close();
     },
     T,
   );
