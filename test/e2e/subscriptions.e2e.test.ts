@@ -210,72 +210,13 @@ describe("subscriptions through the merchant API", () => {
     T,
   );
 
-  it("charges three periods on the chain: fees to the platform, the rest to the merchant, one subscription.charged each", async () => {
-    const sk = await createMerchant();
-    const amount = 1_000_000n;
-    const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
-    const period = 8n;
-    const m = await mandateOf(chain, payer, {
-      amount,
-      period,
-      start: BigInt(Math.floor(Date.now() / 1000) + 2),
-    });
-    const res = await register(sk, payer, m);
-    expect(res.status).toBe(201);
-    const id = res.body.id as string;
-    const charged = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charged:`));
-    const events = await webhooksUntil(id, (k) => charged(k).length >= 3, 90_000);
-    expect(charged(events.map((e) => e.idempotencyKey))).toEqual(
-      [0, 1, 2].map((p) => `sub:${id}:charged:${p}`),
-    );
-    const bodies = events
-      .filter((e) => e.eventType === "subscription.charged")
-      .map((e) => JSON.parse(e.payload));
-    expect(bodies.map((b) => b.period_index)).toEqual([0, 1, 2]);
-    expect(bodies[0]).toMatchObject({
-      subscription_id: id,
-      event_type: "subscription.charged",
-      amount: "1000000",
-      fee_bps: 80,
-      app_fee_bps: 0,
-      app_fee_recipient: "0x0000000000000000000000000000000000000000",
-    });
-    expect(new Set(bodies.map((b) => b.tx_hash)).size).toBe(3);
-    // 80 bps of 1 USDC to the platform, the rest to the merchant, three times; no failure on the way.
-    expect(await payer.balance(m.merchant)).toBeGreaterThanOrEqual(3n * 992_000n);
-    expect(events.some((e) => e.eventType === "subscription.charge_failed")).toBe(false);
-    const view = await call("GET", `/v1/subscriptions/${id}`, sk);
-    expect(view.body.last_charged_period).toBeGreaterThanOrEqual(2);
-    await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
-  }, 120_000);
-
-  it("retries a failing charge (no allowance) three times in its period, one subscription.charge_failed each, then stops", async () => {
-    const sk = await createMerchant();
-    const payer = await newSubscriptionPayer(chain, 10_000_000n, 0n);
-    const m = await mandateOf(chain, payer, {
-      period: 30n,
-      start: BigInt(Math.floor(Date.now() / 1000) + 1),
-    });
-    const res = await register(sk, payer, m);
-    const id = res.body.id as string;
-    const failedKeys = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charge_failed:0:`));
-    const events = await webhooksUntil(id, (k) => failedKeys(k).length >= 3);
-    expect(failedKeys(events.map((e) => e.idempotencyKey))).toEqual(
-      [1, 2, 3].map((a) => `sub:${id}:charge_failed:0:${a}`),
-    );
-    const body = JSON.parse(
-      events.find((e) => e.eventType === "subscription.charge_failed")?.payload ?? "{}",
-    );
-    expect(body).toMatchObject({ subscription_id: id, period_index: 0, attempt: 1 });
-    expect(body.error_message).toMatch(/ERC20InsufficientAllowance/);
-    // Out of attempts for period 0: nothing more until period 1 (30 s later), and nothing was charged.
-    await new Promise((r) => setTimeout(r, 5_000));
-    const after = await subscriptionWebhooks(service.kafka, service.config.SESSION_PARTITIONS, id);
-    expect(after.filter((e) => e.eventType !== "subscription.created").map((e) => e.idempotencyKey)).toEqual(
-      [1, 2, 3].map((a) => `sub:${id}:charge_failed:0:${a}`),
-    );
-    expect(await payer.balance(m.merchant)).toBe(0n);
-    await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
+  // Two subscriptions on the timer path at once: one charged three periods, one whose failing charge
+  // is retried. Set up one after the other (their payers are funded from one key), then waited on
+  // together, so the file pays for the longer wait only.
+  it("charges one subscription three periods (fees to the platform, the rest to the merchant, one subscription.charged each) while another's failing charge (no allowance) is retried three times in its period, one subscription.charge_failed each, then stops", async () => {
+    const charging = await chargingSubscription();
+    const failing = await failingSubscription();
+    await Promise.all([charging.check(), failing.check()]);
   }, 120_000);
 
   it("cancels from all three paths at once (merchant API, payer's gasless cancel, payer on chain): one subscription.canceled", async () => {
@@ -356,4 +297,80 @@ async function commandsUntil(
     if (Date.now() > deadline) throw new Error(`cancels of ${id}: ${sources.join(", ")}`);
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** A subscription charged every 8 s from its start; `check` waits for three charges and checks them. */
+async function chargingSubscription() {
+  const sk = await createMerchant();
+  const amount = 1_000_000n;
+  const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
+  const m = await mandateOf(chain, payer, {
+    amount,
+    period: 8n,
+    start: BigInt(Math.floor(Date.now() / 1000) + 2),
+  });
+  const res = await register(sk, payer, m);
+  expect(res.status).toBe(201);
+  const id = res.body.id as string;
+  const check = async () => {
+    const charged = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charged:`));
+    const events = await webhooksUntil(id, (k) => charged(k).length >= 3, 90_000);
+    expect(charged(events.map((e) => e.idempotencyKey))).toEqual(
+      [0, 1, 2].map((p) => `sub:${id}:charged:${p}`),
+    );
+    const bodies = events
+      .filter((e) => e.eventType === "subscription.charged")
+      .map((e) => JSON.parse(e.payload));
+    expect(bodies.map((b) => b.period_index)).toEqual([0, 1, 2]);
+    expect(bodies[0]).toMatchObject({
+      subscription_id: id,
+      event_type: "subscription.charged",
+      amount: "1000000",
+      fee_bps: 80,
+      app_fee_bps: 0,
+      app_fee_recipient: "0x0000000000000000000000000000000000000000",
+    });
+    expect(new Set(bodies.map((b) => b.tx_hash)).size).toBe(3);
+    // 80 bps of 1 USDC to the platform, the rest to the merchant, three times; no failure on the way.
+    expect(await payer.balance(m.merchant)).toBeGreaterThanOrEqual(3n * 992_000n);
+    expect(events.some((e) => e.eventType === "subscription.charge_failed")).toBe(false);
+    const view = await call("GET", `/v1/subscriptions/${id}`, sk);
+    expect(view.body.last_charged_period).toBeGreaterThanOrEqual(2);
+    await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
+  };
+  return { check };
+}
+
+/** A subscription whose payer allowed nothing; `check` waits for its three failed attempts and then quiet. */
+async function failingSubscription() {
+  const sk = await createMerchant();
+  const payer = await newSubscriptionPayer(chain, 10_000_000n, 0n);
+  const m = await mandateOf(chain, payer, {
+    period: 30n,
+    start: BigInt(Math.floor(Date.now() / 1000) + 1),
+  });
+  const res = await register(sk, payer, m);
+  expect(res.status).toBe(201);
+  const id = res.body.id as string;
+  const check = async () => {
+    const failedKeys = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charge_failed:0:`));
+    const events = await webhooksUntil(id, (k) => failedKeys(k).length >= 3);
+    expect(failedKeys(events.map((e) => e.idempotencyKey))).toEqual(
+      [1, 2, 3].map((a) => `sub:${id}:charge_failed:0:${a}`),
+    );
+    const body = JSON.parse(
+      events.find((e) => e.eventType === "subscription.charge_failed")?.payload ?? "{}",
+    );
+    expect(body).toMatchObject({ subscription_id: id, period_index: 0, attempt: 1 });
+    expect(body.error_message).toMatch(/ERC20InsufficientAllowance/);
+    // Out of attempts for period 0: nothing more until period 1 (30 s later), and nothing was charged.
+    await new Promise((r) => setTimeout(r, 5_000));
+    const after = await subscriptionWebhooks(service.kafka, service.config.SESSION_PARTITIONS, id);
+    expect(after.filter((e) => e.eventType !== "subscription.created").map((e) => e.idempotencyKey)).toEqual(
+      [1, 2, 3].map((a) => `sub:${id}:charge_failed:0:${a}`),
+    );
+    expect(await payer.balance(m.merchant)).toBe(0n);
+    await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
+  };
+  return { check };
 }
