@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { ensureStack, stopStack } from "../../deploy/local/stack.ts";
+import { startBeside } from "./beside.ts";
 import { dockerEngine, startContainers } from "./containers.ts";
 import { chooseStack, describeChoice } from "./stack-choice.ts";
 
@@ -8,11 +9,14 @@ import { chooseStack, describeChoice } from "./stack-choice.ts";
  * whatever this run started, so CI leaves nothing behind. Kafka and Cassandra: those the
  * environment names (KAFKA_BROKERS, CASSANDRA_CONTACT_POINTS) as they are, else containers when a
  * Docker engine answers, else the local stack (stack-choice.ts); its first line says which. The
- * chains come from the local stack.
+ * chains come from the local stack. `--beside "<shell command>"` runs a second command at the same
+ * time, on a broker of its own (beside.ts), for the suites that never touch the chains.
  */
-const [command, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const besideCommand = argv[0] === "--beside" ? argv[1] : undefined;
+const [command, ...args] = besideCommand === undefined ? argv : argv.slice(2);
 if (!command) {
-  process.stderr.write("usage: with-stack <command> [args...]\n");
+  process.stderr.write('usage: with-stack [--beside "<shell command>"] <command> [args...]\n');
   process.exit(2);
 }
 const started = Date.now();
@@ -24,10 +28,13 @@ const containers = await startContainers(choice);
 Object.assign(process.env, containers.env);
 const stack = await ensureStack({ root: ".local", log: (l) => process.stdout.write(`[stack] ${l}\n`) });
 process.stdout.write(`[stack] ready in ${Date.now() - started} ms\n`);
-const code = await new Promise<number>((resolve) => {
+const beside = besideCommand === undefined ? undefined : await startBeside("off-chain", besideCommand);
+const mainCode = await new Promise<number>((resolve) => {
   const child = spawn(command, args, { stdio: "inherit", shell: false });
   child.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
 });
+const besideCode = (await beside?.done) ?? 0;
+const code = mainCode !== 0 ? mainCode : besideCode;
 await containers.stop();
 const startedAny = stack.started.kafka || stack.started.cassandra || stack.started.chains;
 if (startedAny && process.env.KEEP_STACK !== "1") {

@@ -5,16 +5,16 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
-import { kafkajs } from "../../src/kafka/client.ts";
-import { MAX_REQUEST_BYTES } from "../../src/kafka/request-size.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { stableEndOffsets } from "../../src/kafka/topics.ts";
-import { createSnapshotTable } from "../../src/store/snapshots.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { stateOn, waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { createSessionCommand, drivenService, observedTransfer } from "../support/driven-service.ts";
+import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../../src/entities/session.ts";
+import { kafkajs } from "../../../src/kafka/client.ts";
+import { MAX_REQUEST_BYTES } from "../../../src/kafka/request-size.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { stableEndOffsets } from "../../../src/kafka/topics.ts";
+import { createSnapshotTable } from "../../../src/store/snapshots.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { stateOn, waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { createSessionCommand, drivenService, observedTransfer } from "../../support/driven-service.ts";
 
 const fx = drivenService();
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import type { MerchantCommand } from "../../src/domain/merchant/types.ts";
-import { issueKey, newMerchantId } from "../../src/gateway/merchant-keys.ts";
-import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
-import { startActorsWithBus } from "../support/actors-bus.ts";
-import type { TestService } from "../support/service.ts";
+import type { MerchantCommand } from "../../../src/domain/merchant/types.ts";
+import { issueKey, newMerchantId } from "../../../src/gateway/merchant-keys.ts";
+import type { GatewayBus } from "../../../src/kafka/gateway-bus.ts";
+import { startActorsWithBus } from "../../support/actors-bus.ts";
+import type { TestService } from "../../support/service.ts";
 
 // The merchant entity on the generic host across a restart: the second host restores the merchant
 // from the journal (and snapshots) and decides against it.

@@ -14,28 +14,28 @@ import { fileURLToPath } from "node:url";
 import { Kafka, logLevel } from "kafkajs";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import type { SessionCommand } from "../../src/domain/commands.ts";
-import type { SessionEvent } from "../../src/domain/events.ts";
-import { type Address, transferKey } from "../../src/domain/types.ts";
-import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../src/entities/session.ts";
-import { fromKafkajs, kafkajs } from "../../src/kafka/client.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { stableEndOffsets } from "../../src/kafka/topics.ts";
-import { createSessionReadModel } from "../../src/projections/read-model.ts";
-import type { TransferObserved } from "../../src/records/chain-transfers.ts";
-import { createSnapshotTable } from "../../src/store/snapshots.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { stateOn, waitFor } from "../support/actor-host.ts";
-import { CHILD_ENV } from "../support/child-process.ts";
-import { codecs } from "../support/codecs.ts";
+import type { SessionCommand } from "../../../src/domain/commands.ts";
+import type { SessionEvent } from "../../../src/domain/events.ts";
+import { type Address, transferKey } from "../../../src/domain/types.ts";
+import { ACTORS_GROUP, createSessionHost, sessionSnapshots } from "../../../src/entities/session.ts";
+import { fromKafkajs, kafkajs } from "../../../src/kafka/client.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { stableEndOffsets } from "../../../src/kafka/topics.ts";
+import { createSessionReadModel } from "../../../src/projections/read-model.ts";
+import type { TransferObserved } from "../../../src/records/chain-transfers.ts";
+import { createSnapshotTable } from "../../../src/store/snapshots.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { stateOn, waitFor } from "../../support/actor-host.ts";
+import { CHILD_ENV } from "../../support/child-process.ts";
+import { codecs } from "../../support/codecs.ts";
 import {
   createSessionCommand,
   drivenService,
   observedTransfer,
   randomAddress,
-} from "../support/driven-service.ts";
+} from "../../support/driven-service.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const SESSIONS = 1000;
 const PER_SESSION = 10;
 const CHAIN_ID = 31_337;

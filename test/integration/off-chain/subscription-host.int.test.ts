@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { keccak256, toHex } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { subscriptionIdFromDigest } from "../../src/chains/evm/subscriptions/subscriptions.ts";
-import type { SubscriptionCommand } from "../../src/domain/subscription/types.ts";
-import type { GatewayBus } from "../../src/kafka/gateway-bus.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { startActorsWithBus } from "../support/actors-bus.ts";
-import { codecs } from "../support/codecs.ts";
-import type { TestService } from "../support/service.ts";
-import { termsFixture } from "../support/subscriptions.ts";
+import { subscriptionIdFromDigest } from "../../../src/chains/evm/subscriptions/subscriptions.ts";
+import type { SubscriptionCommand } from "../../../src/domain/subscription/types.ts";
+import type { GatewayBus } from "../../../src/kafka/gateway-bus.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { startActorsWithBus } from "../../support/actors-bus.ts";
+import { codecs } from "../../support/codecs.ts";
+import type { TestService } from "../../support/service.ts";
+import { termsFixture } from "../../support/subscriptions.ts";
 
 // The subscription entity on the generic host across a restart: the second host restores the
 // subscription from subscription.events (and snapshots) and decides against it. The mandate starts

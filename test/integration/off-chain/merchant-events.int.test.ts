@@ -3,20 +3,20 @@
 // back page by page. The merchants have no endpoint: their deliveries are skipped, their events listed.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
-import type { WebhookEvent } from "../../src/records/webhook-events.ts";
+import { createPlainProducer, type PlainProducer } from "../../../src/kafka/at-least-once.ts";
+import type { WebhookEvent } from "../../../src/records/webhook-events.ts";
 import {
   EVENT_RETENTION_MS,
   eventIdOf,
   type MerchantEventRow,
   type MerchantEvents,
   merchantEvents,
-} from "../../src/store/merchant-events.ts";
-import { webhookDeliveries } from "../../src/store/webhook-deliveries.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+} from "../../../src/store/merchant-events.ts";
+import { webhookDeliveries } from "../../../src/store/webhook-deliveries.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 const T = 120_000;
 let service: TestService;

@@ -8,23 +8,23 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createEntityHost } from "../../src/actors/host.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
-import { kafkajs } from "../../src/kafka/client.ts";
-import { AlreadyRedriven, listParked, redrive } from "../../src/kafka/dead-letter.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
-import { createSnapshotTable } from "../../src/store/snapshots.ts";
-import { TerminalError } from "../../src/support/errors.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { drivenService } from "../support/driven-service.ts";
+import { createEntityHost } from "../../../src/actors/host.ts";
+import { createSnapshotStore } from "../../../src/actors/snapshots.ts";
+import { kafkajs } from "../../../src/kafka/client.ts";
+import { AlreadyRedriven, listParked, redrive } from "../../../src/kafka/dead-letter.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { ensureTopics, stableEndOffsets } from "../../../src/kafka/topics.ts";
+import { createSnapshotTable } from "../../../src/store/snapshots.ts";
+import { TerminalError } from "../../../src/support/errors.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { drivenService } from "../../support/driven-service.ts";
 import {
   type TallyCommand,
   type TallyEvent,
   type TallyNotice,
   tallyEntity,
-} from "../support/tally-entity.ts";
+} from "../../support/tally-entity.ts";
 
 const fx = drivenService();
 const PARTITIONS = 4;

@@ -4,14 +4,14 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createEntityHost, type EntityHost } from "../../src/actors/host.ts";
-import { createSnapshotStore } from "../../src/actors/snapshots.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
-import { createSnapshotTable } from "../../src/store/snapshots.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { drivenService } from "../support/driven-service.ts";
+import { createEntityHost, type EntityHost } from "../../../src/actors/host.ts";
+import { createSnapshotStore } from "../../../src/actors/snapshots.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { ensureTopics, stableEndOffsets } from "../../../src/kafka/topics.ts";
+import { createSnapshotTable } from "../../../src/store/snapshots.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { drivenService } from "../../support/driven-service.ts";
 import {
   type Tally,
   type TallyCommand,
@@ -19,7 +19,7 @@ import {
   type TallyNotice,
   type TallyState,
   tallyEntity,
-} from "../support/tally-entity.ts";
+} from "../../support/tally-entity.ts";
 
 const fx = drivenService();
 const PARTITIONS = 4;
