@@ -301,17 +301,12 @@ async function commandsUntil(
 
 /** A subscription charged every 8 s from its start; `check` waits for three charges and checks them. */
 async function chargingSubscription() {
-  const sk = await createMerchant();
   const amount = 1_000_000n;
-  const payer = await newSubscriptionPayer(chain, 10n * amount, 10n * amount);
-  const m = await mandateOf(chain, payer, {
+  const { sk, payer, m, id } = await registered(10n * amount, 10n * amount, {
     amount,
     period: 8n,
-    start: BigInt(Math.floor(Date.now() / 1000) + 2),
+    startsIn: 2,
   });
-  const res = await register(sk, payer, m);
-  expect(res.status).toBe(201);
-  const id = res.body.id as string;
   const check = async () => {
     const charged = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charged:`));
     const events = await webhooksUntil(id, (k) => charged(k).length >= 3, 90_000);
@@ -343,15 +338,7 @@ async function chargingSubscription() {
 
 /** A subscription whose payer allowed nothing; `check` waits for its three failed attempts and then quiet. */
 async function failingSubscription() {
-  const sk = await createMerchant();
-  const payer = await newSubscriptionPayer(chain, 10_000_000n, 0n);
-  const m = await mandateOf(chain, payer, {
-    period: 30n,
-    start: BigInt(Math.floor(Date.now() / 1000) + 1),
-  });
-  const res = await register(sk, payer, m);
-  expect(res.status).toBe(201);
-  const id = res.body.id as string;
+  const { sk, payer, m, id } = await registered(10_000_000n, 0n, { period: 30n, startsIn: 1 });
   const check = async () => {
     const failedKeys = (k: string[]) => k.filter((x) => x.startsWith(`sub:${id}:charge_failed:0:`));
     const events = await webhooksUntil(id, (k) => failedKeys(k).length >= 3);
@@ -373,4 +360,21 @@ async function failingSubscription() {
     await call("POST", `/v1/subscriptions/${id}/cancel`, sk);
   };
   return { check };
+}
+
+/** A new merchant's subscription from a payer funded and approved as given, starting `startsIn` s from now. */
+async function registered(
+  funds: bigint,
+  allowance: bigint,
+  { startsIn, ...terms }: { amount?: bigint; period: bigint; startsIn: number },
+) {
+  const sk = await createMerchant();
+  const payer = await newSubscriptionPayer(chain, funds, allowance);
+  const m = await mandateOf(chain, payer, {
+    ...terms,
+    start: BigInt(Math.floor(Date.now() / 1000) + startsIn),
+  });
+  const res = await register(sk, payer, m);
+  expect(res.status).toBe(201);
+  return { sk, payer, m, id: res.body.id as string };
 }
