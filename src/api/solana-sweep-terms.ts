@@ -15,6 +15,11 @@ export const solanaSweepTermsSchema = z.object({
   app_fee_recipient_sol: z.string().nullable(),
   /** The owner the delivery goes to: the destination itself on Solana, the service's vault for an EVM one. */
   sweep_to: z.string(),
+  /**
+   * Flow D (docs/STEALTH.md): `sweep_to` is a fresh stealth address with no USDC account yet, so the
+   * sweep first opens it (the idempotent create, the fee payer paying its rent).
+   */
+  open_sweep_to: z.boolean(),
 });
 
 export type SolanaSweepTerms = z.output<typeof solanaSweepTermsSchema>;

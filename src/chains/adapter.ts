@@ -370,7 +370,7 @@ export interface ChainExecutor {
   readonly bouncer?: SolanaBouncer;
   /**
    * A Flow D session's announcement of the scheme this chain's family announces (docs/STEALTH.md):
-   * EVM, the ERC-5564 announcer. Absent: this chain announces nothing.
+   * EVM, the ERC-5564 announcer; Solana, a Memo v2 transaction. Absent: this chain announces nothing.
    */
-  announce?(command: AnnounceCommand, step: StepTry): Promise<Mined>;
+  announce?(command: AnnounceCommand, step: StepTry): Promise<Mined | SolanaMined>;
 }

@@ -33,7 +33,13 @@ export interface SolanaGatewaySide {
    */
   checkSweep(
     transaction: string,
-    expected: { burner: string; token: string; legs: ReadonlyArray<{ to: string; amount: bigint }> },
+    expected: {
+      burner: string;
+      token: string;
+      legs: ReadonlyArray<{ to: string; amount: bigint }>;
+      /** Flow D: the sweep opens the first leg's USDC account, the fee payer paying its rent. */
+      openFirstLeg?: boolean;
+    },
   ): Promise<{ ok: true } | { ok: false; reason: string }>;
   /**
    * A payer's refund (docs/SOLANA.md, "The payer's refund"): whether `transaction` (base64,

@@ -152,6 +152,13 @@ export {
   registerSolanaBurner,
 } from "./actions/register-solana-burner.ts";
 export {
+  announcementsInTransaction,
+  type ScanSolanaStealthAnnouncementsErrorType,
+  type ScanSolanaStealthAnnouncementsParameters,
+  type SolanaStealthPayment,
+  scanSolanaStealthAnnouncements,
+} from "./actions/scan-solana-stealth-announcements.ts";
+export {
   type ScanStealthAnnouncementsErrorType,
   type ScanStealthAnnouncementsParameters,
   type ScanStealthAnnouncementsReturnType,

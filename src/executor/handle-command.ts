@@ -1,4 +1,4 @@
-import type { ChainExecutor, Mined, StepTry, TxHash } from "../chains/adapter.ts";
+import type { ChainExecutor, Mined, SolanaMined, StepTry, TxHash } from "../chains/adapter.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
 import { type FillDeps, runFastFill } from "./fast-fill.ts";
 import type { Report } from "./results.ts";
@@ -130,7 +130,12 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
         const announce = chain.announce?.bind(chain);
         if (!announce) throw new StepGaveUp(`chain ${command.chainId} announces no stealth payment`, null);
         // Not a TransactionSubmitted: the session's sweep_tx is the sweep's; it records the announcement once mined.
-        const done = await step("announce", command.chainId, (t) => announce(c, t), false);
+        const done: Mined | SolanaMined = await step(
+          "announce",
+          command.chainId,
+          (t) => announce(c, t),
+          false,
+        );
         await report(command, { type: "TransactionConfirmed", ...done });
         return;
       }

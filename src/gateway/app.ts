@@ -65,6 +65,7 @@ import {
 } from "./routes/subscriptions.ts";
 import { type DeliveryLog, webhookDeliveryRoutes } from "./routes/webhook-deliveries.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
+import type { StealthRegistry } from "./stealth-registry.ts";
 
 export interface GatewayDeps {
   config: Config;
@@ -92,6 +93,8 @@ export interface GatewayDeps {
           resources: (sessionId: string) => Promise<CheckoutResource | null>;
           /** A session's stealth part, for GET /sessions/:id/stealth; without it the route does not exist. */
           stealthOf?: (sessionId: string) => Promise<SessionStealth | null>;
+          /** Flow D's derived addresses: the Solana stealth withdrawal relays only for paid ones. */
+          stealthRegistry?: Pick<StealthRegistry, "paidTo">;
           mode: KeyMode;
         };
       })
@@ -209,7 +212,13 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       destinations: checkout.settings.destinations,
     };
   const evmChainIds = (config.chains ?? []).filter((c) => c.family === "evm").map((c) => c.chainId);
-  const solana = deps.solana && { ...session, solana: deps.solana, evmChainIds, checkout: checkoutAccess };
+  const solana = deps.solana && {
+    ...session,
+    solana: deps.solana,
+    evmChainIds,
+    checkout: checkoutAccess,
+    stealthOf: checkout?.stealthOf,
+  };
   const settlement = {
     ...session,
     live: deps.live,
@@ -223,6 +232,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.solanaStealthWithdrawals)
     await app.register(solanaStealthWithdrawRoutes, {
       withdrawals: deps.solanaStealthWithdrawals,
+      registry: checkout?.stealthRegistry,
       enabled: config.STEALTH_ENABLED,
       chainIds: (config.chains ?? []).map((c) => c.chainId),
     });

@@ -17,6 +17,7 @@ import { gatewayError, replyError } from "./errors.ts";
 import { hashSecret, issueClientSecret, type KeyMode } from "./merchant-keys.ts";
 import type { CommandPort } from "./ports.ts";
 import { canonicalJson, uuidFrom } from "./routes/sessions.ts";
+import type { StealthRegistry } from "./stealth-registry.ts";
 
 /**
  * Merchant checkout sessions (POST /v1/payment_sessions, docs/MERCHANTS.md "Checkout"): a session
@@ -59,6 +60,8 @@ export interface CheckoutDeps {
   chains: ReadonlyArray<{ chainId: number; family: StealthFamily }>;
   /** The Solana stealth scheme's sender side, when one is configured. */
   solanaStealth?: SolanaStealthDerive | undefined;
+  /** Where a Flow D session's derived addresses are recorded (the withdrawals relay only for them). */
+  stealthRegistry?: Pick<StealthRegistry, "record"> | undefined;
   /** Where Idempotency-Keys are claimed; without it a key is refused (no silent double creation). */
   idempotency?: IdempotencyKeys;
   mode: KeyMode;
@@ -118,6 +121,9 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
             : [solanaChainId];
         const familyOf = (id: number) => deps.chains.find((c) => c.chainId === id)?.family;
         pins = stealthPins(merchantPins, sources, familyOf, stealthDestinations);
+        if (!deps.stealthRegistry) throw new Error("Flow D needs the stealth address registry");
+        // Recorded before the session exists: a withdrawal then finds it once it is paid.
+        await deps.stealthRegistry.record(ids.sessionId, stealthDestinations);
       }
       const command: CreateSession = {
         type: "CreateSession",

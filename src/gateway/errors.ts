@@ -102,6 +102,12 @@ const GATEWAY_ERRORS = {
     message: "the stealth address holds no USDC: nothing to withdraw",
     retryable: false,
   },
+  stealth_address_unknown: {
+    status: 404,
+    message:
+      "the stealth address is not one this service derived for a paid (swept) Flow D session: it relays withdrawals only for those",
+    retryable: false,
+  },
   stealth_solana_withdraw_invalid: {
     status: 400,
     message:

@@ -224,6 +224,7 @@ describe("a merchant's Solana USDC checkout settled to a Solana destination", ()
         app_fee_bps: APP_FEE_BPS,
         app_fee_recipient_sol: co.sink.toBase58(),
         sweep_to: co.dest.toBase58(),
+        open_sweep_to: false,
       });
       const sessionFields = {
         app_fee_bps: APP_FEE_BPS,

@@ -104,10 +104,11 @@ describe("the client libraries' types", () => {
 });
 
 describe("the client library's run-time imports", () => {
-  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep, refund and stealth withdrawal, both stealth schemes, and browser-safe packages", () => {
+  it("are its own files, the error model, retry rule, EIP-712 types, router ABI, Solana bounce setup, sweep, refund and stealth withdrawal, both stealth schemes, the Solana announcement memo, and browser-safe packages", () => {
     const { files, packages } = runtimeGraph(ENTRY);
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     // stealth/erc5564.ts: the scheme the recipient's scanner runs, the one the gateway derives with (pure, @noble).
+    // stealth/solana-memo.ts: the Solana announcement's memo text, written by the executor, parsed by the scanner.
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/typed-data/eip712.ts",
       "src/chains/evm/typed-data/stealth-withdraw.ts",
@@ -118,6 +119,7 @@ describe("the client library's run-time imports", () => {
       "src/chains/solana/sweep.ts",
       "src/stealth/ed25519.ts",
       "src/stealth/erc5564.ts",
+      "src/stealth/solana-memo.ts",
       "src/support/errors.ts",
       "src/support/retry.ts",
     ]);

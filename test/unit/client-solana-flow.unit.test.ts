@@ -33,6 +33,7 @@ const terms = {
   app_fee_bps: 0,
   app_fee_recipient_sol: null,
   sweep_to: dest,
+  open_sweep_to: false,
 };
 
 let server: LocalServer | undefined;

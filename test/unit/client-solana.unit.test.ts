@@ -36,6 +36,7 @@ const terms = (over: Partial<SolanaSweepTerms> = {}): SolanaSweepTerms => ({
   app_fee_bps: 0,
   app_fee_recipient_sol: null,
   sweep_to: dest,
+  open_sweep_to: false,
   ...over,
 });
 

@@ -106,6 +106,7 @@ describe("POST /sessions/solana", () => {
       app_fee_bps: 0,
       app_fee_recipient_sol: null,
       sweep_to: destination,
+      open_sweep_to: false,
     });
     const command = gw.service.sent.at(-1);
     expect(command?.type === "CreateSession" && command.data).toMatchObject({

@@ -11,6 +11,7 @@ import { type CheckoutSessions, checkoutResources, createCheckoutSessions } from
 import { type KeyMode, keyModeOf } from "../../gateway/merchant-keys.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
 import type { SessionStealth } from "../../gateway/routes/stealth-sessions.ts";
+import { createStealthRegistry, type StealthRegistry } from "../../gateway/stealth-registry.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import { createMerchantProjector } from "../../projections/merchant-projection.ts";
 import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
@@ -18,6 +19,7 @@ import { deriveSolanaStealthDestination } from "../../stealth/flow-d.ts";
 import { idempotencyKeys } from "../../store/idempotency-keys.ts";
 import { merchantEmails } from "../../store/merchant-emails.ts";
 import { createMerchantStore } from "../../store/merchants.ts";
+import { stealthAddressesTable } from "../../store/stealth-addresses.ts";
 import { webhookEndpoints } from "../../store/webhook-endpoints.ts";
 import type { Shared } from "../shared.ts";
 import type { EntityModule } from "./module.ts";
@@ -61,6 +63,7 @@ export function merchantGatewayDeps(
         settings: MerchantSettingsAdmin;
         resources: (sessionId: string) => Promise<CheckoutResource | null>;
         stealthOf: (sessionId: string) => Promise<SessionStealth | null>;
+        stealthRegistry: StealthRegistry;
         mode: KeyMode;
       };
     }
@@ -70,6 +73,10 @@ export function merchantGatewayDeps(
   const store = createMerchantStore(shared.cassandra);
   const readModel = deps.readModel ?? createSessionReadModel(shared.cassandra);
   const keyMode = keyModeOf(mode);
+  const stealthRegistry = createStealthRegistry({
+    table: stealthAddressesTable(shared.cassandra),
+    sessions: readModel,
+  });
   const admin = createMerchantAdmin({
     send: bus.merchantCommands.send,
     store,
@@ -93,6 +100,7 @@ export function merchantGatewayDeps(
         solanaStealth: (shared.config.chains ?? []).some((c) => c.family === "solana")
           ? deriveSolanaStealthDestination
           : undefined,
+        stealthRegistry,
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,
         now: Date.now,
@@ -100,6 +108,7 @@ export function merchantGatewayDeps(
       settings: admin,
       resources: checkoutResources(readModel),
       stealthOf: async (sessionId) => (await readModel.get(sessionId))?.state ?? null,
+      stealthRegistry,
       mode: keyMode,
     },
   };

@@ -69,7 +69,9 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
     const mint = new PublicKey(expected.token);
     const accounts = expected.legs.map((l) => getAssociatedTokenAddressSync(mint, new PublicKey(l.to), true));
     const found = await read(() => connection.getMultipleAccountsInfo(accounts));
-    const missing = expected.legs.filter((_, i) => found[i] == null).map((l) => l.to);
+    // A Flow D sweep opens its first leg's account itself (src/chains/solana/sweep.ts).
+    const opened = (i: number) => i === 0 && expected.openFirstLeg === true;
+    const missing = expected.legs.filter((_, i) => found[i] == null && !opened(i)).map((l) => l.to);
     return missing.length === 0
       ? { ok: true }
       : { ok: false, reason: `no USDC account for ${missing.join(", ")}: create it before the sweep` };

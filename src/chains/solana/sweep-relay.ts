@@ -2,6 +2,7 @@ import { getBase58Decoder } from "@solana/kit";
 import { Connection, type Keypair, Transaction } from "@solana/web3.js";
 import type { RelaySolanaSweepCommand, SolanaMined, StepTry } from "../adapter.ts";
 import { StepRefused, StepReverted, UpstreamUnavailable } from "../execution-errors.ts";
+import { solanaRpcCall } from "./rpc-call.ts";
 
 export interface SweepRelayDeps {
   chainId: number;
@@ -28,14 +29,7 @@ const signatureText = getBase58Decoder();
 export function createSweepRelay(deps: SweepRelayDeps) {
   const connection = new Connection(deps.rpcUrl, { commitment: "confirmed" });
   const pollMs = deps.pollMs ?? 400;
-  const rpc = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (err) {
-      const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
-      throw new UpstreamUnavailable(`chain ${deps.chainId}: ${what}: ${why}`, null, { cause: err });
-    }
-  };
+  const rpc = solanaRpcCall(deps.chainId);
   const status = async (signature: string) =>
     (
       await rpc("getSignatureStatuses", () =>

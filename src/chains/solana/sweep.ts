@@ -2,7 +2,11 @@
 // client, which builds and signs it, and the service, which rebuilds it from what the session owes and
 // co-signs it as fee payer only when the two messages are the same bytes. Imports only web3.js and
 // spl-token: the client library runs in browsers.
-import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
 import { PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
 // biome-ignore lint/style/useNodejsImportProtocol: "node:buffer" would not resolve in a browser bundle
 import { Buffer } from "buffer";
@@ -29,16 +33,38 @@ export interface SweepParams {
   legs: readonly SweepLeg[];
   /** A recent blockhash (GET /solana/blockhash). */
   blockhash: string;
+  /**
+   * Flow D (docs/STEALTH.md): the first leg pays a fresh stealth address, which has no USDC account
+   * yet, so the sweep opens it first (the idempotent form, the fee payer paying its rent). USDC only:
+   * a SOL sweep ignores it.
+   */
+  openFirstLeg?: boolean | undefined;
 }
 
 /**
  * The sweep, unsigned: one transfer per leg out of the burner (SPL TransferChecked from its associated
- * USDC account, or a System transfer of lamports), fee payer the relayer. No other instruction: nothing
- * the fee payer could be made to pay for besides the transaction's fee.
+ * USDC account, or a System transfer of lamports), fee payer the relayer. No other instruction but,
+ * with `openFirstLeg`, the creation of the first leg's USDC account: nothing the fee payer could be
+ * made to pay for besides the transaction's fee and that one account's rent.
  */
 export function buildSolanaSweep(p: SweepParams): Transaction {
   const burner = new PublicKey(p.burner);
-  const tx = new Transaction({ feePayer: new PublicKey(p.feePayer), recentBlockhash: p.blockhash });
+  const feePayer = new PublicKey(p.feePayer);
+  const tx = new Transaction({ feePayer, recentBlockhash: p.blockhash });
+  const first = p.legs.find((l) => l.amount > 0n);
+  // Lamports open the account they pay by themselves: only a USDC leg needs its account created.
+  if (p.openFirstLeg === true && first !== undefined && p.token !== NATIVE_MINT) {
+    const mint = new PublicKey(p.token);
+    const owner = new PublicKey(first.to);
+    tx.add(
+      createAssociatedTokenAccountIdempotentInstruction(
+        feePayer,
+        getAssociatedTokenAddressSync(mint, owner, true),
+        owner,
+        mint,
+      ),
+    );
+  }
   for (const leg of p.legs) {
     if (leg.amount <= 0n) continue;
     const to = new PublicKey(leg.to);

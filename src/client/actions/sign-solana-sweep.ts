@@ -102,6 +102,8 @@ export function signSolanaSweep(params: SignSolanaSweepParameters): SignSolanaSw
       token,
       legs,
       blockhash: params.blockhash,
+      // Flow D: the stealth address's USDC account is opened first, at the fee payer's cost.
+      openFirstLeg: terms.open_sweep_to === true,
     });
   } catch (cause) {
     throw new ClientError(

@@ -149,7 +149,9 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
         ...(stealth ? { stealth } : {}),
       });
       // What the widget's payer needs to build the sweep it signs after detection.
-      return solana ? { ...created, sweep: solanaSweepTerms(solana, opts.feeBps, created.session) } : created;
+      return solana
+        ? { ...created, sweep: solanaSweepTerms(solana, opts.feeBps, created.session, stealth) }
+        : created;
     },
   );
 

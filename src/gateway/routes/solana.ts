@@ -3,6 +3,7 @@ import { zeroAddress } from "viem";
 import type { Config } from "../../config.ts";
 import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
 import { owedLegs } from "../../domain/solana-sweep.ts";
+import type { Session } from "../../domain/types.ts";
 import type { SessionView } from "../../domain/view.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
 import { gatewayError, replyError } from "../errors.ts";
@@ -40,6 +41,8 @@ export interface SolanaRoutesOptions {
   sessions: SessionReadPort;
   /** Merchant mode: a Solana checkout session's burner is registered with its pk_ and cs_ (as /register). */
   checkout?: CheckoutAccess | undefined;
+  /** Merchant mode: a session's stealth destinations (Flow D), so its commit knows a sweep opens one. */
+  stealthOf?: ((sessionId: string) => Promise<Pick<Session, "stealthDestinations"> | null>) | undefined;
   newId: () => string;
   /** Unix ms. */
   now: () => number;
@@ -186,6 +189,20 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
 };
 
 /**
+ * Whether a session's sweep pays its Flow D stealth address on this Solana chain (docs/STEALTH.md),
+ * which it then opens: the terms said so (`open_sweep_to`), and the sweep is checked with it.
+ */
+async function paysStealthHere(
+  opts: Pick<SolanaRoutesOptions, "solana" | "stealthOf">,
+  id: string,
+  s: Pick<SessionView, "dest_address" | "dest_chain_id">,
+): Promise<boolean> {
+  if (opts.stealthOf === undefined || s.dest_chain_id !== opts.solana.chainId) return false;
+  const destinations = (await opts.stealthOf(id))?.stealthDestinations ?? [];
+  return destinations.some((d) => d.stealthAddress === s.dest_address);
+}
+
+/**
  * What the payer's client needs to build the sweep of a Solana-origin session (docs/SOLANA.md, "The
  * sweep"): the anonymous creation's answer and a Solana checkout's (POST /v1/payment_sessions).
  */
@@ -193,7 +210,9 @@ export function solanaSweepTerms(
   solana: Pick<SolanaPort, "chainId" | "usdcMint" | "feePayer" | "vault">,
   feeBps: number,
   session: Pick<SessionView, "dest_address" | "dest_chain_id" | "app_fee_bps" | "app_fee_recipient_sol">,
+  stealth = false,
 ): SolanaSweepTerms {
+  const here = session.dest_chain_id === solana.chainId;
   return {
     chain_id: solana.chainId,
     usdc_mint: solana.usdcMint,
@@ -202,7 +221,9 @@ export function solanaSweepTerms(
     app_fee_bps: session.app_fee_bps,
     app_fee_recipient_sol: session.app_fee_recipient_sol,
     // A destination on another chain is paid by the fast fill out of the vault.
-    sweep_to: session.dest_chain_id === solana.chainId ? (session.dest_address as string) : solana.vault,
+    sweep_to: here ? (session.dest_address as string) : solana.vault,
+    // A Flow D session's destination here is its fresh stealth address: the sweep opens its account.
+    open_sweep_to: stealth && here,
   };
 }
 
@@ -287,7 +308,8 @@ export function solanaCommit(opts: SolanaRoutesOptions) {
       { amount: BigInt(s.detected_amount), feeBps, feeRecipient: solana.feePayer, vault: solana.vault },
     );
     const token = s.detected_token;
-    const checked = await solana.checkSweep(transaction, { burner, token, legs });
+    const openFirstLeg = await paysStealthHere(opts, id, s);
+    const checked = await solana.checkSweep(transaction, { burner, token, legs, openFirstLeg });
     if (!checked.ok) throw gatewayError("sweep_invalid", `transaction: ${checked.reason}`);
     const command: CommitSolanaSweep = {
       type: "CommitSolanaSweep",

@@ -6,6 +6,7 @@ import {
 } from "../../chains/solana-stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
+import type { StealthRegistry } from "../stealth-registry.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
 const base58 = z
@@ -56,12 +57,17 @@ export const solanaWithdrawResponseSchema = z.object({
 
 export interface SolanaWithdrawRouteOptions {
   withdrawals: SolanaStealthWithdrawals;
+  /**
+   * The addresses the relayer pays for: those the service derived for a Flow D session swept to them
+   * (src/gateway/stealth-registry.ts). Absent (merchant mode off: no Flow D session exists): none.
+   */
+  registry?: Pick<StealthRegistry, "paidTo"> | undefined;
   enabled: boolean;
   /** Every configured chain id: stealth is refused on a service that configures a mainnet (the gate). */
   chainIds: readonly number[];
 }
 
-const errors = Object.fromEntries([400, 403, 409, 502, 503].map((s) => [s, errorSchema]));
+const errors = Object.fromEntries([400, 403, 404, 409, 502, 503].map((s) => [s, errorSchema]));
 
 /**
  * POST /stealth/withdraw/solana/prepare and POST /stealth/withdraw/solana (docs/STEALTH.md, "Withdrawal on
@@ -74,7 +80,11 @@ export const solanaStealthWithdrawRoutes: FastifyPluginAsyncZod<SolanaWithdrawRo
   opts,
 ) => {
   const { withdrawals } = opts;
-  const parse = (body: { chain_id?: number | undefined; stealth_address: string; destination: string }) => {
+  const parse = async (body: {
+    chain_id?: number | undefined;
+    stealth_address: string;
+    destination: string;
+  }) => {
     requireStealth(opts.enabled, [body.chain_id ?? withdrawals.chainId, ...opts.chainIds]);
     if (body.chain_id !== undefined && body.chain_id !== withdrawals.chainId)
       throw gatewayError("chain_unsupported", `chain_id: the Solana chain here is ${withdrawals.chainId}`);
@@ -85,6 +95,12 @@ export const solanaStealthWithdrawRoutes: FastifyPluginAsyncZod<SolanaWithdrawRo
     if (destination === null) throw gatewayError("invalid_request", "destination: not a Solana public key");
     if (destination === stealthAddress)
       throw gatewayError("invalid_request", "destination: the stealth address itself");
+    // Before anything is read or built: the relayer pays only for the service's own paid addresses.
+    if (!(await opts.registry?.paidTo(stealthAddress)))
+      throw gatewayError(
+        "stealth_address_unknown",
+        `stealth_address: ${stealthAddress} is not the stealth address of a paid Flow D session of this service`,
+      );
     return { stealthAddress, destination };
   };
   const refusal = (err: unknown): never => {
@@ -102,7 +118,7 @@ export const solanaStealthWithdrawRoutes: FastifyPluginAsyncZod<SolanaWithdrawRo
       },
     },
     async (request) => {
-      const req = parse(request.body);
+      const req = await parse(request.body);
       const prepared = await withdrawals.prepare(req).catch(refusal);
       return {
         chain_id: withdrawals.chainId,
@@ -128,7 +144,7 @@ export const solanaStealthWithdrawRoutes: FastifyPluginAsyncZod<SolanaWithdrawRo
       },
     },
     async (request) => {
-      const req = parse(request.body);
+      const req = await parse(request.body);
       const sent = await withdrawals
         .withdraw({ ...req, transaction: request.body.transaction })
         .catch(refusal);
