@@ -12,7 +12,7 @@ import { memoryService, testConfig } from "../support/memory-gateway.ts";
 
 // The delivery log and manual redelivery over the real ledger in Cassandra: the routes read what the
 // webhooks worker writes, and a redelivery is a lightweight transaction from `failed` only. The
-// merchants' keys are two fixed records (their own tests are test/e2e/merchants.e2e.test.ts).
+// merchants' keys are two fixed records (their own tests are test/e2e/off-chain/merchants.e2e.test.ts).
 
 let cassandra: CassandraClient;
 let ledger: WebhookDeliveries;

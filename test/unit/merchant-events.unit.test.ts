@@ -14,7 +14,7 @@ import type { KeyByHash } from "../../src/store/merchants.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";
 
 // The pure parts of the event list: ids, time left, query parsing, pages. The routes on the real
-// stack are test/e2e/merchant-events.e2e.test.ts.
+// stack are test/e2e/off-chain/merchant-events.e2e.test.ts.
 
 const row = (i: number, over: Partial<MerchantEventRow> = {}): MerchantEventRow => ({
   id: eventIdOf(`s${i}:payment.detected`),

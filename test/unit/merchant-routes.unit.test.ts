@@ -7,7 +7,7 @@ import type { KeyByHash } from "../../src/store/merchants.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";
 
 // Which merchant routes exist under which settings; the merchant behind them is a fixed record
-// (the real stack's behaviour is test/e2e/merchants.e2e.test.ts).
+// (the real stack's behaviour is test/e2e/off-chain/merchants.e2e.test.ts).
 const sk = issueKey("secret", "test");
 const row: KeyByHash = { ...sk.issued, merchantId: "mer_a", createdAt: 1, revokedAt: null };
 const view = { id: "mer_a", name: "Shop", email: "a@shop.test", created_at: "", livemode: false, keys: [] };

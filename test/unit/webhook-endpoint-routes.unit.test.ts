@@ -11,7 +11,7 @@ import type { KeyByHash } from "../../src/store/merchants.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";
 
 // Which URLs the PUT route takes under which settings, over an in-memory endpoint (the real
-// stack's behaviour is test/e2e/webhook-endpoints.e2e.test.ts).
+// stack's behaviour is test/e2e/off-chain/webhook-endpoints.e2e.test.ts).
 const sk = issueKey("secret", "test");
 const row: KeyByHash = { ...sk.issued, merchantId: "mer_a", createdAt: 1, revokedAt: null };
 

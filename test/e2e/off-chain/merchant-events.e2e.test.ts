@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlainProducer, type PlainProducer } from "../../src/kafka/at-least-once.ts";
-import type { WebhookEvent } from "../../src/records/webhook-events.ts";
-import { eventIdOf } from "../../src/store/merchant-events.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { json } from "../support/http.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { createPlainProducer, type PlainProducer } from "../../../src/kafka/at-least-once.ts";
+import type { WebhookEvent } from "../../../src/records/webhook-events.ts";
+import { eventIdOf } from "../../../src/store/merchant-events.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { json } from "../../support/http.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 // GET /v1/events and /v1/events/:id on the real stack: merchants made by the operator route (actors,
 // projector), WebhookEvent records on webhook.events as the sessions' outbox writes them, the webhooks

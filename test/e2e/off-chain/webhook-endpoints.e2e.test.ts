@@ -2,16 +2,16 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyWebhook } from "../../src/client/merchant/verify-webhook.ts";
-import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
-import { tableEndpointDirectory } from "../../src/webhooks/endpoints.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { json } from "../support/http.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { verifyWebhook } from "../../../src/client/merchant/verify-webhook.ts";
+import { createPlainProducer } from "../../../src/kafka/at-least-once.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { webhookEndpoints } from "../../../src/store/webhook-endpoints.ts";
+import { tableEndpointDirectory } from "../../../src/webhooks/endpoints.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { json } from "../../support/http.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 // PUT/GET/DELETE /v1/webhook_endpoints on the real stack: the gateway sends the merchant actor a
 // command, the projector writes webhook_endpoints, and the webhooks worker delivers with it.

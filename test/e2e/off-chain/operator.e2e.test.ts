@@ -3,19 +3,19 @@
 // lag per role, and a read model rebuilt beside the live one, switched to and back. One service.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalChain } from "../../deploy/local/chains.ts";
-import { kafkajs } from "../../src/kafka/client.ts";
-import { groupHasMembers } from "../../src/kafka/group-offsets.ts";
-import { readTopic } from "../../src/kafka/topic-reader.ts";
-import { stableEndOffsets } from "../../src/kafka/topics.ts";
-import { runOperatorCli } from "../../src/operator/cli.ts";
-import { createSessionReadModel } from "../../src/projections/read-model.ts";
-import { projectedTables, projectorGroup } from "../../src/projections/read-model-control.ts";
-import { readModelControlStore } from "../../src/store/read-model-control.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { json } from "../support/http.ts";
-import { newBurner, sessionBody } from "../support/payer.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { LocalChain } from "../../../deploy/local/chains.ts";
+import { kafkajs } from "../../../src/kafka/client.ts";
+import { groupHasMembers } from "../../../src/kafka/group-offsets.ts";
+import { readTopic } from "../../../src/kafka/topic-reader.ts";
+import { stableEndOffsets } from "../../../src/kafka/topics.ts";
+import { runOperatorCli } from "../../../src/operator/cli.ts";
+import { createSessionReadModel } from "../../../src/projections/read-model.ts";
+import { projectedTables, projectorGroup } from "../../../src/projections/read-model-control.ts";
+import { readModelControlStore } from "../../../src/store/read-model-control.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { json } from "../../support/http.ts";
+import { newBurner, sessionBody } from "../../support/payer.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 const SECRET = `op-${randomUUID()}-${randomUUID()}`;
 let service: TestService;

@@ -6,9 +6,9 @@
 // session answered 200 is readable, every role's consumer group is still there, and no unhandled
 // rejection happened (src/app/cli.ts would write a FATAL line and exit 70).
 import { afterAll, beforeAll, it } from "vitest";
-import { ensureStack } from "../../deploy/local/stack.ts";
-import { expectOutageSurvived, type ServiceProcess, startServiceProcess } from "../support/outage.ts";
-import { startThrowawayServer, type ThrowawayServer } from "../support/throwaway-servers.ts";
+import { ensureStack } from "../../../deploy/local/stack.ts";
+import { expectOutageSurvived, type ServiceProcess, startServiceProcess } from "../../support/outage.ts";
+import { startThrowawayServer, type ThrowawayServer } from "../../support/throwaway-servers.ts";
 
 let cassandra: ThrowawayServer;
 let service: ServiceProcess;

@@ -6,9 +6,9 @@
 // readable, every role's consumer group is back, and no unhandled rejection happened (the process
 // would write a FATAL line and exit 70: src/app/cli.ts). Before the fix the process died of one.
 import { afterAll, beforeAll, it } from "vitest";
-import { ensureStack } from "../../deploy/local/stack.ts";
-import { expectOutageSurvived, type ServiceProcess, startServiceProcess } from "../support/outage.ts";
-import { startThrowawayServer, type ThrowawayServer } from "../support/throwaway-servers.ts";
+import { ensureStack } from "../../../deploy/local/stack.ts";
+import { expectOutageSurvived, type ServiceProcess, startServiceProcess } from "../../support/outage.ts";
+import { startThrowawayServer, type ThrowawayServer } from "../../support/throwaway-servers.ts";
 
 let kafka: ThrowawayServer;
 let service: ServiceProcess;

@@ -2,13 +2,13 @@
 // its own bus, cache and replied versions), the actors and the projector in this process. A POST
 // answered by one gateway is at once readable on the other, over GET and over SSE.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalChain } from "../../deploy/local/chains.ts";
-import { type Child, startChild } from "../support/child-process.ts";
-import { eachConcurrently } from "../support/concurrently.ts";
-import { json } from "../support/http.ts";
-import { newBurner, sessionBody } from "../support/payer.ts";
-import { startTestService, type TestService } from "../support/service.ts";
-import { openSse } from "../support/sse-client.ts";
+import type { LocalChain } from "../../../deploy/local/chains.ts";
+import { type Child, startChild } from "../../support/child-process.ts";
+import { eachConcurrently } from "../../support/concurrently.ts";
+import { json } from "../../support/http.ts";
+import { newBurner, sessionBody } from "../../support/payer.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
+import { openSse } from "../../support/sse-client.ts";
 
 const POSTS = 1_000;
 /** Clients at once, each doing POST on A then GET on B: enough to keep the projector busy. */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stableEndOffsets } from "../../src/kafka/topics.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { badSessionBodies } from "../support/bad-session-bodies.ts";
-import { eachConcurrently } from "../support/concurrently.ts";
-import { answerOf, isClientError, json } from "../support/http.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { stableEndOffsets } from "../../../src/kafka/topics.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { badSessionBodies } from "../../support/bad-session-bodies.ts";
+import { eachConcurrently } from "../../support/concurrently.ts";
+import { answerOf, isClientError, json } from "../../support/http.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 let service: TestService;
 

@@ -2,10 +2,10 @@ import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { legacyMerchantId, newMerchantId } from "../../src/gateway/merchant-keys.ts";
-import { merchantEmails } from "../../src/store/merchant-emails.ts";
-import { type Body, json } from "../support/http.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import { legacyMerchantId, newMerchantId } from "../../../src/gateway/merchant-keys.ts";
+import { merchantEmails } from "../../../src/store/merchant-emails.ts";
+import { type Body, json } from "../../support/http.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 const OPERATOR_SECRET = `operator-${"s".repeat(40)}`;
 let service: TestService;

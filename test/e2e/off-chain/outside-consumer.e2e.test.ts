@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import avsc from "avsc";
 import { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalChain } from "../../deploy/local/chains.ts";
-import { json } from "../support/http.ts";
-import { newBurner, sessionBody } from "../support/payer.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { LocalChain } from "../../../deploy/local/chains.ts";
+import { json } from "../../support/http.ts";
+import { newBurner, sessionBody } from "../../support/payer.ts";
+import { startTestService, type TestService } from "../../support/service.ts";
 
 let service: TestService;
 beforeAll(async () => {
