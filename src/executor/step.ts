@@ -1,7 +1,8 @@
 import type { StepTry, TxHash } from "../chains/adapter.ts";
 import { TransactionStuck, txHashOf } from "../chains/execution-errors.ts";
+import { isCassandraUnavailable } from "../store/cassandra.ts";
 import { BaseError } from "../support/errors.ts";
-import { retry } from "../support/retry.ts";
+import { retry, sleep } from "../support/retry.ts";
 
 export interface StepPolicy {
   /** Tries in all; the last failure is final. */
@@ -51,7 +52,7 @@ export async function runStep<T>(
     return await retry(
       async ({ attempt }) => {
         try {
-          return await fn({ key, bump, onSubmitted: hooks.onSubmitted });
+          return await storeAnswering(policy, () => fn({ key, bump, onSubmitted: hooks.onSubmitted }));
         } catch (err) {
           if (!policy.signal.aborted && worthRetrying(err) && attempt < policy.maxAttempts) {
             await hooks.onRetry(err, txHashOf(err));
@@ -74,6 +75,23 @@ export async function runStep<T>(
     if (exhausted) await hooks.onGiveUp();
     const gaveUp = exhausted ? `gave up after ${policy.maxAttempts} tries: ` : "";
     throw new StepGaveUp(`${gaveUp}${messageOf(err)}`, txHashOf(err));
+  }
+}
+
+/**
+ * Runs a try again, without counting it, while its failure is the service's own store being
+ * unreachable (a Cassandra restart takes longer than the attempts' backoff): such a try did nothing
+ * the ledger does not know of, and the command is not at fault, so an outage must not fail it (the
+ * many-process fault proof, docs/RELIABILITY.md, saw a refund fail that way). Stopped by the signal.
+ */
+async function storeAnswering<T>(policy: StepPolicy, fn: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isCassandraUnavailable(err) || policy.signal.aborted) throw err;
+      await sleep(policy.baseMs, policy.signal);
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import cassandra from "cassandra-driver";
 import { describe, expect, it, vi } from "vitest";
 import type { StepTry } from "../../src/chains/adapter.ts";
 import { bumped, replacementFees } from "../../src/chains/evm/settle/fees.ts";
@@ -49,6 +50,14 @@ describe("runStep", () => {
       { message: "node down", txHash: null },
       { message: "node down", txHash: null },
     ]);
+  });
+
+  it("waits out the store being unreachable without spending tries or reporting failures", async () => {
+    const down = () => new cassandra.errors.NoHostAvailableError({});
+    const r = await run([down(), down(), down(), new UpstreamUnavailable("node down", null), down()], 2);
+    expect(r.outcome).toBe("mined");
+    expect(r.tries).toHaveLength(6);
+    expect(r.retried).toEqual([{ message: "node down", txHash: null }]);
   });
 
   it("asks for a replacement with higher fees only on the try after a stuck transaction", async () => {
