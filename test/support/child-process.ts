@@ -23,7 +23,8 @@ export const CHILD_ENV = { KAFKA_SESSION_TIMEOUT_MS: "10000" };
  * `node --import tsx <args>` (node options first) as a child, so its pid is the process itself;
  * resolves once a stdout line matches `ready` (its first group becomes `ready`), and rejects with
  * the output's tail if the child exits first or is not up after `timeoutMs`. `started` sees the
- * child as soon as it exists, so a caller can stop one that is still starting.
+ * child as soon as it exists, so a caller can stop one that is still starting. `tsx: false` runs
+ * plain JavaScript (a bundle) without the loader.
  */
 export async function startChild(
   name: string,
@@ -33,11 +34,13 @@ export async function startChild(
     ready: RegExp;
     timeoutMs: number;
     started?: (c: Child) => void;
+    tsx?: boolean;
     /** Sees every line the child writes, stdout and stderr alike (its logs, for a test that reads them). */
     onLine?: (line: string) => void;
   },
 ): Promise<Child> {
-  const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...args], {
+  const loader = opts.tsx === false ? [] : ["--import", "tsx"];
+  const proc: ChildProcess = spawn(process.execPath, [...loader, ...args], {
     env: { ...process.env, ...CHILD_ENV, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -36,6 +36,22 @@ const countBy = <K>(keys: Iterable<K>) => {
 const doubled = <K>(m: Map<K, number>) =>
   [...m].filter(([, n]) => n > 1).map(([k, n]) => `${String(k)} x${n}`);
 
+/** What the count reads, decoded: the run's topics, the receiver's log and the chain's transfers. */
+export interface Observed {
+  flows: readonly Pick<Flow, "id" | "kind" | "step" | "burner">[];
+  /** session.events, in any order. */
+  events: readonly { sessionId: string; version: number; type: string }[];
+  /** executor.commands' command ids, and executor.results as `commandId:type`. */
+  commandIds: readonly string[];
+  results: readonly string[];
+  /** Idempotency-Keys of the merchant's records on webhook.events. */
+  webhookKeys: readonly string[];
+  /** Idempotency-Keys of the webhooks the merchant's endpoint received, in arrival order. */
+  received: readonly string[];
+  /** For each burner (lower case), the hashes of the USDC transfers out of it since the run began. */
+  txsOf: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
 export async function audit(opts: {
   brokers: string;
   flows: readonly Flow[];
@@ -45,37 +61,16 @@ export async function audit(opts: {
   A: ChainClients;
   fromBlock: bigint;
 }): Promise<Audit> {
-  const problems: string[] = [];
-  const ids = new Set(opts.flows.flatMap((f) => (f.id ? [f.id] : [])));
-
-  // The journal: each session's versions are 1..n, none missing, none twice.
-  const versions = new Map<string, number[]>();
-  const eventTypes = new Map<string, Map<string, number>>();
-  let events = 0;
+  const events: Observed["events"][number][] = [];
   await readAll(opts.brokers, TOPIC.sessionEvents, (r) => {
     if (!r.value) return;
     const e = codecs.sessionEvent.decode(r.value);
-    events++;
-    const list = versions.get(e.metadata.sessionId) ?? [];
-    list.push(e.metadata.version);
-    versions.set(e.metadata.sessionId, list);
-    const types = eventTypes.get(e.metadata.sessionId) ?? new Map<string, number>();
-    types.set(e.type, (types.get(e.type) ?? 0) + 1);
-    eventTypes.set(e.metadata.sessionId, types);
+    events.push({ sessionId: e.metadata.sessionId, version: e.metadata.version, type: e.type });
   });
-  for (const [id, vs] of versions) {
-    const sorted = [...vs].sort((a, b) => a - b);
-    if (sorted.some((v, i) => v !== (sorted[0] ?? 1) + i) || sorted[0] !== 1)
-      problems.push(`session ${id}: journal versions ${sorted.join(",")} (a gap or a doubled event)`);
-  }
-  for (const id of ids) if (!versions.has(id)) problems.push(`session ${id}: answered 200 but no journal`);
-
-  // The outbox the actors write in the same transaction as the events.
   const commandIds: string[] = [];
   await readAll(opts.brokers, TOPIC.executorCommands, (r) => {
     if (r.value) commandIds.push(codecs.executorCommand.decode(r.value).commandId);
   });
-  problems.push(...doubled(countBy(commandIds)).map((d) => `executor command doubled: ${d}`));
   const results: string[] = [];
   await readAll(opts.brokers, TOPIC.executorResults, (r) => {
     if (!r.value) return;
@@ -88,19 +83,8 @@ export async function audit(opts: {
     const w = codecs.webhookEvent.decode(r.value);
     if (w.merchantId === opts.merchantId) webhookKeys.push(w.idempotencyKey);
   });
-  problems.push(...doubled(countBy(webhookKeys)).map((d) => `webhook event doubled: ${d}`));
-
-  // Deliveries: each queued webhook reached the endpoint; a repeat of one key is a redelivery the
-  // receiver recognises (at-least-once, by Idempotency-Key), counted apart.
-  const got = countBy(opts.received);
-  const undelivered = [...new Set(webhookKeys)].filter((k) => !got.has(k));
-  problems.push(...undelivered.map((k) => `webhook never delivered: ${k}`));
-  const strangers = [...got.keys()].filter((k) => !webhookKeys.includes(k));
-  problems.push(...strangers.map((k) => `webhook delivered but never queued: ${k}`));
-
-  // On chain: each finished session's deposit left its burner in exactly one transaction.
   const burners = opts.flows.filter((f) => f.step === "done").map((f) => f.burner);
-  const txsOf = new Map<Address, Set<string>>();
+  const txsOf = new Map<string, Set<string>>();
   for (let i = 0; i < burners.length; i += 50) {
     const logs = await opts.A.client.getLogs({
       address: opts.A.chain.usdc,
@@ -109,38 +93,81 @@ export async function audit(opts: {
       fromBlock: opts.fromBlock,
     });
     for (const log of logs) {
-      const from = (log.args.from as Address).toLowerCase() as Address;
+      const from = (log.args.from as Address).toLowerCase();
       const set = txsOf.get(from) ?? new Set<string>();
       set.add(log.transactionHash);
       txsOf.set(from, set);
     }
   }
-  let chainTxs = 0;
-  for (const b of burners) {
-    const n = txsOf.get(b.toLowerCase() as Address)?.size ?? 0;
-    chainTxs += n;
-    if (n !== 1) problems.push(`burner ${b}: ${n} transactions moved its deposit (want 1)`);
-  }
+  return count({
+    flows: opts.flows,
+    events,
+    commandIds,
+    results,
+    webhookKeys,
+    received: opts.received,
+    txsOf,
+  });
+}
 
-  for (const f of opts.flows) {
-    const types = f.id ? eventTypes.get(f.id) : undefined;
+/** The count itself, pure: every violation of 0 lost and 0 doubled in what was observed. */
+export function count(o: Observed): Audit {
+  const problems: string[] = [];
+  const ids = new Set(o.flows.flatMap((f) => (f.id ? [f.id] : [])));
+
+  // The journal: each session's versions are 1..n, none missing, none twice.
+  const versions = new Map<string, number[]>();
+  const eventTypes = new Map<string, Map<string, number>>();
+  for (const e of o.events) {
+    versions.set(e.sessionId, [...(versions.get(e.sessionId) ?? []), e.version]);
+    const types = eventTypes.get(e.sessionId) ?? new Map<string, number>();
+    types.set(e.type, (types.get(e.type) ?? 0) + 1);
+    eventTypes.set(e.sessionId, types);
+  }
+  for (const [id, vs] of versions) {
+    const sorted = [...vs].sort((a, b) => a - b);
+    if (sorted.some((v, i) => v !== i + 1))
+      problems.push(`session ${id}: journal versions ${sorted.join(",")} (a gap or a doubled event)`);
+  }
+  for (const id of ids) if (!versions.has(id)) problems.push(`session ${id}: answered 200 but no journal`);
+
+  // The outbox the actors write in the same transaction as the events.
+  problems.push(...doubled(countBy(o.commandIds)).map((d) => `executor command doubled: ${d}`));
+  problems.push(...doubled(countBy(o.webhookKeys)).map((d) => `webhook event doubled: ${d}`));
+
+  // Deliveries: each queued webhook reached the endpoint; a repeat of one key is a redelivery the
+  // receiver recognises (at-least-once, by Idempotency-Key), counted apart.
+  const got = countBy(o.received);
+  const queued = new Set(o.webhookKeys);
+  problems.push(...[...queued].filter((k) => !got.has(k)).map((k) => `webhook never delivered: ${k}`));
+  problems.push(
+    ...[...got.keys()].filter((k) => !queued.has(k)).map((k) => `webhook delivered but never queued: ${k}`),
+  );
+
+  // On chain: each finished session's deposit left its burner in exactly one transaction.
+  let chainTxs = 0;
+  for (const f of o.flows) {
     if (f.step !== "done") continue;
+    const n = o.txsOf.get(f.burner.toLowerCase())?.size ?? 0;
+    chainTxs += n;
+    if (n !== 1) problems.push(`burner ${f.burner}: ${n} transactions moved its deposit (want 1)`);
+    const types = f.id ? eventTypes.get(f.id) : undefined;
     const want = f.kind === "commit" ? "SweepCompleted" : "RefundUpdated";
     if (!types?.get(want)) problems.push(`session ${f.id}: ${f.kind} done but no ${want} in its journal`);
-    if (f.kind === "commit" && (types?.get("SweepCompleted") ?? 0) !== 1)
-      problems.push(`session ${f.id}: ${types?.get("SweepCompleted")} SweepCompleted events`);
+    else if (f.kind === "commit" && types.get(want) !== 1)
+      problems.push(`session ${f.id}: ${types.get(want)} SweepCompleted events`);
   }
 
   return {
     figures: {
       sessions: ids.size,
-      events,
-      executorCommands: commandIds.length,
-      executorResults: results.length,
+      events: o.events.length,
+      executorCommands: o.commandIds.length,
+      executorResults: o.results.length,
       chainTransactions: chainTxs,
-      webhookEvents: webhookKeys.length,
-      webhookDeliveries: opts.received.length,
-      webhookRedeliveries: opts.received.length - got.size,
+      webhookEvents: o.webhookKeys.length,
+      webhookDeliveries: o.received.length,
+      webhookRedeliveries: o.received.length - got.size,
     },
     problems,
   };

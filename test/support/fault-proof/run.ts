@@ -3,7 +3,7 @@ import { ensureStack } from "../../../deploy/local/stack.ts";
 import { makeTestCa } from "../test-ca.ts";
 import { startWebhookReceiver } from "../webhook-receiver.ts";
 import { type Audit, audit } from "./audit.ts";
-import { type Cluster, KILLABLE, startCluster } from "./cluster.ts";
+import { type Cluster, KILLABLE, type ProcessCounts, startCluster } from "./cluster.ts";
 import { chainClients, type Flow, setUpMerchant, startLoad } from "./load.ts";
 
 /**
@@ -18,6 +18,8 @@ export interface FaultProofOptions {
   /** A new payer every this many ms. */
   everyMs: number;
   chaos: { everyMs: number } | null;
+  /** Processes per role; by default the issue's shape (PROCESS_COUNTS). */
+  counts?: ProcessCounts;
   log?: (line: string) => void;
 }
 
@@ -55,7 +57,10 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
   const receiver = await startWebhookReceiver(ca);
   let cluster: Cluster | undefined;
   try {
-    cluster = await startCluster(log, { NODE_EXTRA_CA_CERTS: ca.caFile });
+    cluster = await startCluster(log, {
+      env: { NODE_EXTRA_CA_CERTS: ca.caFile },
+      ...(opts.counts ? { counts: opts.counts } : {}),
+    });
     const c = cluster;
     const merchant = await setUpMerchant(c, `https://localhost:${receiver.port}/hook`);
     const fromBlock = await A.client.getBlockNumber();
@@ -67,18 +72,21 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
     const at = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
     if (opts.chaos) {
       const { everyMs } = opts.chaos;
-      const servers: Array<["kafka" | "cassandra", number]> = [
-        ["kafka", opts.loadMs / 3],
-        ["cassandra", (2 * opts.loadMs) / 3],
-      ];
-      for (const [which, after] of servers)
-        pending.push(
-          new Promise((r) => setTimeout(r, after)).then(async () => {
-            const when = at();
-            const { downMs } = await c.restartServer(which);
-            chaos.push(`${which} kill -9 at ${when}, answering again ${(downMs / 1000).toFixed(1)} s later`);
-          }),
-        );
+      const restart = async (which: "kafka" | "cassandra") => {
+        const when = at();
+        log(`chaos: ${which} kill -9`);
+        const { downMs } = await c.restartServer(which);
+        chaos.push(`${which} kill -9 at ${when}, answering again ${(downMs / 1000).toFixed(1)} s later`);
+      };
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+      // The broker a third of the way in, the node two thirds in, but never both down at once: a
+      // short window would otherwise see the two outages overlap, which proves less about each.
+      pending.push(
+        sleep(opts.loadMs / 3)
+          .then(() => restart("kafka"))
+          .then(() => sleep(began + (2 * opts.loadMs) / 3 - Date.now()))
+          .then(() => restart("cassandra")),
+      );
       const until = began + opts.loadMs;
       while (Date.now() + everyMs < until) {
         await new Promise((r) => setTimeout(r, everyMs));
