@@ -12,6 +12,7 @@ import type {
   RefundStatus,
   SolanaSweep,
   StandingRefund,
+  StealthAnnounceFailure,
   SweepAmounts,
   Transfer,
   TransferRef,
@@ -201,6 +202,16 @@ export interface StealthAnnounced {
   metadata: EventMetadata;
 }
 
+/**
+ * The executor gave up on a Flow D session's announcement (docs/STEALTH.md), its retries spent or the
+ * failure final: recorded once; the session stays swept and GET /sessions/:id/stealth keeps `tx` null.
+ */
+export interface StealthAnnounceFailed {
+  type: "StealthAnnounceFailed";
+  data: StealthAnnounceFailure;
+  metadata: EventMetadata;
+}
+
 export type SessionEvent =
   | SessionCreated
   | DepositObserved
@@ -221,5 +232,6 @@ export type SessionEvent =
   | DepositFinalized
   | SolanaSweepCommitted
   | BounceSetupAttached
-  | StealthAnnounced;
+  | StealthAnnounced
+  | StealthAnnounceFailed;
 export type SessionEventType = SessionEvent["type"];

@@ -43,6 +43,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       stealth: d.stealth,
       stealthDestinations: d.stealthDestinations ?? [],
       stealthAnnounced: [],
+      stealthAnnounceFailed: [],
       deposits: [],
       unsupportedDeposits: [],
       awaitingFinality: [],
@@ -73,6 +74,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     refunds: [...state.refunds],
     gasSpent: [...state.gasSpent],
     stealthAnnounced: [...state.stealthAnnounced],
+    stealthAnnounceFailed: [...state.stealthAnnounceFailed],
     recentCommandIds: [...state.recentCommandIds],
   };
   return applyInPlace(next, event);
@@ -218,6 +220,9 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       return session;
     case "StealthAnnounced":
       session.stealthAnnounced.push(event.data);
+      return session;
+    case "StealthAnnounceFailed":
+      session.stealthAnnounceFailed.push(event.data);
       return session;
     case "BounceSetupAttached":
       session.bounceTo = event.data.refundTo;

@@ -41,8 +41,9 @@ export function stealthAnnouncement(state: Session, issuedAt: number): ExecutorM
 
 /**
  * The executor's report on the announcement: confirmed, it is recorded once (the transaction the
- * recipient may also find on chain). A failure changes nothing on the session, which is swept either
- * way: GET /sessions/:id/stealth still answers the announcement, with no transaction.
+ * recipient may also find on chain). A failed try that will be tried again changes nothing (the
+ * executor retries it with backoff, as every command); the executor giving up is recorded once, and
+ * the session stays swept: GET /sessions/:id/stealth still answers the announcement, with no transaction.
  */
 export function decideAnnounceResult(
   state: Session,
@@ -51,9 +52,17 @@ export function decideAnnounceResult(
   metadata: CommandMetadata,
 ): Decision {
   const d = stealthDestinationOf(state);
-  if (outcome.type !== "TransactionConfirmed" || d === null) return nothingToDo();
-  if (state.stealthAnnounced.some((a) => a.scheme === d.scheme)) return nothingToDo();
-  return DecisionBuilder.for(state, metadata)
-    .append({ type: "StealthAnnounced", data: { scheme: d.scheme, chainId, txHash: outcome.txHash } })
+  if (d === null || state.stealthAnnounced.some((a) => a.scheme === d.scheme)) return nothingToDo();
+  const b = DecisionBuilder.for(state, metadata);
+  if (outcome.type === "TransactionConfirmed")
+    return b
+      .append({ type: "StealthAnnounced", data: { scheme: d.scheme, chainId, txHash: outcome.txHash } })
+      .decision();
+  // A try the executor will repeat (with backoff) is not the end; a give-up is recorded once.
+  if (outcome.type !== "ExecutionFailed" || outcome.retryable) return nothingToDo();
+  if (state.stealthAnnounceFailed.some((f) => f.scheme === d.scheme)) return nothingToDo();
+  const { errorMessage } = outcome;
+  return b
+    .append({ type: "StealthAnnounceFailed", data: { scheme: d.scheme, chainId, errorMessage } })
     .decision();
 }

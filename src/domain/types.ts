@@ -198,6 +198,13 @@ export interface AnnouncedStealth {
   txHash: TxId;
 }
 
+/** A Flow D session's announcement the executor gave up on, after its retries: why. */
+export interface StealthAnnounceFailure {
+  scheme: string;
+  chainId: number;
+  errorMessage: string;
+}
+
 /**
  * One on-chain transfer into the burner, on a chain of any family; (chainId, txHash, logIndex)
  * identifies it.
@@ -345,6 +352,8 @@ export interface Session {
   stealthDestinations: StealthDestination[];
   /** Flow D: the announcements on chain (one, once the session is swept to its stealth address). */
   stealthAnnounced: AnnouncedStealth[];
+  /** Flow D: the announcement given up on (at most one per scheme; the payment is swept all the same). */
+  stealthAnnounceFailed: StealthAnnounceFailure[];
   /** Every confirmed transfer of an accepted token into the burner, in the order observed. */
   deposits: Transfer[];
   /** Confirmed transfers the operator does not accept (src/domain/acceptance.ts), in the order observed. */

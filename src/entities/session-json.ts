@@ -77,6 +77,8 @@ export function stateFromJson(json: string): Session {
   // ... and those written before Flow D have no stealth destination.
   state.stealthDestinations ??= [];
   state.stealthAnnounced ??= [];
+  // ... and those written before a given-up announcement was recorded, none.
+  state.stealthAnnounceFailed ??= [];
   return state;
 }
 

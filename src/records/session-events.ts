@@ -57,5 +57,6 @@ export const sessionEvent: f.Field<SessionEvent, Avro> = message({
     SolanaSweepCommitted: solanaSweep,
     BounceSetupAttached: { refundTo: f.chainAddress, transaction: f.string },
     StealthAnnounced: { scheme: f.string, chainId: f.number, txHash: f.txId },
+    StealthAnnounceFailed: { scheme: f.string, chainId: f.number, errorMessage: f.string },
   },
 });

@@ -295,7 +295,17 @@ export function generator(seed: number): Gen {
   };
   const event = (): SessionEvent => {
     const metadata = { sessionId: uuid(), version: int(1, 10_000), occurredAt: ms(), commandId: uuid() };
-    switch (int(0, 18)) {
+    switch (int(0, 19)) {
+      case 19:
+        return {
+          type: "StealthAnnounceFailed",
+          data: {
+            scheme: pick(["erc5564-1", "solana-ed25519-1"]),
+            chainId: chainId(),
+            errorMessage: pick(["no ERC-5564 announcer at this address", "gave up after 5 tries: timeout"]),
+          },
+          metadata,
+        };
       case 18:
         return {
           type: "StealthAnnounced",
@@ -390,6 +400,7 @@ export function generator(seed: number): Gen {
       ...c,
       stealthDestinations: c.stealthDestinations ?? [],
       stealthAnnounced: [],
+      stealthAnnounceFailed: [],
       status: pick(STATUSES),
       outcome: maybe(() => pick<Outcome>(["succeeded", "overpaid", "underpaid"])),
       deposits: Array.from({ length: int(0, 3) }, transfer),

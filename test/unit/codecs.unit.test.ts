@@ -62,6 +62,7 @@ describe("codecs round-trip every record type", () => {
       "SettlementRetried",
       "SolanaSweepCommitted",
       "StandingRefundAttached",
+      "StealthAnnounceFailed",
       "StealthAnnounced",
       "SweepCompleted",
       "SweepSubmitted",

@@ -310,7 +310,7 @@ describe("a Flow D (stealth) checkout commit", () => {
     expect(announceWork(decideAfter([...flowD(), deposit()], expire))).toEqual([]);
   });
 
-  it("is recorded once when confirmed, with its gas; a failure or a repeat records nothing", () => {
+  it("is recorded once when confirmed, with its gas; a repeat records nothing; the executor's give-up is recorded once, a try it repeats not at all", () => {
     const announced = result(announceCommandId(ID), announcedOutcome);
     expect(accepted(decideAfter([...paid(), minted()], announced))).toEqual([
       "StealthAnnounced",
@@ -325,7 +325,26 @@ describe("a Flow D (stealth) checkout commit", () => {
       retryable: false,
       txHash: null,
     });
-    expect(accepted(decideAfter([...paid(), minted()], failed))).toEqual([]);
+    const gaveUp = decideAfter([...paid(), minted()], failed);
+    expect(accepted(gaveUp)).toEqual(["StealthAnnounceFailed"]);
+    expect(gaveUp.ok && gaveUp.events[0]?.data).toEqual({
+      scheme: "erc5564-1",
+      chainId: DEST,
+      errorMessage: "no announcer",
+    });
+    // Recorded once; a try the executor repeats (retryable) records nothing; a late success still counts.
+    const afterGiveUp = [...paid(), minted(), failed];
+    expect(accepted(decideAfter(afterGiveUp, failed))).toEqual([]);
+    const retried = result(announceCommandId(ID), {
+      type: "ExecutionFailed",
+      errorMessage: "announce: timeout",
+      retryable: true,
+      txHash: null,
+    });
+    expect(accepted(decideAfter([...paid(), minted()], retried))).toEqual([]);
+    expect(accepted(decideAfter(afterGiveUp, announced))).toEqual(["StealthAnnounced", "RelayerGasSpent"]);
+    // Once announced, a failure report changes nothing.
+    expect(accepted(decideAfter([...paid(), minted(), announced], failed))).toEqual([]);
   });
 });
 
