@@ -93,7 +93,7 @@ export interface GatewayDeps {
           resources: (sessionId: string) => Promise<CheckoutResource | null>;
           /** A session's stealth part, for GET /sessions/:id/stealth; without it the route does not exist. */
           stealthOf?: (sessionId: string) => Promise<SessionStealth | null>;
-          /** Flow D's derived addresses: the Solana stealth withdrawal relays only for paid ones. */
+          /** Flow D's derived addresses: the stealth withdrawals relay only for paid ones. */
           stealthRegistry?: Pick<StealthRegistry, "paidTo">;
           mode: KeyMode;
         };
@@ -247,6 +247,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.stealthWithdrawals)
     await app.register(stealthWithdrawRoutes, {
       withdrawals: deps.stealthWithdrawals,
+      registry: checkout?.stealthRegistry,
       enabled: config.STEALTH_ENABLED,
       chainIds: (config.chains ?? []).map((c) => c.chainId),
     });

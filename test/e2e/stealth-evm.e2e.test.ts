@@ -269,6 +269,20 @@ describe("stealth meta-address and Flow D on EVM", () => {
       // Signed by the stealth key, but above what the service lets a withdrawal pay (STEALTH_WITHDRAW_MAX_FEE).
       await refused(await sign(fresh, 6_000_000n), /at most 5000000/);
       await refused(await sign(fresh, 1n), /gas/);
+      // A withdrawal validly signed by a key of its own: not an address this service derived, so 404.
+      const own = privateKeyToAccount(generatePrivateKey());
+      const ownBody = await signStealthWithdrawal({
+        signer: own,
+        chainId: A.chain.chainId,
+        usdc: A.chain.usdc,
+        relay: stealthRelay,
+        value,
+        destination: thief,
+        fee: FEE,
+      });
+      const unknown = await api("/stealth/withdraw", { body: ownBody });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error).toMatch(/not the stealth address of a paid Flow D session/);
       expect(await balances(stealth.address, fresh, thief)).toEqual([value, 0n, 0n]);
       // The relayer sent nothing for any of them.
       expect(await A.client.getTransactionCount({ address: relayer })).toBe(nonce);

@@ -3,11 +3,17 @@ import type { Address, Hex } from "viem";
 import { type StealthWithdrawals, WithdrawalRefused } from "../../chains/stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
+import type { StealthRegistry } from "../stealth-registry.ts";
 import { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../stealth-schemas.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
 export interface StealthWithdrawRouteOptions {
   withdrawals: StealthWithdrawals;
+  /**
+   * The addresses the relayer pays for: those the service derived for a Flow D session swept to them
+   * (src/gateway/stealth-registry.ts). Absent (merchant mode off: no Flow D session exists): none.
+   */
+  registry?: Pick<StealthRegistry, "paidTo"> | undefined;
   enabled: boolean;
   /** Every configured chain id: stealth is refused on a service that configures a mainnet (the gate). */
   chainIds: readonly number[];
@@ -32,7 +38,7 @@ export const stealthWithdrawRoutes: FastifyPluginAsyncZod<StealthWithdrawRouteOp
         body: stealthWithdrawBodySchema,
         response: {
           200: stealthWithdrawResponseSchema,
-          ...Object.fromEntries([400, 403, 409, 502, 503].map((s) => [s, errorSchema])),
+          ...Object.fromEntries([400, 403, 404, 409, 502, 503].map((s) => [s, errorSchema])),
         },
       },
     },
@@ -40,6 +46,12 @@ export const stealthWithdrawRoutes: FastifyPluginAsyncZod<StealthWithdrawRouteOp
       const body = request.body;
       requireStealth(opts.enabled, [body.chain_id, ...opts.chainIds]);
       if (!opts.withdrawals.chainIds.includes(body.chain_id)) throw gatewayError("chain_unsupported");
+      // Before any signature or chain read: the relayer acts only for the service's own paid addresses.
+      if (!(await opts.registry?.paidTo(body.stealth_address)))
+        throw gatewayError(
+          "stealth_address_unknown",
+          `stealth_address: ${body.stealth_address} is not the stealth address of a paid Flow D session of this service`,
+        );
       try {
         const sent = await opts.withdrawals.withdraw({
           chainId: body.chain_id,
