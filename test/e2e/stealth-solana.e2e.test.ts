@@ -17,6 +17,7 @@ import {
 } from "@solana/spl-token";
 import { type Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSolanaAnnouncer } from "../../src/chains/solana/announce.ts";
 import { buildStealthWithdrawal } from "../../src/chains/solana/stealth-withdraw.ts";
 import { tokenAccountOrNull } from "../../src/chains/solana/token-accounts.ts";
 import {
@@ -30,6 +31,7 @@ import {
   waitForSolanaDetection,
   withdrawSolanaStealth,
 } from "../../src/client/index.ts";
+import { announceCommandId } from "../../src/domain/stealth.ts";
 import {
   signWithScalar,
   solanaStealthPublicKeys,
@@ -39,9 +41,9 @@ import { formatMetaAddress, type Hex } from "../../src/stealth/erc5564.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { sessionUntil } from "../support/session-poll.ts";
-import { solanaChainIdOf, stackSolanaOf } from "../support/solana-node.ts";
+import { keypairOf, solanaChainIdOf, stackSolanaOf } from "../support/solana-node.ts";
 
-const T = 60_000;
+const T = 120_000;
 const OPERATOR_SECRET = `operator-${"d".repeat(40)}`;
 const AMOUNT = 2_500_000n; // 2.5 USDC
 const FEE_BPS = 80;
@@ -168,6 +170,29 @@ describe("Flow D to a Solana stealth address", () => {
       expect(onChain?.meta?.err).toBeNull();
       expect(onChain?.transaction.message.staticAccountKeys[0]?.toBase58()).toBe(relayer.toBase58());
       expect(onChain?.meta?.logMessages?.join("\n")).toContain(`stealth_address=${flow.stealth}`);
+      // Idempotent by command id: the executor's announcer run again for this command (a retry, or a
+      // new process after a crash) finds its memo on chain by the marker and sends nothing.
+      const stack = svc.stack.solana;
+      if (!stack) throw new Error("the local stack has no Solana node");
+      const announce = createSolanaAnnouncer({
+        chainId,
+        connection: sol,
+        relayer: keypairOf(stack.relayerKey),
+        signal: new AbortController().signal,
+      });
+      const lamports = await sol.getBalance(relayer, "confirmed");
+      const again = await announce(
+        {
+          type: "Announce",
+          scheme: solAnnouncement.scheme,
+          stealthAddress: flow.stealth,
+          ephemeralPubkey: solAnnouncement.ephemeral_pubkey,
+          viewTag: solAnnouncement.view_tag,
+        },
+        { key: `${announceCommandId(flow.id)}/announce`, bump: false, onSubmitted: async () => {} },
+      );
+      expect(again.txHash).toBe(tx);
+      expect(await sol.getBalance(relayer, "confirmed")).toBe(lamports);
 
       // The recipient's scanner, from the chain alone, with the view key: exactly this payment.
       const newest = { announcer: relayer.toBase58(), maxTransactions: 50 };
