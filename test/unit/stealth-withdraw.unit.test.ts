@@ -153,4 +153,29 @@ describe("relayStealthWithdrawal", () => {
     );
     expect(await refusal({ ...w, destination: w.stealthAddress })).toBe("stealth_withdraw_invalid");
   });
+
+  it("prices the gas at the DEX's price where the chain has a pool, at the setting's where it has none", async () => {
+    const asked: unknown[] = [];
+    const atDex = (price: bigint | null) => ({
+      ...settings,
+      gasInUsdc: async (chainId: number, usdc: Address, gas: bigint) => {
+        asked.push([chainId, usdc, gas]);
+        return price;
+      },
+    });
+    const { w } = await signed(); // a 2 USDC fee
+    // The DEX says the gas costs 2.5 USDC: 2 is too low, though the setting's price (~1.1 USDC) would take it.
+    const { chain, sent } = fakeChain();
+    const err = await relayStealthWithdrawal(chain, atDex(2_500_000n), w).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WithdrawalRefused);
+    expect((err as WithdrawalRefused).code).toBe("stealth_fee_too_low");
+    expect((err as Error).message).toMatch(/at least 2500000/);
+    expect(sent).toEqual([]);
+    // Asked for this chain's USDC and the estimate's gas (with its margin).
+    expect(asked).toEqual([[CHAIN_ID, USDC, expect.any(BigInt)]]);
+    expect((asked[0] as bigint[])[2]).toBeGreaterThanOrEqual(GAS);
+    // At 1.5 USDC it is sent; with no pool (null) the setting's price applies, which 2 USDC covers.
+    expect(await relayStealthWithdrawal(fakeChain().chain, atDex(1_500_000n), w)).toMatchObject({ fee: FEE });
+    expect(await relayStealthWithdrawal(fakeChain().chain, atDex(null), w)).toMatchObject({ fee: FEE });
+  });
 });

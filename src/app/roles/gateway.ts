@@ -72,6 +72,10 @@ export const gatewayRole: RoleModule = {
         chains: shared.chains.flatMap((a) => (a.chain.family === "evm" ? [a.chain] : [])),
         ledger: executorLedger(shared.cassandra),
         maxFee: config.STEALTH_WITHDRAW_MAX_FEE,
+        // The fee floor at the gateway's DEX price, as the refund fee floor is priced.
+        gasInUsdc: (chainId, usdc, gas) =>
+          shared.chains.find((a) => a.chain.chainId === chainId)?.gateway.gasValue(usdc, gas) ??
+          Promise.resolve(null),
         usdcPerEth: config.STEALTH_WITHDRAW_USDC_PER_ETH,
         stuckAfterMs: config.EXECUTOR_STUCK_AFTER_MS,
         feeBumpPercent: config.EXECUTOR_FEE_BUMP_PERCENT,

@@ -35,7 +35,15 @@ export interface StealthWithdrawChain {
 export interface StealthWithdrawSettings {
   /** The most a withdrawal may pay the relayer, in USDC base units (STEALTH_WITHDRAW_MAX_FEE). */
   maxFee: bigint;
-  /** USDC base units one ETH is taken to be worth, to price the gas a fee must cover. */
+  /**
+   * The gas's cost now in the chain's USDC at the DEX's price (the gateway's GatewayChain.gasValue: gas x
+   * gas price through the router's WETH/USDC pool); null when the chain has no pool to price it.
+   */
+  gasInUsdc?: ((chainId: number, usdc: Address, gas: bigint) => Promise<bigint | null>) | undefined;
+  /**
+   * USDC base units one ETH is taken to be worth where the DEX gives no price
+   * (STEALTH_WITHDRAW_USDC_PER_ETH): the gas is then priced at maxFeePerGas.
+   */
   usdcPerEth: bigint;
   /** Unix seconds. */
   nowSeconds: () => bigint;
@@ -150,9 +158,10 @@ export async function relayStealthWithdrawal(
     if (err instanceof StepReverted) return refuse("stealth_withdraw_reverts", err.message);
     throw err;
   }
-  const { maxFeePerGas } = await client.estimateFeesPerGas();
-  const costWei = gas * maxFeePerGas;
-  const minFee = (costWei * settings.usdcPerEth + WEI_PER_ETH - 1n) / WEI_PER_ETH;
+  // At the DEX's price where the chain has a pool (as the refund fee floor), else at the setting's.
+  const minFee =
+    (await settings.gasInUsdc?.(chain.chainId, chain.usdc, gas)) ??
+    (await settingPrice(client, gas, settings));
   if (w.fee < minFee)
     refuse(
       "stealth_fee_too_low",
@@ -185,4 +194,14 @@ export async function relayStealthWithdrawal(
     amount: event.args.amount,
     fee: event.args.fee,
   };
+}
+
+/** The gas at maxFeePerGas, priced with STEALTH_WITHDRAW_USDC_PER_ETH, in USDC base units rounded up. */
+async function settingPrice(
+  client: PublicClient,
+  gas: bigint,
+  settings: StealthWithdrawSettings,
+): Promise<bigint> {
+  const { maxFeePerGas } = await client.estimateFeesPerGas();
+  return (gas * maxFeePerGas * settings.usdcPerEth + WEI_PER_ETH - 1n) / WEI_PER_ETH;
 }

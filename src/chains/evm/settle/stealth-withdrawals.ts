@@ -10,6 +10,9 @@ export interface StealthWithdrawalsOptions {
   chains: readonly EvmChainConfig[];
   ledger: ExecutorLedger;
   maxFee: bigint;
+  /** The DEX-priced gas (GatewayChain.gasValue of the chain's USDC); null where there is no pool. */
+  gasInUsdc?: ((chainId: number, usdc: Address, gas: bigint) => Promise<bigint | null>) | undefined;
+  /** The ETH price used where the DEX gives none (STEALTH_WITHDRAW_USDC_PER_ETH). */
   usdcPerEth: bigint;
   stuckAfterMs: number;
   feeBumpPercent: number;
@@ -43,6 +46,7 @@ export function createStealthWithdrawals(opts: StealthWithdrawalsOptions): Steal
   }
   const settings = {
     maxFee: opts.maxFee,
+    gasInUsdc: opts.gasInUsdc,
     usdcPerEth: opts.usdcPerEth,
     nowSeconds: opts.nowSeconds ?? (() => BigInt(Math.floor(Date.now() / 1000))),
   };
