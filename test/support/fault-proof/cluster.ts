@@ -153,9 +153,35 @@ export async function startCluster(
     p.child = child;
     p.url = p.role === "gateway" ? child.ready : null;
   };
+  /**
+   * A process that does not come up (started while the broker was down, or on a machine this
+   * loaded) is counted and started again, up to `tries` starts: what matters is that the role comes
+   * back. false when it did not (or the cluster is stopping).
+   */
+  const startAgainUntilUp = async (p: Proc, tries: number): Promise<boolean> => {
+    for (let n = 1; ; n++) {
+      try {
+        await start(p);
+        return true;
+      } catch (err) {
+        // The first line says which way it failed, the child's last words (not a stack frame) why.
+        const lines = (err instanceof Error ? err.message : String(err)).split("\n");
+        const why = lines.findLast((l) => l.trim() && !/^\s+at /.test(l));
+        p.failedStarts.push([...new Set([lines[0], why])].join(" ... ").slice(0, 300));
+        if (stopping || n >= tries) return false;
+        // A process that cannot start (its broker or node is down) is not started in a tight loop.
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
+  };
   try {
     // All at once: the journal is empty, so no actors process has anything to restore twice.
-    await Promise.all(procs.map(start));
+    await Promise.all(
+      procs.map(async (p) => {
+        if (!(await startAgainUntilUp(p, 3)))
+          throw new Error(`${p.name} did not start: ${p.failedStarts.at(-1)}`);
+      }),
+    );
   } catch (err) {
     // A start that failed leaves no process and no server behind (they would outlive the test).
     stopping = true;
@@ -180,22 +206,7 @@ export async function startCluster(
       process.kill(child.pid, "SIGKILL");
       p.kills++;
       const t0 = Date.now();
-      // A replacement that does not come up (started while the broker was down, on a machine
-      // this loaded) is counted and started again: what matters is that the role comes back.
-      for (;;) {
-        try {
-          await start(p);
-          break;
-        } catch (err) {
-          // The first line says which way it failed, the child's last words (not a stack frame) why.
-          const lines = (err instanceof Error ? err.message : String(err)).split("\n");
-          const why = lines.findLast((l) => l.trim() && !/^\s+at /.test(l));
-          p.failedStarts.push([...new Set([lines[0], why])].join(" ... ").slice(0, 300));
-          if (stopping) return;
-          // A process that cannot start (its broker or node is down) is not started in a tight loop.
-          await new Promise((r) => setTimeout(r, 2000));
-        }
-      }
+      if (!(await startAgainUntilUp(p, Number.POSITIVE_INFINITY))) return;
       p.restartsMs.push(Date.now() - t0);
     },
     async restartServer(which) {

@@ -93,10 +93,17 @@ async function call(cluster: Cluster, path: string, method: string, key: string,
 
 /** A merchant (made by the operator) whose webhook endpoint is `hookUrl`. */
 export async function setUpMerchant(cluster: Cluster, hookUrl: string) {
-  const made = await call(cluster, "/v1/operator/merchants", "POST", OPERATOR_SECRET, {
-    name: "Fault proof",
-    email: `fault-${randomUUID()}@merchant.test`,
-  });
+  // Asked again (a new merchant each time, nothing else refers to it) while the answer has no keys:
+  // a long-form run once got an error body here from a gateway that had just started.
+  let made: Record<string, unknown> = {};
+  for (let tries = 0; typeof made.secret_key !== "string"; tries++) {
+    if (tries === 10) throw new Error(`no merchant made: ${JSON.stringify(made)}`);
+    if (tries > 0) await new Promise((r) => setTimeout(r, 2000));
+    made = await call(cluster, "/v1/operator/merchants", "POST", OPERATOR_SECRET, {
+      name: "Fault proof",
+      email: `fault-${randomUUID()}@merchant.test`,
+    });
+  }
   const merchant = made.merchant as { id: string };
   const sk = made.secret_key as string;
   const pk = made.publishable_key as string;
