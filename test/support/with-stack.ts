@@ -28,6 +28,9 @@ const containers = await startContainers(choice);
 Object.assign(process.env, containers.env);
 const stack = await ensureStack({ root: ".local", log: (l) => process.stdout.write(`[stack] ${l}\n`) });
 process.stdout.write(`[stack] ready in ${Date.now() - started} ms\n`);
+// Every process of both commands names its broker in the environment, never by the stack file:
+// the beside command's ensureStack calls write its own broker into .local/stack.json.
+process.env.KAFKA_BROKERS ??= stack.kafka.brokers.join(",");
 const beside = besideCommand === undefined ? undefined : await startBeside("off-chain", besideCommand);
 const mainCode = await new Promise<number>((resolve) => {
   const child = spawn(command, args, { stdio: "inherit", shell: false });
