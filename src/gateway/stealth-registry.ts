@@ -1,5 +1,6 @@
 import type { Session, StealthDestination } from "../domain/types.ts";
 import type { StealthAddressesTable } from "../store/stealth-addresses.ts";
+import { gatewayError } from "./errors.ts";
 
 /**
  * Which stealth addresses the service's withdrawals relay for (docs/STEALTH.md, "Which addresses the
@@ -39,4 +40,19 @@ export function createStealthRegistry(deps: {
       );
     },
   };
+}
+
+/**
+ * The withdrawal routes' first check, before any signature or chain read: 404 stealth_address_unknown
+ * unless `address` is paid (no registry, merchant mode off: none is).
+ */
+export async function requirePaidStealthAddress(
+  registry: Pick<StealthRegistry, "paidTo"> | undefined,
+  address: string,
+): Promise<void> {
+  if (!(await registry?.paidTo(address)))
+    throw gatewayError(
+      "stealth_address_unknown",
+      `stealth_address: ${address} is not the stealth address of a paid Flow D session of this service`,
+    );
 }

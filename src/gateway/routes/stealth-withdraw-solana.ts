@@ -6,7 +6,7 @@ import {
 } from "../../chains/solana-stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
-import type { StealthRegistry } from "../stealth-registry.ts";
+import { requirePaidStealthAddress, type StealthRegistry } from "../stealth-registry.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
 const base58 = z
@@ -96,11 +96,7 @@ export const solanaStealthWithdrawRoutes: FastifyPluginAsyncZod<SolanaWithdrawRo
     if (destination === stealthAddress)
       throw gatewayError("invalid_request", "destination: the stealth address itself");
     // Before anything is read or built: the relayer pays only for the service's own paid addresses.
-    if (!(await opts.registry?.paidTo(stealthAddress)))
-      throw gatewayError(
-        "stealth_address_unknown",
-        `stealth_address: ${stealthAddress} is not the stealth address of a paid Flow D session of this service`,
-      );
+    await requirePaidStealthAddress(opts.registry, stealthAddress);
     return { stealthAddress, destination };
   };
   const refusal = (err: unknown): never => {

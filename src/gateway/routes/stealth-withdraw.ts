@@ -3,7 +3,7 @@ import type { Address, Hex } from "viem";
 import { type StealthWithdrawals, WithdrawalRefused } from "../../chains/stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
-import type { StealthRegistry } from "../stealth-registry.ts";
+import { requirePaidStealthAddress, type StealthRegistry } from "../stealth-registry.ts";
 import { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../stealth-schemas.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
@@ -47,11 +47,7 @@ export const stealthWithdrawRoutes: FastifyPluginAsyncZod<StealthWithdrawRouteOp
       requireStealth(opts.enabled, [body.chain_id, ...opts.chainIds]);
       if (!opts.withdrawals.chainIds.includes(body.chain_id)) throw gatewayError("chain_unsupported");
       // Before any signature or chain read: the relayer acts only for the service's own paid addresses.
-      if (!(await opts.registry?.paidTo(body.stealth_address)))
-        throw gatewayError(
-          "stealth_address_unknown",
-          `stealth_address: ${body.stealth_address} is not the stealth address of a paid Flow D session of this service`,
-        );
+      await requirePaidStealthAddress(opts.registry, body.stealth_address);
       try {
         const sent = await opts.withdrawals.withdraw({
           chainId: body.chain_id,
