@@ -286,6 +286,10 @@ function spawnAnvil(spec: Spec, statePath: string, logPath: string): ChildProces
     ["--chain-id", String(spec.chainId)],
     ["--hardfork", "prague"], // EIP-7702 (type-4 transactions)
     ["--block-time", "1"], // blocks keep coming without transactions, so confirmation depth advances
+    // anvil keeps the last 500 block states in memory and by default writes every older one to
+    // ~/.foundry/anvil/tmp (~2.5 MB a block here, never removed after a kill): at one block a second
+    // that filled this machine's disk. No reorg test goes back that far, so none go to disk.
+    ["--max-persisted-states", "0"],
     ["--mnemonic", DEV_MNEMONIC],
     // --state loads the file if present and dumps on SIGTERM/SIGINT; the interval bounds loss on a hard kill
     ["--state", statePath],
