@@ -22,7 +22,15 @@ export interface KeyedConsumerOptions {
    * consumer runs: its key waits behind it and no later record of the key is skipped. On shutdown
    * what is not done stays uncommitted, so the partition's next owner works it again.
    */
-  handle: (record: ReadRecord) => Promise<void>;
+  handle?: (record: ReadRecord) => Promise<void>;
+  /**
+   * Instead of `handle`: works the records of one fetched batch of one partition together (their
+   * keys' order kept: a partition's batches run one after another, in offset order). Up to
+   * `maxInFlight` records per call. Resolving means all are done; rejecting otherwise has the batch
+   * worked again after a backoff; a terminal error has its records worked one by one (each as a batch
+   * of one), so only the record that fails for good is parked.
+   */
+  handleBatch?: (records: ReadRecord[]) => Promise<void>;
   /** Where records that fail for good are parked (default: the deadletter topic). */
   deadLetterTopic?: string;
   /** The first retry's delay (doubling up to `retryMaxMs`); 200 ms by default. */
@@ -48,6 +56,8 @@ export interface KeyedConsumer {
  * done: a crash re-delivers everything not finished, and nothing finished is lost.
  */
 export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptions): KeyedConsumer {
+  if (!opts.handle === !opts.handleBatch)
+    throw new Error("a keyed consumer takes handle or handleBatch, one of them");
   const consumer: Consumer = kafkajs(kafka).consumer({
     groupId: opts.groupId,
     readUncommitted: false,
@@ -57,6 +67,8 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   const tails = new Map<string, Promise<void>>();
   const offsets = createOffsetTracker();
   const inFlight = new Set<Promise<void>>();
+  // Records in flight (a batch counts its records).
+  let flying = 0;
   // Batches (one per partition, several at once) waiting for room.
   const waiting = new Set<() => void>();
   let stopping = false;
@@ -95,10 +107,14 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
    * The handler until it succeeds or fails for good (then the record is parked); any other failure
    * is retried (doubling delay) until the consumer stops.
    */
-  async function handleUntilDone(record: ReadRecord, key: string): Promise<void> {
+  async function handleUntilDone(
+    record: ReadRecord,
+    key: string,
+    handle: (record: ReadRecord) => Promise<void>,
+  ): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await opts.handle(record);
+        return await handle(record);
       } catch (err) {
         if (stopping) throw err;
         if (isTerminal(err) && (await park(record, key, err))) return;
@@ -124,23 +140,85 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       .catch((err: Error) => opts.log("warn", "offset commit failed", { partition, err: err.message }));
   }
 
-  function dispatch(record: ReadRecord): void {
-    offsets.started(record.partition, record.offset);
-    const key = record.key?.toString() ?? "";
-    const work = (tails.get(key) ?? Promise.resolve()).then(() => handleUntilDone(record, key));
-    tails.set(key, work);
-    const tracked = work.then(
-      () => commit(record.partition, offsets.done(record.partition, record.offset)),
+  /**
+   * A batch until it is done: a failure is retried (doubling delay) until the consumer stops; a
+   * terminal one has each record worked alone, so only the one that fails for good is parked.
+   */
+  async function batchUntilDone(
+    handleBatch: (records: ReadRecord[]) => Promise<void>,
+    records: ReadRecord[],
+  ) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await handleBatch(records);
+      } catch (err) {
+        if (stopping) throw err;
+        if (isTerminal(err)) {
+          for (const r of records)
+            await handleUntilDone(r, r.key?.toString() ?? "", (one) => handleBatch([one]));
+          return;
+        }
+        const delayMs = Math.min(retryMaxMs, retryBaseMs * 2 ** attempt);
+        opts.log("warn", "batch failed; working it again", {
+          partition: records[0]?.partition,
+          from: String(records[0]?.offset),
+          records: records.length,
+          attempt: attempt + 1,
+          delayMs,
+          err: err instanceof Error ? err.message : String(err),
+        });
+        await new Promise((r) => setTimeout(r, delayMs));
+        if (stopping) throw err;
+      }
+    }
+  }
+
+  /**
+   * Runs `work` after the previous work of `tail` (a key, or a partition for batches), and commits
+   * the records' offsets once it is done.
+   */
+  function track(tail: string, partition: number, records: ReadRecord[], work: () => Promise<void>): void {
+    for (const r of records) offsets.started(partition, r.offset);
+    const chained = (tails.get(tail) ?? Promise.resolve()).then(work);
+    tails.set(tail, chained);
+    const tracked = chained.then(
+      () => {
+        let upTo: bigint | null = null;
+        for (const r of records) upTo = offsets.done(partition, r.offset) ?? upTo;
+        commit(partition, upTo);
+      },
       (err: unknown) =>
-        opts.log("warn", "record left uncommitted", { key, offset: String(record.offset), err }),
+        opts.log("warn", "records left uncommitted", {
+          tail,
+          from: String(records[0]?.offset),
+          records: records.length,
+          err,
+        }),
     );
     inFlight.add(tracked);
+    flying += records.length;
     void tracked.finally(() => {
       inFlight.delete(tracked);
-      if (tails.get(key) === work) tails.delete(key);
+      flying -= records.length;
+      if (tails.get(tail) === chained) tails.delete(tail);
       for (const wake of waiting) wake();
       waiting.clear();
     });
+  }
+
+  function dispatch(record: ReadRecord): void {
+    const key = record.key?.toString() ?? "";
+    const handle = opts.handle as (record: ReadRecord) => Promise<void>;
+    track(key, record.partition, [record], () => handleUntilDone(record, key, handle));
+  }
+
+  function dispatchBatch(
+    handleBatch: (records: ReadRecord[]) => Promise<void>,
+    partition: number,
+    records: ReadRecord[],
+  ): void {
+    // A partition's batches one after another: a key's records stay in offset order.
+    track(`\u0000partition ${partition}`, partition, records, () => batchUntilDone(handleBatch, records));
   }
 
   const run = async () => {
@@ -151,9 +229,35 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 16,
       eachBatch: async ({ batch, isRunning, isStale, resolveOffset, heartbeat }) => {
+        const { handleBatch } = opts;
+        if (handleBatch) {
+          for (let i = 0; i < batch.messages.length; ) {
+            if (!isRunning() || isStale()) return;
+            while (flying >= opts.maxInFlight) {
+              await new Promise<void>((r) => waiting.add(r));
+              await heartbeat();
+            }
+            const chunk = batch.messages.slice(i, i + Math.max(1, opts.maxInFlight - flying));
+            i += chunk.length;
+            dispatchBatch(
+              handleBatch,
+              batch.partition,
+              chunk.map((m) => ({
+                partition: batch.partition,
+                offset: BigInt(m.offset),
+                key: m.key,
+                value: m.value,
+                ...(m.headers && { headers: m.headers }),
+              })),
+            );
+            resolveOffset((chunk[chunk.length - 1] as (typeof chunk)[number]).offset);
+          }
+          await heartbeat();
+          return;
+        }
         for (const m of batch.messages) {
           if (!isRunning() || isStale()) return;
-          while (inFlight.size >= opts.maxInFlight) {
+          while (flying >= opts.maxInFlight) {
             await new Promise<void>((r) => waiting.add(r));
             await heartbeat();
           }
@@ -185,6 +289,6 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       await consumer.disconnect();
       await deadLetters.disconnect();
     },
-    inFlight: () => inFlight.size,
+    inFlight: () => flying,
   };
 }

@@ -69,27 +69,32 @@ export function merchantEvents(client: CassandraClient) {
     get,
 
     /**
-     * Records a WebhookEvent as an event, idempotently: the first record of a key decides its event
-     * (created time and all), and a later one (a re-delivery, the same key queued again after a
-     * reorg) rewrites the list row from it. Answers the event as stored, or null when it is past
-     * 30 days.
+     * The event a WebhookEvent is, as the list has it or will: the first record of a key decides its
+     * event (created time and all), so a later one (a re-delivery, the same key queued again after a
+     * reorg) is the event as first recorded. A read only; `store` writes it.
      *
      * A read, then plain writes, not a lightweight transaction (one Paxos round more per event, on a
      * path their rate bounds): the records of one key share a merchant, hence a partition, and are
      * worked one at a time in offset order by whichever process works them, so a process reads for
      * a later record only after it wrote the earlier one itself, or after that one was committed.
      */
-    async record(e: WebhookEvent, nowMs: number): Promise<MerchantEventRow | null> {
+    async recall(e: WebhookEvent): Promise<MerchantEventRow> {
       const first = await get(eventIdOf(e.idempotencyKey));
-      const row: MerchantEventRow = first ?? {
-        id: eventIdOf(e.idempotencyKey),
-        merchantId: e.merchantId,
-        type: e.eventType,
-        createdAt: e.createdAt,
-        idempotencyKey: e.idempotencyKey,
-        sessionId: e.sessionId,
-        payload: e.payload,
-      };
+      return (
+        first ?? {
+          id: eventIdOf(e.idempotencyKey),
+          merchantId: e.merchantId,
+          type: e.eventType,
+          createdAt: e.createdAt,
+          idempotencyKey: e.idempotencyKey,
+          sessionId: e.sessionId,
+          payload: e.payload,
+        }
+      );
+    },
+
+    /** Writes an event `recall` answered; null (nothing written) when it is past 30 days. */
+    async store(row: MerchantEventRow, nowMs: number): Promise<MerchantEventRow | null> {
       const ttl = ttlSecondsLeft(row.createdAt, nowMs);
       if (ttl <= 0) return null;
       const values = [
@@ -110,7 +115,7 @@ export function merchantEvents(client: CassandraClient) {
           values,
           Q,
         );
-      await Promise.all([first ? null : insert("merchant_events_by_id"), insert("merchant_events")]);
+      await Promise.all([insert("merchant_events_by_id"), insert("merchant_events")]);
       return row;
     },
 

@@ -1,5 +1,7 @@
 /** A delivery to attempt, as the ledger had it when it was queued. */
 export interface DeliveryJob {
+  /** The ledger partition of the delivery (null: the table before migration 0021). */
+  bucket: string | null;
   idempotencyKey: string;
   merchantId: string;
   payload: string;
@@ -46,8 +48,8 @@ export function createDeliveryQueue(opts: {
       pump();
       return true;
     },
-    /** Whether a push now would find room (it can still be refused as a duplicate). */
-    hasRoom: () => !stopped && waiting.length < opts.maxQueued,
+    /** How many pushes now would find room (one can still be refused as a duplicate). */
+    room: () => (stopped ? 0 : Math.max(0, opts.maxQueued - waiting.length)),
     /** Attempts running now. */
     running: () => active.size,
     waiting: () => waiting.length,

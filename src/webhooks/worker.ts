@@ -2,11 +2,12 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import type { Codecs } from "../kafka/codecs.ts";
 import { createKeyedConsumer } from "../kafka/keyed-consumer.ts";
+import type { ReadRecord } from "../kafka/topic-reader.ts";
 import type { Logger } from "../logging.ts";
 import type { WebhookEvent } from "../records/webhook-events.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
-import { merchantEvents } from "../store/merchant-events.ts";
-import { webhookDeliveries } from "../store/webhook-deliveries.ts";
+import { type MerchantEventRow, merchantEvents } from "../store/merchant-events.ts";
+import { ledgerBucket, type NewDelivery, webhookDeliveries } from "../store/webhook-deliveries.ts";
 import type { Resolver, UrlPolicy } from "./address-guard.ts";
 import { type AttemptDeps, attemptDelivery, leaseMs } from "./attempt.ts";
 import type { EndpointDirectory } from "./endpoints.ts";
@@ -39,6 +40,8 @@ export interface WebhookWorkerOptions {
 
 /** Due retries read per scan; the rest wait for the next one. */
 const SCAN_LIMIT = 500;
+/** How far apart the actors' and this process's clocks may be (for the upgrade's old table). */
+const LEGACY_CLOCK_MARGIN_MS = 60_000;
 
 /**
  * The webhook worker: webhook.events is the queue's input, the Cassandra ledger its state. A record
@@ -87,37 +90,73 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     },
   });
 
+  // Keys first queued before this process started may be in the ledger's table before 0021 (a
+  // record re-delivered across the upgrade), if it has rows; the margin covers clocks apart. Later
+  // keys cannot be: nothing writes that table any more.
+  let legacyBefore = Number.POSITIVE_INFINITY;
+
+  /**
+   * One consumed batch of one webhook.events partition: its events in the event list, its new
+   * deliveries in the ledger (one conditional batch per bucket, usually one), their first attempts
+   * queued here. Records of a key already in the ledger add nothing.
+   */
+  async function enqueue(records: ReadRecord[]): Promise<void> {
+    // A record that cannot be read throws a terminal error: the consumer works the batch record by
+    // record and parks that one.
+    const decoded = records.map((r) => ({
+      partition: r.partition,
+      event: opts.codecs.webhookEvent.decode(r.value ?? Buffer.alloc(0)) as WebhookEvent,
+    }));
+    // A key's first record in the batch decides (a later one of it is the same delivery).
+    const byKey = new Map(decoded.reverse().map((d) => [d.event.idempotencyKey, d] as const));
+    const unique = [...byKey.values()].reverse();
+    const now = Date.now();
+    // The event list's first-writer read gives the time the key was first queued: with the
+    // partition, the key's bucket in the ledger, the same for every record of the key.
+    const listed = await Promise.all(unique.map((d) => events.recall(d.event)));
+    // With room in the queue the insert claims the first attempt for this process (no separate
+    // claim); otherwise the row is due now and a scan offers it.
+    let room = queue.room();
+    const claimed = new Set<string>();
+    const entries: NewDelivery[] = unique.map(({ partition, event }, i) => {
+      const firstQueuedAt = (listed[i] as MerchantEventRow).createdAt;
+      if (room-- > 0) claimed.add(event.idempotencyKey);
+      return {
+        ...event,
+        eventCreatedAt: event.createdAt,
+        firstQueuedAt,
+        bucket: ledgerBucket(partition, firstQueuedAt),
+        nextRetryAt: claimed.has(event.idempotencyKey) ? now + leaseMs(deps) : now,
+      };
+    });
+    // The event list beside the ledger rows, whatever the ledger answers: it holds every event,
+    // delivered or not. If either write fails the batch stays uncommitted and is worked again (both
+    // are idempotent; a claimed row then waits for its lease, as below).
+    const [rows] = await Promise.all([
+      ledger.enqueueAll(entries, now, legacyBefore),
+      Promise.all(listed.map((row) => events.store(row, now))),
+    ]);
+    const added = new Set(rows.map((r) => r.idempotencyKey));
+    for (const e of entries) {
+      if (!added.has(e.idempotencyKey))
+        log.info({ key: e.idempotencyKey }, "webhook event already in the ledger");
+    }
+    for (const row of rows) {
+      // Refused here (full since), a claimed row waits for its lease to end: late, never lost.
+      queue.push({ ...row, nextRetryAt: row.nextRetryAt ?? now, claimed: claimed.has(row.idempotencyKey) });
+    }
+  }
+
   const consumer = createKeyedConsumer(opts.kafka, {
     codecs: opts.codecs,
     groupId: WEBHOOKS_GROUP,
     topic: TOPIC.webhookEvents,
-    // Handling a record is one ledger write; the attempt runs in the queue, not in the consumer.
+    // Records taken at once: the ledger writes them in one conditional batch per bucket; the
+    // attempts run in the queue, not in the consumer.
     maxInFlight: 256,
     log: (level, msg, fields) => log[level](fields ?? {}, msg),
     onCrash: (err) => log.error({ err }, "webhooks consumer stopped"),
-    async handle(record) {
-      // A record that cannot be read throws a terminal error: the consumer parks it.
-      const event: WebhookEvent = opts.codecs.webhookEvent.decode(record.value ?? Buffer.alloc(0));
-      // With room in the queue the insert claims the first attempt for this process (one
-      // lightweight transaction fewer); otherwise the row is due now and a scan offers it.
-      const now = Date.now();
-      const claimed = queue.hasRoom();
-      const due = claimed ? now + leaseMs(deps) : now;
-      // The event list (GET /v1/events) beside the ledger row, whatever the ledger answers: it holds
-      // every event, delivered or not, and a re-worked record finds its key in the ledger. If either
-      // write fails the record stays uncommitted and is worked again (both are idempotent; a claimed
-      // row then waits for its lease, as below). Side by side, so the list adds no wait to a delivery.
-      const [row] = await Promise.all([
-        ledger.enqueue({ ...event, eventCreatedAt: event.createdAt }, now, due),
-        events.record(event, now),
-      ]);
-      if (!row) {
-        log.info({ key: event.idempotencyKey }, "webhook event already in the ledger");
-        return;
-      }
-      // Refused here (full since), a claimed row waits for its lease to end: late, never lost.
-      queue.push({ ...row, nextRetryAt: due, claimed });
-    },
+    handleBatch: enqueue,
   });
 
   return {
@@ -125,6 +164,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     /** Attempts running and waiting in this process. */
     inFlight: () => queue.running() + queue.waiting(),
     async start() {
+      legacyBefore = (await ledger.hasLegacyRows()) ? Date.now() + LEGACY_CLOCK_MARGIN_MS : 0;
       // The ledger's due retries first: they do not wait for the group to hand out partitions.
       scheduler.start();
       await consumer.start();

@@ -7,7 +7,11 @@ import { createGuards } from "../../src/gateway/auth.ts";
 import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import { type CassandraClient, connectCassandra } from "../../src/store/cassandra.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
-import { type WebhookDeliveries, webhookDeliveries } from "../../src/store/webhook-deliveries.ts";
+import {
+  ledgerBucket,
+  type WebhookDeliveries,
+  webhookDeliveries,
+} from "../../src/store/webhook-deliveries.ts";
 import { memoryService, testConfig } from "../support/memory-gateway.ts";
 
 // The delivery log and manual redelivery over the real ledger in Cassandra: the routes read what the
@@ -57,19 +61,25 @@ afterAll(async () => {
 async function failedDelivery(): Promise<string> {
   const key = `${randomUUID()}:payment.detected`;
   const now = Date.now();
-  const row = await ledger.enqueue(
-    {
-      idempotencyKey: key,
-      merchantId: merchantA,
-      eventType: "payment.detected",
-      sessionId: null,
-      payload: "{}",
-      eventCreatedAt: now,
-    },
+  const bucket = ledgerBucket(0, now);
+  const [row] = await ledger.enqueueAll(
+    [
+      {
+        bucket,
+        idempotencyKey: key,
+        merchantId: merchantA,
+        eventType: "payment.detected",
+        sessionId: null,
+        payload: "{}",
+        eventCreatedAt: now,
+        firstQueuedAt: now,
+        nextRetryAt: now,
+      },
+    ],
     now,
   );
   if (!row) throw new Error("enqueue refused a new key");
-  const claim = { idempotencyKey: key, attempts: 0, nextRetryAt: now };
+  const claim = { bucket, idempotencyKey: key, attempts: 0, nextRetryAt: now };
   expect(await ledger.claim(claim, now + 60_000)).toBe(true);
   await ledger.logAttempt({
     idempotencyKey: key,

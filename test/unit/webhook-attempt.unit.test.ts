@@ -30,7 +30,12 @@ function memoryLedger() {
 }
 
 const delivery = { idempotencyKey: "ses_1:payment.detected", merchantId: "mer_1", payload: "{}" };
-const basis: ClaimBasis = { idempotencyKey: delivery.idempotencyKey, attempts: 0, nextRetryAt: 0 };
+const basis: ClaimBasis = {
+  bucket: "0@1970-01-01T00:00:00.000Z",
+  idempotencyKey: delivery.idempotencyKey,
+  attempts: 0,
+  nextRetryAt: 0,
+};
 const DEV = { allowInsecureLocalhost: true };
 
 async function attempt(url: string, resolve: Resolver, timeouts: { connectMs: number; totalMs: number }) {

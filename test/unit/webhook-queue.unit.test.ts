@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createDeliveryQueue, type DeliveryJob } from "../../src/webhooks/queue.ts";
 
 const job = (key: string): DeliveryJob => ({
+  bucket: null,
   idempotencyKey: key,
   merchantId: "m",
   payload: "{}",

@@ -35,6 +35,12 @@ export const webhooksRole: RoleModule = {
       [],
       () => [{ labels: {}, value: worker.inFlight() }],
     );
+    shared.metrics.gaugeFrom(
+      "settlement_webhook_ledger_paxos_rounds",
+      "Lightweight transactions (Paxos rounds) this process has paid on the delivery ledger since it started: each conditional batch or lone conditional write is one",
+      [],
+      () => [{ labels: {}, value: worker.ledger.paxosRounds() }],
+    );
     return {
       role: "webhooks",
       summary: `${TOPIC.webhookEvents} in group "${WEBHOOKS_GROUP}" -> delivery ledger -> signed POSTs${

@@ -10,7 +10,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../../src/client/merchant/verify-webhook.ts";
 import { createPlainProducer, type PlainProducer } from "../../../src/kafka/at-least-once.ts";
 import type { WebhookEvent } from "../../../src/records/webhook-events.ts";
-import { type WebhookDeliveries, webhookDeliveries } from "../../../src/store/webhook-deliveries.ts";
+import {
+  ledgerBucket,
+  type NewDelivery,
+  type WebhookDeliveries,
+  webhookDeliveries,
+} from "../../../src/store/webhook-deliveries.ts";
 import { webhookEndpoints } from "../../../src/store/webhook-endpoints.ts";
 import { newWebhookSecret } from "../../../src/webhooks/signing.ts";
 import { TOPIC } from "../../../topics/catalogue.ts";
@@ -65,10 +70,10 @@ interface Received {
 }
 
 /**
- * A merchant receiver on 127.0.0.1 answering the n-th request (1-based) with `status(n)`; over HTTPS
- * with `tls` (a certificate and its key).
+ * A merchant receiver on 127.0.0.1 answering the n-th request (1-based) with `status(n, ofKey)`
+ * (`ofKey`: the n of its Idempotency-Key); over HTTPS with `tls` (a certificate and its key).
  */
-async function receiver(status: (n: number) => number, tls?: { cert: string; key: string }) {
+async function receiver(status: (n: number, ofKey: number) => number, tls?: { cert: string; key: string }) {
   const received: Received[] = [];
   let connections = 0;
   const handler: RequestListener = (req, res) => {
@@ -82,7 +87,9 @@ async function receiver(status: (n: number) => number, tls?: { cert: string; key
         body: Buffer.concat(chunks).toString("utf8"),
         servername,
       });
-      res.writeHead(status(received.length)).end();
+      const key = req.headers["idempotency-key"];
+      const ofKey = received.filter((x) => x.headers["idempotency-key"] === key).length;
+      res.writeHead(status(received.length, ofKey)).end();
     });
   };
   const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
@@ -129,6 +136,12 @@ function event(merchantId: string, eventType = "payment.detected"): WebhookEvent
 
 const publish = (e: WebhookEvent) =>
   producer.send(TOPIC.webhookEvents, [{ key: e.merchantId, value: codecs.webhookEvent.encode(e) }]);
+/** Records in one produce request, so the worker reads them as one batch. */
+const publishAll = (es: WebhookEvent[]) =>
+  producer.send(
+    TOPIC.webhookEvents,
+    es.map((e) => ({ key: e.merchantId, value: codecs.webhookEvent.encode(e) })),
+  );
 
 const settled = (key: string) =>
   waitFor(
@@ -249,6 +262,61 @@ describe("in development mode with http://localhost allowed", () => {
       expect(r.received.map((x) => x.headers["idempotency-key"]).sort()).toEqual(
         [e.idempotencyKey, later.idempotencyKey].sort(),
       );
+    },
+    T,
+  );
+
+  it(
+    "makes no second delivery for a re-delivered batch, and delivers the new keys in it once",
+    async () => {
+      const r = await receiver(() => 200);
+      const m = await merchant(`http://localhost:${r.port}/`);
+      const first = Array.from({ length: 20 }, () => event(m.merchantId));
+      await publishAll(first);
+      for (const e of first) await settled(e.idempotencyKey);
+      // The same records again (as a consumer re-reads them after a crash), with five new ones.
+      const fresh = Array.from({ length: 5 }, () => event(m.merchantId, "payment.succeeded"));
+      await publishAll([...first, ...fresh]);
+      for (const e of fresh) expect(await settled(e.idempotencyKey)).toMatchObject({ state: "delivered" });
+      const keys = r.received.map((x) => String(x.headers["idempotency-key"]));
+      expect(keys.sort()).toEqual([...first, ...fresh].map((e) => e.idempotencyKey).sort());
+    },
+    T,
+  );
+
+  it(
+    "pays one lightweight transaction for a bucket's inserts, and when one key of them is there already enqueues the others exactly once",
+    async () => {
+      // The ledger as the worker uses it, from this process; due in an hour, so no scan takes the rows.
+      const now = Date.now();
+      const bucket = ledgerBucket(0, now);
+      const entry = (): NewDelivery => {
+        const e = event(`m_${randomUUID()}`);
+        return { ...e, bucket, eventCreatedAt: now, firstQueuedAt: now, nextRetryAt: now + 3_600_000 };
+      };
+      const [a, b, c, d, e, f] = Array.from({ length: 6 }, entry) as [NewDelivery, ...NewDelivery[]];
+      const rounds = () => ledger.paxosRounds();
+
+      let before = rounds();
+      expect((await ledger.enqueueAll([d, e, f] as NewDelivery[], now)).map((x) => x.idempotencyKey)).toEqual(
+        [d, e, f].map((x) => x?.idempotencyKey),
+      );
+      expect(rounds() - before).toBe(1);
+
+      expect(await ledger.enqueueAll([b] as NewDelivery[], now)).toHaveLength(1);
+      before = rounds();
+      // b is there: the batch of three does not apply, and each is tried alone.
+      const added = await ledger.enqueueAll([a, b, c] as NewDelivery[], now);
+      expect(added.map((x) => x.idempotencyKey)).toEqual([a.idempotencyKey, c?.idempotencyKey]);
+      expect(rounds() - before).toBe(4);
+      expect(await ledger.enqueueAll([a, b, c] as NewDelivery[], now)).toEqual([]);
+      for (const x of [a, b, c]) {
+        expect(await ledger.get((x as NewDelivery).idempotencyKey)).toMatchObject({
+          bucket,
+          state: "pending",
+          attempts: 0,
+        });
+      }
     },
     T,
   );
@@ -476,6 +544,109 @@ describe("a worker killed mid-queue", () => {
       expect(events.filter((e) => !keys.has(e.idempotencyKey))).toEqual([]);
       // At most what was in flight when the worker died is sent again (the receiver dedupes by key).
       expect(seen.length - keys.size).toBeLessThanOrEqual(32 /* WEBHOOK_CONCURRENCY's default */);
+    },
+    T,
+  );
+});
+
+describe("an upgraded ledger, and two workers side by side", () => {
+  // Rows of the table before migration 0021, as the earlier worker left them: one pending and due,
+  // one delivered. Written before the workers start, so they find the old table in use.
+  const legacy = {
+    pending: `${randomUUID()}:payment.detected`,
+    delivered: `${randomUUID()}:payment.succeeded`,
+  };
+  let r: Awaited<ReturnType<typeof receiver>>;
+  let m: Awaited<ReturnType<typeof merchant>>;
+  let second: Child | undefined;
+  beforeAll(async () => {
+    r = await receiver(() => 200);
+    m = await merchant(`http://localhost:${r.port}/`);
+    const insert = (key: string, state: string, nextRetryAt: Date | null) =>
+      service.cassandra.execute(
+        `INSERT INTO webhook_deliveries (idempotency_key, merchant_id, event_type, session_id, payload, event_created_at, state, attempts, next_retry_at, created_at, updated_at)
+         VALUES (?, ?, ?, null, '{}', ?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
+        [
+          key,
+          m.merchantId,
+          key.split(":")[1],
+          new Date(),
+          state,
+          state === "delivered" ? 1 : 0,
+          nextRetryAt,
+          new Date(),
+          new Date(),
+        ],
+        { prepare: true },
+      );
+    await insert(legacy.pending, "pending", new Date(Date.now() - 1000));
+    await insert(legacy.delivered, "delivered", null);
+    await startWorker(DEV);
+    second = await startChild("webhooks-2", ["src/cli.ts", "webhooks"], {
+      env: { LOG_LEVEL: "warn", WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_POLL_MS: "100", ...DEV },
+      ready: /^webhooks\s+(.*)$/,
+      timeoutMs: T,
+    });
+  }, T);
+  afterAll(async () => {
+    await second?.stop();
+  }, T);
+
+  it(
+    "delivers the old table's pending row, lists its rows, and queues none of its keys again",
+    async () => {
+      expect(await settled(legacy.pending)).toMatchObject({ bucket: null, state: "delivered", attempts: 1 });
+      expect(r.received.map((x) => x.headers["idempotency-key"])).toEqual([legacy.pending]);
+      // The delivered key's record again (first queued before the workers started), then a new event.
+      const again: WebhookEvent = {
+        ...event(m.merchantId),
+        idempotencyKey: legacy.delivered,
+        createdAt: Date.now() - 60_000,
+      };
+      const later = event(m.merchantId, "payment.processing");
+      await publishAll([again, later]);
+      expect(await settled(later.idempotencyKey)).toMatchObject({ state: "delivered" });
+      expect(r.received.map((x) => x.headers["idempotency-key"])).toEqual([
+        legacy.pending,
+        later.idempotencyKey,
+      ]);
+      expect(await ledger.get(legacy.delivered)).toMatchObject({ bucket: null, state: "delivered" });
+      expect((await ledger.forMerchant(m.merchantId, 10)).map((d) => d.idempotencyKey).sort()).toEqual(
+        [legacy.pending, legacy.delivered, later.idempotencyKey].sort(),
+      );
+    },
+    T,
+  );
+
+  it(
+    "never both attempt one delivery: each attempt is made once, by one of them",
+    async () => {
+      // Every key's first request fails: its retry is due in both workers' scans (every 100 ms),
+      // and the two race to claim it.
+      const { port, received } = await receiver((_, ofKey) => (ofKey === 1 ? 500 : 200));
+      // Eight merchants, so both workers' partitions have records.
+      const merchants = await Promise.all(
+        Array.from({ length: 8 }, () => merchant(`http://localhost:${port}/`)),
+      );
+      const events = merchants.flatMap((x) => Array.from({ length: 10 }, () => event(x.merchantId)));
+      await publishAll(events);
+      for (const e of events) {
+        expect(await settled(e.idempotencyKey)).toMatchObject({ state: "delivered", attempts: 2 });
+      }
+      // Two requests per key, attempts 1 and 2 once each: a claim taken twice would show a third.
+      const requests = new Map<string, number>();
+      for (const x of received) {
+        const key = String(x.headers["idempotency-key"]);
+        requests.set(key, (requests.get(key) ?? 0) + 1);
+      }
+      expect([...requests.values()].every((n) => n === 2)).toBe(true);
+      expect(requests.size).toBe(events.length);
+      for (const e of events.slice(0, 10)) {
+        expect((await ledger.attempts(e.idempotencyKey)).map((a) => [a.attempt, a.statusCode])).toEqual([
+          [1, 500],
+          [2, 200],
+        ]);
+      }
     },
     T,
   );
