@@ -37,7 +37,7 @@ export async function attemptDelivery(
   delivery: Pick<DeliveryRow, "idempotencyKey" | "merchantId" | "payload">,
   basis: ClaimBasis,
   deps: AttemptDeps,
-  opts: { claimed?: boolean } = {},
+  opts: { claimed?: boolean; sent?: () => void } = {},
 ): Promise<AttemptOutcome> {
   const now = deps.now ?? Date.now;
   // `claimed`: the ledger row was written with this lease (a first attempt), nothing to take.
@@ -48,6 +48,7 @@ export async function attemptDelivery(
   if (!endpoint) {
     // Nothing to deliver to: the delivery ends here, as the log says (a redelivery can send it later).
     const error = "the merchant has no webhook endpoint";
+    opts.sent?.();
     await deps.ledger.settle(lease, {
       state: "skipped",
       attempts: basis.attempts,
@@ -87,6 +88,9 @@ export async function attemptDelivery(
     result = { status: null, error: err instanceof Error ? err.message : String(err) };
   }
   const durationMs = Math.round(performance.now() - t0);
+  // The request is over: what is left is recording it, which need not hold a place among the
+  // attempts made at once (those bound the connections to merchants).
+  opts.sent?.();
   const next = afterAttempt(attempt, result.status, now(), deps.retryBaseMs);
   const nextRetryAt = next.state === "pending" ? next.nextRetryAt : null;
   await deps.ledger.logAttempt({

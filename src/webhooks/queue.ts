@@ -11,8 +11,11 @@ export interface DeliveryJob {
   claimed?: boolean;
 }
 
+/** Attempts writing their outcome, per place among the `concurrency`. */
+export const RECORDING_FACTOR = 4;
+
 /**
- * The attempts of one process: at most `concurrency` at once, first queued first started, each key
+ * The attempts of one process: at most `concurrency` requests at once, first queued first started, each key
  * at most once in the queue (the consumer and the retry scan may both find a delivery), and at most
  * `maxQueued` waiting: past that a job is refused, which loses nothing, since the ledger still has
  * it due and the next scan offers it again.
@@ -20,19 +23,36 @@ export interface DeliveryJob {
 export function createDeliveryQueue(opts: {
   concurrency: number;
   maxQueued: number;
-  run: (job: DeliveryJob) => Promise<void>;
+  /**
+   * Makes the attempt; calls `sent()` once its request is over (answered, failed or never made), when
+   * what is left is writing its outcome: the attempt's place among the `concurrency` is then free.
+   */
+  run: (job: DeliveryJob, sent: () => void) => Promise<void>;
 }) {
   const waiting: DeliveryJob[] = [];
   const keys = new Set<string>();
   const active = new Set<Promise<void>>();
+  // Attempts whose request is not over yet: at most `concurrency`.
+  let sending = 0;
+  // Attempts writing their outcome are bounded too (their key stays held until it is written).
+  const maxActive = RECORDING_FACTOR * opts.concurrency;
   let stopped = false;
 
   const pump = () => {
-    while (!stopped && active.size < opts.concurrency && waiting.length > 0) {
+    while (!stopped && sending < opts.concurrency && active.size < maxActive && waiting.length > 0) {
       const job = waiting.shift() as DeliveryJob;
-      const work: Promise<void> = opts.run(job).finally(() => {
+      sending++;
+      let over = false;
+      const sent = () => {
+        if (over) return;
+        over = true;
+        sending--;
+        pump();
+      };
+      const work: Promise<void> = opts.run(job, sent).finally(() => {
         active.delete(work);
         keys.delete(job.idempotencyKey);
+        sent();
         pump();
       });
       active.add(work);
@@ -50,7 +70,7 @@ export function createDeliveryQueue(opts: {
     },
     /** How many pushes now would find room (one can still be refused as a duplicate). */
     room: () => (stopped ? 0 : Math.max(0, opts.maxQueued - waiting.length)),
-    /** Attempts running now. */
+    /** Attempts running now (sending, or writing their outcome). */
     running: () => active.size,
     waiting: () => waiting.length,
     /** Drops what has not started (the ledger keeps it due) and waits for the attempts running. */

@@ -68,9 +68,9 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
   const queue = createDeliveryQueue({
     concurrency: settings.concurrency,
     maxQueued: 10 * SCAN_LIMIT,
-    async run(job: DeliveryJob) {
+    async run(job: DeliveryJob, sent) {
       try {
-        const outcome = await attemptDelivery(job, job, deps, { claimed: job.claimed ?? false });
+        const outcome = await attemptDelivery(job, job, deps, { claimed: job.claimed ?? false, sent });
         if (outcome.kind === "done" && outcome.nextRetryAt !== null) scheduler.wakeAt(outcome.nextRetryAt);
       } catch (err) {
         // The ledger was unreachable: the claim's lease ends and a later scan tries again.

@@ -9,9 +9,12 @@
  *    webhook.events (the session actor writes it in the transaction of the status change) to the
  *    receiver's answer, p50 and p99.
  *
- *   flock /tmp/stack.lock npx tsx test/bench/webhooks.bench.ts [--events 2000] [--merchants 50] [--latency 200] [--rate 20]
+ *   flock /tmp/stack.lock npx tsx test/bench/webhooks.bench.ts [--events 2000] [--merchants 50] [--latency 200] [--rate 20] [--before <dir>]
  *
- * The worker is the role as a child process (`src/cli.ts webhooks`), against the local stack.
+ * The worker is the role as a child process (`src/cli.ts webhooks`), against the local stack. With
+ * `--before <dir>` (a checkout of earlier code) its worker is measured first, in the same run, in a
+ * keyspace of its own (`<CASSANDRA_KEYSPACE>_before`). LWTs per delivery: the Paxos rounds the worker
+ * reports (`settlement_webhook_ledger_paxos_rounds`) over the burst, divided by its deliveries.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -20,6 +23,7 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { createPlainProducer } from "../../src/kafka/at-least-once.ts";
 import type { WebhookEvent } from "../../src/records/webhook-events.ts";
+import { connectCassandra } from "../../src/store/cassandra.ts";
 import { webhookEndpoints } from "../../src/store/webhook-endpoints.ts";
 import { newWebhookSecret, signatureHeader } from "../../src/webhooks/signing.ts";
 import { TOPIC } from "../../topics/catalogue.ts";
@@ -35,6 +39,8 @@ const { values: args } = parseArgs({
     merchants: { type: "string", default: "50" },
     latency: { type: "string", default: "200" },
     rate: { type: "string", default: "20" },
+    /** A checkout of the code before (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked). */
+    before: { type: "string" },
   },
 });
 const EVENTS = Number(args.events);
@@ -65,11 +71,14 @@ await withFileLock(".local/run/bench.lock", async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const allArrived = (n: number) =>
-    new Promise<void>((resolve) => {
-      if (arrived.size >= n) return resolve();
-      waiter = { n, resolve };
-    });
+  /** Resolves once every one of `keys` has arrived (a stray earlier key does not count). */
+  const allArrived = async (keys: string[]) => {
+    while (keys.some((k) => !arrived.has(k))) {
+      await new Promise<void>((resolve) => {
+        waiter = { n: arrived.size + 1, resolve };
+      });
+    }
+  };
 
   const merchants = await Promise.all(
     Array.from({ length: MERCHANTS }, async (_, i) => {
@@ -126,18 +135,8 @@ await withFileLock(".local/run/bench.lock", async () => {
   const plainRate = EVENTS / ((performance.now() - t0) / 1000);
   agent.destroy();
 
-  // 1b. The worker.
-  const worker = await startChild("webhooks", ["src/cli.ts", "webhooks"], {
-    env: {
-      LOG_LEVEL: "warn",
-      MERCHANT_MODE: "development",
-      WEBHOOK_ALLOW_INSECURE: "true",
-      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-      NODE_EXTRA_CA_CERTS: ca.caFile,
-    },
-    ready: /^webhooks\s+(.*)$/,
-    timeoutMs: 120_000,
-  });
+  // 1b. The worker: the earlier code's first (with --before), then this one, one after the other in
+  // the same group; each in its own keyspace, with the merchants' endpoints written to both.
   const producer = createPlainProducer(service.kafka);
   await producer.connect();
   const publish = (events: WebhookEvent[]) =>
@@ -145,43 +144,80 @@ await withFileLock(".local/run/bench.lock", async () => {
       TOPIC.webhookEvents,
       events.map((e) => ({ key: e.merchantId, value: codecs.webhookEvent.encode(e) })),
     );
-  // One delivery first, so the group has its partitions before the clock starts.
-  arrived.clear();
-  await publish([eventFor(0)]);
-  await allArrived(1);
+  const keyspace = process.env.CASSANDRA_KEYSPACE ?? "settlement";
+  async function runWorker(label: string, cli: string, ks: string) {
+    const store = await connectCassandra({ ...service.stack.cassandra, keyspace: ks }, { migrate: true });
+    for (const m of merchants) await webhookEndpoints(store).put({ ...m, endpointId: `we_${randomUUID()}` });
+    await store.shutdown();
+    const metricsPort = 29_990 + Math.floor(Math.random() * 9);
+    const worker = await startChild(`webhooks (${label})`, [cli, "webhooks"], {
+      env: {
+        LOG_LEVEL: "warn",
+        MERCHANT_MODE: "development",
+        WEBHOOK_ALLOW_INSECURE: "true",
+        WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+        NODE_EXTRA_CA_CERTS: ca.caFile,
+        CASSANDRA_KEYSPACE: ks,
+        METRICS_PORT: String(metricsPort),
+      },
+      ready: /^webhooks\s+(.*)$/,
+      timeoutMs: 120_000,
+    });
+    // The Paxos rounds the worker paid on its ledger (the metric exists from issue 19 item 6 on).
+    const paxosRounds = async (): Promise<number | null> => {
+      const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then(
+        (r) => r.text(),
+        () => "",
+      );
+      const m = /^settlement_webhook_ledger_paxos_rounds (\d+)/m.exec(text);
+      return m ? Number(m[1]) : null;
+    };
+    // One delivery first, so the group has its partitions before the clock starts.
+    const warm = eventFor(0);
+    await publish([warm]);
+    await allArrived([warm.idempotencyKey]);
 
-  arrived.clear();
-  const burst = Array.from({ length: EVENTS }, (_, i) => eventFor(i));
-  const w0 = Date.now();
-  await publish(burst);
-  await allArrived(EVENTS);
-  const last = Math.max(...arrived.values());
-  const workerRate = EVENTS / ((last - w0) / 1000);
+    const burst = Array.from({ length: EVENTS }, (_, i) => eventFor(i));
+    const rounds0 = await paxosRounds();
+    const w0 = Date.now();
+    await publish(burst);
+    await allArrived(burst.map((e) => e.idempotencyKey));
+    const last = Math.max(...burst.map((e) => arrived.get(e.idempotencyKey) as number));
+    const rate = EVENTS / ((last - w0) / 1000);
+    // The settles of the last attempts are written after the receiver answered: wait for them.
+    await new Promise((r) => setTimeout(r, 1000));
+    const rounds1 = await paxosRounds();
+    const lwtPerDelivery = rounds0 === null || rounds1 === null ? null : (rounds1 - rounds0) / EVENTS;
 
-  // 2. Delay, one record at a time.
-  arrived.clear();
-  const delays: number[] = [];
-  for (let i = 0; i < LATENCY_RUNS; i++) {
-    const e = eventFor(i);
-    const sent = performance.timeOrigin + performance.now();
-    await publish([e]);
-    await allArrived(i + 1);
-    delays.push((arrived.get(e.idempotencyKey) as number) - sent);
-    await new Promise((r) => setTimeout(r, 1000 / RATE));
+    // 2. Delay, one record at a time.
+    const delays: number[] = [];
+    for (let i = 0; i < LATENCY_RUNS; i++) {
+      const e = eventFor(i);
+      const sent = performance.timeOrigin + performance.now();
+      await publish([e]);
+      await allArrived([e.idempotencyKey]);
+      delays.push((arrived.get(e.idempotencyKey) as number) - sent);
+      await new Promise((r) => setTimeout(r, 1000 / RATE));
+    }
+    await worker.stop();
+    return { label, rate, lwtPerDelivery, delays };
   }
+
+  const runs = [];
+  if (args.before) runs.push(await runWorker("before", `${args.before}/src/cli.ts`, `${keyspace}_before`));
+  runs.push(await runWorker("this code", "src/cli.ts", keyspace));
 
   console.log(
     `webhooks: ${EVENTS} events, ${MERCHANTS} merchants, ${CONCURRENCY} at once, HTTPS to localhost`,
   );
-  console.log(`  plain signed HTTPS loop  ${plainRate.toFixed(0)} posts/s`);
-  console.log(
-    `  webhooks role            ${workerRate.toFixed(0)} deliveries/s (ratio ${(workerRate / plainRate).toFixed(2)})`,
-  );
-  console.log(
-    `  write -> delivered       p50 ${quantile(delays, 0.5).toFixed(1)} ms, p99 ${quantile(delays, 0.99).toFixed(1)} ms (${LATENCY_RUNS} at ${RATE}/s)`,
-  );
+  console.log(`  plain signed HTTPS loop   ${plainRate.toFixed(0)} posts/s`);
+  for (const r of runs) {
+    const lwt = r.lwtPerDelivery === null ? "not counted" : r.lwtPerDelivery.toFixed(2);
+    console.log(
+      `  webhooks role, ${r.label.padEnd(10)} ${r.rate.toFixed(0)} deliveries/s (ratio ${(r.rate / plainRate).toFixed(2)}), LWTs per delivery ${lwt}; write -> delivered p50 ${quantile(r.delays, 0.5).toFixed(1)} ms, p99 ${quantile(r.delays, 0.99).toFixed(1)} ms (${LATENCY_RUNS} at ${RATE}/s)`,
+    );
+  }
 
-  await worker.stop();
   await producer.disconnect();
   server.closeAllConnections();
   server.close();

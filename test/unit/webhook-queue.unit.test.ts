@@ -50,6 +50,34 @@ describe("the delivery queue", () => {
     expect(q.push(job("a"))).toBe(true);
   });
 
+  it("frees an attempt's place once its request is sent, and holds its key until its outcome is written", async () => {
+    const sent = new Map<string, () => void>();
+    const recorded = new Map<string, () => void>();
+    const started: string[] = [];
+    const q = createDeliveryQueue({
+      concurrency: 1,
+      maxQueued: 10,
+      run: (j, markSent) =>
+        new Promise<void>((resolve) => {
+          started.push(j.idempotencyKey);
+          sent.set(j.idempotencyKey, markSent);
+          recorded.set(j.idempotencyKey, resolve);
+        }),
+    });
+    for (const k of ["a", "b", "c", "d", "e", "f"]) q.push(job(k));
+    expect(started).toEqual(["a"]);
+    sent.get("a")?.();
+    expect(started).toEqual(["a", "b"]);
+    expect(q.push(job("a"))).toBe(false);
+    // Writing outcomes is bounded too: four per place.
+    for (const k of ["b", "c", "d"]) sent.get(k)?.();
+    expect(started).toEqual(["a", "b", "c", "d"]);
+    recorded.get("a")?.();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toEqual(["a", "b", "c", "d", "e"]);
+    expect(q.push(job("a"))).toBe(true);
+  });
+
   it("refuses past maxQueued waiting (the ledger keeps them due)", () => {
     const g = gated();
     const q = createDeliveryQueue({ concurrency: 1, maxQueued: 2, run: g.run });
