@@ -46,7 +46,7 @@ export function* foldedSessions(
   codec: Codec<SessionEvent>,
   journal: SessionJournal,
 ): Generator<{ id: string; state: Session | null; events: number }> {
-  for (const [id, refs] of journal.sessions) yield { id, ...foldSession(codec, journal, id, refs) };
+  for (const [id, refs] of journal.sessions()) yield { id, ...foldSession(codec, journal, id, refs) };
 }
 
 /** Every session's state, folded from offset zero: both phases, the states kept in hand. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import type { Session, SessionState } from "../../src/domain/types.ts";
-import { emptyJournal, fileRecord } from "../../src/projections/journal-collect.ts";
+import { SessionJournal } from "../../src/projections/journal-collect.ts";
 import { foldSession, StatesTally, summarize } from "../../src/projections/journal-fold.ts";
 import { codecs } from "../support/codecs.ts";
 import { generator } from "../support/generate.ts";
@@ -62,7 +62,7 @@ function journalOf(count: number, chunkBytes: number) {
     const id = g.uuid();
     sessions.set(id, sessionEvents(1000 + i, id));
   }
-  const journal = emptyJournal(chunkBytes);
+  const journal = new SessionJournal(chunkBytes);
   const cursors = [...sessions].map(([id, events]) => ({ id, events, next: 0 }));
   let duplicates = 0;
   while (cursors.some((c) => c.next < c.events.length)) {
@@ -70,7 +70,7 @@ function journalOf(count: number, chunkBytes: number) {
     const event = c.events[c.next++] as SessionEvent;
     const copies = g.int(0, 9) === 0 ? 2 : 1; // a redelivered record sits right after the first
     duplicates += copies - 1;
-    for (let k = 0; k < copies; k++) fileRecord(journal, c.id, codecs.sessionEvent.encode(event));
+    for (let k = 0; k < copies; k++) journal.file(c.id, codecs.sessionEvent.encode(event));
   }
   return { journal, sessions, duplicates };
 }
@@ -84,7 +84,7 @@ describe("a replay's fold of a collected journal", () => {
       const tally = new StatesTally();
       let applied = 0;
       const states = new Map<string, Session>();
-      for (const [id, refs] of journal.sessions) {
+      for (const [id, refs] of journal.sessions()) {
         const { state, events } = foldSession(codecs.sessionEvent, journal, id, refs);
         const expected = (sessions.get(id) as SessionEvent[]).reduce(evolve, null as SessionState);
         expect(state, `session ${id}, chunks of ${chunkBytes} bytes`).toEqual(expected);
@@ -100,11 +100,36 @@ describe("a replay's fold of a collected journal", () => {
 
   it("refuses a record filed under another session's key", () => {
     const { journal } = journalOf(3, 1024);
-    const [first, second] = [...journal.sessions.keys()] as [string, string];
-    const refs = journal.sessions.get(first) as number[];
+    const [[first, refs], [second]] = [...journal.sessions()] as [[string, number[]], [string, number[]]];
     expect(first).not.toBe(second);
     expect(() => foldSession(codecs.sessionEvent, journal, second, refs)).toThrow(
       /holds an event of session/,
     );
+  });
+});
+
+describe("a collected journal's index", () => {
+  it("hands each session its records in journal order, sessions in order of first appearance, past its growth", () => {
+    // 5,000 records over 7 sessions: the flat index starts at 1,024 records and grows twice.
+    const journal = new SessionJournal(4096);
+    const ids = Array.from({ length: 7 }, (_, i) => `session-${i}`);
+    const expected = new Map<string, string[]>();
+    for (let n = 0; n < 5000; n++) {
+      // Not round-robin, so the sessions' records interleave unevenly.
+      const id = ids[(3 * n + Math.floor(n / 5)) % 7] as string;
+      const body = `${id}#${n}`;
+      journal.file(id, Buffer.from(body));
+      expected.set(id, [...(expected.get(id) ?? []), body]);
+    }
+    const got = [...journal.sessions()].map(([id, refs]) => {
+      const bodies: string[] = [];
+      for (let i = 0; i < refs.length; i += 2) {
+        bodies.push(journal.arena.view(refs[i] as number, refs[i + 1] as number).toString());
+      }
+      return [id, bodies] as const;
+    });
+    expect(journal.records).toBe(5000);
+    expect(journal.sessionCount).toBe(7);
+    expect(got).toEqual([...expected]);
   });
 });
