@@ -68,11 +68,19 @@ export class SessionJournal {
     const records = this.records;
     // starts[s] is where session s's records begin in `order`; a stable counting sort keeps journal order.
     const starts = new Int32Array(count + 1);
-    for (let i = 0; i < records; i++) starts[(this.sessionOf[i] as number) + 1]++;
+    for (let i = 0; i < records; i++) {
+      const at = (this.sessionOf[i] as number) + 1;
+      starts[at] = (starts[at] as number) + 1;
+    }
     for (let s = 0; s < count; s++) starts[s + 1] = (starts[s + 1] as number) + (starts[s] as number);
     const next = starts.slice(0, count);
     const order = new Int32Array(records);
-    for (let i = 0; i < records; i++) order[next[this.sessionOf[i] as number]++] = i;
+    for (let i = 0; i < records; i++) {
+      const session = this.sessionOf[i] as number;
+      const at = next[session] as number;
+      order[at] = i;
+      next[session] = at + 1;
+    }
     let s = 0;
     for (const id of this.numbers.keys()) {
       const refs: number[] = [];
