@@ -6,7 +6,7 @@ import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./cli
 import type { Codecs } from "./codecs.ts";
 import { parkedMessage } from "./dead-letter.ts";
 import { createOffsetTracker } from "./offset-tracker.ts";
-import type { ReadRecord } from "./topic-reader.ts";
+import { type ReadRecord, readRecordOf } from "./topic-reader.ts";
 
 export interface KeyedConsumerOptions {
   groupId: string;
@@ -230,46 +230,23 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       partitionsConsumedConcurrently: 16,
       eachBatch: async ({ batch, isRunning, isStale, resolveOffset, heartbeat }) => {
         const { handleBatch } = opts;
-        if (handleBatch) {
-          for (let i = 0; i < batch.messages.length; ) {
-            if (!isRunning() || isStale()) return;
-            while (flying >= opts.maxInFlight) {
-              await new Promise<void>((r) => waiting.add(r));
-              await heartbeat();
-            }
-            const chunk = batch.messages.slice(i, i + Math.max(1, opts.maxInFlight - flying));
-            i += chunk.length;
-            dispatchBatch(
-              handleBatch,
-              batch.partition,
-              chunk.map((m) => ({
-                partition: batch.partition,
-                offset: BigInt(m.offset),
-                key: m.key,
-                value: m.value,
-                ...(m.headers && { headers: m.headers }),
-              })),
-            );
-            resolveOffset((chunk[chunk.length - 1] as (typeof chunk)[number]).offset);
-          }
-          await heartbeat();
-          return;
-        }
-        for (const m of batch.messages) {
+        for (let i = 0; i < batch.messages.length; ) {
           if (!isRunning() || isStale()) return;
           while (flying >= opts.maxInFlight) {
             await new Promise<void>((r) => waiting.add(r));
             await heartbeat();
           }
-          dispatch({
-            partition: batch.partition,
-            offset: BigInt(m.offset),
-            key: m.key,
-            value: m.value,
-            ...(m.headers && { headers: m.headers }),
-          });
+          // A batch handler takes as many records as there is room for, a record handler one.
+          const chunk = batch.messages.slice(
+            i,
+            i + (handleBatch ? Math.max(1, opts.maxInFlight - flying) : 1),
+          );
+          i += chunk.length;
+          const records = chunk.map((m) => readRecordOf(batch.partition, m));
+          if (handleBatch) dispatchBatch(handleBatch, batch.partition, records);
+          else dispatch(records[0] as ReadRecord);
           // Moves the fetch position only; commits are ours (autoCommit is off).
-          resolveOffset(m.offset);
+          resolveOffset((chunk[chunk.length - 1] as (typeof chunk)[number]).offset);
         }
         await heartbeat();
       },

@@ -1,7 +1,7 @@
 import type { Consumer } from "kafkajs";
 import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { coPartitionedAssigner } from "./co-partition-assigner.ts";
-import type { ReadRecord } from "./topic-reader.ts";
+import { type ReadRecord, readRecordOf } from "./topic-reader.ts";
 
 export interface InputBatch {
   topic: string;
@@ -74,13 +74,7 @@ export function createPartitionedConsumer(
       partitionsConsumedConcurrently: opts.concurrency,
       eachBatch: async ({ batch, isRunning, isStale, heartbeat, resolveOffset }) => {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
-        const records: ReadRecord[] = batch.messages.map((m) => ({
-          partition: batch.partition,
-          offset: BigInt(m.offset),
-          key: m.key,
-          value: m.value,
-          ...(m.headers && { headers: m.headers }),
-        }));
+        const records = batch.messages.map((m) => readRecordOf(batch.partition, m));
         const applied = await opts.onBatch({
           topic: batch.topic,
           partition: batch.partition,

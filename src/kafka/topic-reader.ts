@@ -14,6 +14,17 @@ export interface ReadRecord {
   readonly headers?: IHeaders | undefined;
 }
 
+/** A consumed kafkajs message as a ReadRecord of `partition`, headers kept (a parked record keeps them). */
+export function readRecordOf(partition: number, m: KafkaMessage): ReadRecord {
+  return {
+    partition,
+    offset: BigInt(m.offset),
+    key: m.key,
+    value: m.value,
+    ...(m.headers && { headers: m.headers }),
+  };
+}
+
 export interface ReadTopicOptions {
   topic: string;
   /** Partitions to read and the offset to start each at; partitions not listed are not read. */
