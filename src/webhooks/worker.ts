@@ -120,13 +120,14 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
     const claimed = new Set<string>();
     const entries: NewDelivery[] = unique.map(({ partition, event }, i) => {
       const firstQueuedAt = (listed[i] as MerchantEventRow).createdAt;
-      if (room-- > 0) claimed.add(event.idempotencyKey);
+      const claim = room-- > 0;
+      if (claim) claimed.add(event.idempotencyKey);
       return {
         ...event,
         eventCreatedAt: event.createdAt,
         firstQueuedAt,
         bucket: ledgerBucket(partition, firstQueuedAt),
-        nextRetryAt: claimed.has(event.idempotencyKey) ? now + leaseMs(deps) : now,
+        nextRetryAt: claim ? now + leaseMs(deps) : now,
       };
     });
     // The event list beside the ledger rows, whatever the ledger answers: it holds every event,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CassandraClient } from "../../src/store/cassandra.ts";
-import { createConditionalBatcher } from "../../src/store/conditional-batches.ts";
+import { type ConditionalBatcher, createConditionalBatcher } from "../../src/store/conditional-batches.ts";
 
 // The batcher against a table in memory whose only statement is "insert row IF NOT EXISTS" (the
 // query text is the row): a batch applies all or nothing, as Cassandra's conditional batch does.
@@ -28,16 +28,15 @@ function memoryTable() {
 }
 
 const insert = (row: string) => ({ row, query: row, params: [], bytes: 100 });
+/** Submits one insert per row to partition "p", together: whether each applied. */
+const submitAll = (b: ConditionalBatcher, rows: string[]) =>
+  Promise.all(rows.map((r) => b.submit("p", insert(r))));
 
 describe("the conditional batcher", () => {
   it("sends the writes submitted together as one batch: one round", async () => {
     const t = memoryTable();
     const b = createConditionalBatcher(t.client);
-    expect(await Promise.all(["a", "b", "c"].map((r) => b.submit("p", insert(r))))).toEqual([
-      true,
-      true,
-      true,
-    ]);
+    expect(await submitAll(b, ["a", "b", "c"])).toEqual([true, true, true]);
     expect(t.calls).toEqual([["a", "b", "c"]]);
     expect(b.rounds()).toBe(1);
   });
@@ -46,11 +45,7 @@ describe("the conditional batcher", () => {
     const t = memoryTable();
     const b = createConditionalBatcher(t.client);
     await b.submit("p", insert("b"));
-    expect(await Promise.all(["a", "b", "c"].map((r) => b.submit("p", insert(r))))).toEqual([
-      true,
-      false,
-      true,
-    ]);
+    expect(await submitAll(b, ["a", "b", "c"])).toEqual([true, false, true]);
     expect(t.calls).toEqual([["b"], ["a", "b", "c"], ["a"], ["b"], ["c"]]);
     expect([...t.rows].sort()).toEqual(["a", "b", "c"]);
   });
@@ -58,11 +53,7 @@ describe("the conditional batcher", () => {
   it("never puts two writes of one row in a batch: the second waits for the next and sees the first", async () => {
     const t = memoryTable();
     const b = createConditionalBatcher(t.client);
-    expect(await Promise.all(["a", "a", "b"].map((r) => b.submit("p", insert(r))))).toEqual([
-      true,
-      false,
-      true,
-    ]);
+    expect(await submitAll(b, ["a", "a", "b"])).toEqual([true, false, true]);
     expect(t.calls).toEqual([["a"], ["a", "b"], ["a"], ["b"]]);
   });
 
