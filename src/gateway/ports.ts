@@ -27,7 +27,16 @@ export class ReplyTimeoutError extends BaseError {
 
 /** Reads the session read model; never older than a version this gateway already handed out. */
 export interface SessionReadPort {
-  get(sessionId: string): Promise<SessionStateRecord | null>;
+  get(sessionId: string, options?: SessionReadOptions): Promise<SessionStateRecord | null>;
+}
+
+export interface SessionReadOptions {
+  /**
+   * A state this gateway cached may answer (polling reads: GET /sessions/:id, the event stream).
+   * Without it the read model itself is read: a command is decided on what every gateway can see,
+   * never refused on a state another gateway has already answered superseded.
+   */
+  cached?: boolean;
 }
 
 /** Pushes every new state of a session (from the session.state topic) to listeners. */

@@ -1,4 +1,4 @@
-import type { LiveUpdatesPort, SessionReadPort } from "../gateway/ports.ts";
+import type { LiveUpdatesPort, SessionReadOptions, SessionReadPort } from "../gateway/ports.ts";
 import type { SessionStateRecord } from "../records/session-state.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
@@ -12,7 +12,10 @@ import type { SessionReadModel } from "./read-model.ts";
  * that is polled is not read from Cassandra for every request. A cached state is served while it
  * was confirmed (read from Cassandra, or received from session.state) less than `ttlMs` ago: new
  * states arrive within milliseconds, and the TTL bounds how long a state whose successor the
- * gateway missed (its consumer restarted from the end of the topic) can be served.
+ * gateway missed (its consumer restarted from the end of the topic) can be served. Only reads that
+ * ask for it (`cached`) are answered from memory: behind a load balancer a payer polls one gateway
+ * and commits through another, whose cached state may be a few hundred ms older (its session.state
+ * consumer behind after a restart, or a busy machine), and a command must not be refused on that.
  */
 export function createSessionReads(deps: {
   readModel: SessionReadModel;
@@ -26,9 +29,9 @@ export function createSessionReads(deps: {
   const now = deps.now ?? Date.now;
   const cache = deps.cache && deps.cache.ttlMs > 0 ? createStateCache({ ...deps.cache, now }) : null;
   return {
-    async get(sessionId) {
+    async get(sessionId, options: SessionReadOptions = {}) {
       const floor = deps.lastReplied(sessionId);
-      const hit = cache?.fresh(sessionId);
+      const hit = options.cached ? cache?.fresh(sessionId) : null;
       if (hit && (!floor || hit.version >= floor.version)) return hit;
       // Watching before reading: a state published while the read is under way is not missed.
       const watched = cache?.watch(sessionId);

@@ -53,7 +53,10 @@ function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
     now: () => clock,
   });
   return {
-    get: (id: string) => sessionReads.get(id),
+    /** A polling read (GET /sessions/:id): the cache may answer. */
+    get: (id: string) => sessionReads.get(id, { cached: true }),
+    /** A command's read: always the read model. */
+    getForCommand: (id: string) => sessionReads.get(id),
     reads: () => reads,
     /** The projector: a row in Cassandra, then the record on session.state. */
     project(record: SessionStateRecord, publish = true) {
@@ -177,6 +180,19 @@ describe("session reads with the in-memory cache", () => {
     expect(svc.reads()).toBe(3);
     await svc.get(ids[1] as string);
     expect(svc.reads()).toBe(4);
+  });
+
+  it("reads the read model for a command even while a cached state is fresh, and keeps what it read", async () => {
+    // Behind a load balancer: another gateway answered v2 (the deposit detected) from the read model,
+    // and this gateway's session.state consumer has not delivered v2 yet.
+    const svc = await cachedAfterOneRead(1);
+    svc.project(state(ID, 2), false);
+    expect(await svc.get(ID)).toEqual(state(ID, 1));
+    expect(await svc.getForCommand(ID)).toEqual(state(ID, 2));
+    expect(svc.reads()).toBe(2);
+    // The polling read that follows has the newer state, from memory.
+    expect(await svc.get(ID)).toEqual(state(ID, 2));
+    expect(svc.reads()).toBe(2);
   });
 
   it("reads Cassandra every time when the TTL is 0", async () => {

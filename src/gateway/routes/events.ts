@@ -120,7 +120,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       const unsubscribe = live.subscribe(id, (record) => deliver(record));
       let hijacked = false;
       try {
-        const current = await sessions.get(id);
+        const current = await sessions.get(id, { cached: true });
         if (current === null) throw gatewayError("session_not_found");
         const refused = await streamAccess(current, request.query);
         if (refused !== null) throw refused;

@@ -71,7 +71,7 @@ export const providerRoutes: FastifyPluginAsyncZod<ProviderRoutesOptions> = asyn
       },
     },
     async (request, reply) => {
-      const record = await sessions.get(request.params.id);
+      const record = await sessions.get(request.params.id, { cached: true });
       if (!record) throw gatewayError("session_not_found");
       await guardCheckout(request as FastifyRequest, record.session, opts.checkout);
       const { wallet } = request.query;

@@ -231,7 +231,7 @@ export function awaitRefundTx(
         finish(() => resolve(sent));
       }
     };
-    const read = () => deps.sessions.get(sessionId).then(consider, () => {});
+    const read = () => deps.sessions.get(sessionId, { cached: true }).then(consider, () => {});
     const unsubscribe = deps.live.subscribe(sessionId, consider);
     const poll = setInterval(read, 1000);
     const timer = setTimeout(() => finish(() => reject(gatewayError("refund_pending"))), deps.timeoutMs);

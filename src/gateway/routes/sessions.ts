@@ -127,7 +127,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const record = await sessions.get(request.params.id);
+      const record = await sessions.get(request.params.id, { cached: true });
       if (record === null) throw gatewayError("session_not_found");
       // Polling clients must see the newest state: no HTTP cache may keep it.
       reply.header("cache-control", "no-store");
