@@ -1,7 +1,7 @@
 // Runs a single-node KRaft Kafka broker from Maven Central jars, detached from this process.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import type { Log } from "./processes.ts";
@@ -210,6 +210,8 @@ async function startOrReuse(root: string, port: number, log: Log): Promise<Kafka
   const home = paths(root).home("kafka");
   const dataDir = join(home, "data");
   const conf = join(home, "conf");
+  const version = kafkaVersionIn(lib);
+  setAsideDataOfOtherVersion(home, dataDir, version, log);
   mkdirSync(dataDir, { recursive: true });
   mkdirSync(conf, { recursive: true });
   const propsFile = join(conf, "server.properties");
@@ -232,6 +234,7 @@ async function startOrReuse(root: string, port: number, log: Log): Promise<Kafka
       "-c",
       propsFile,
     ]);
+    writeFileSync(join(home, FORMATTED_BY), `${version}\n`);
   }
 
   const pid = spawnDetached(
@@ -251,4 +254,33 @@ async function startOrReuse(root: string, port: number, log: Log): Promise<Kafka
   log(`kafka: started pid ${pid}, log ${paths(root).logFile("kafka")}`);
   await waitReady(brokers, root, pid, log);
   return { brokers, started: true };
+}
+
+/** Beside the data dir: the Kafka release that formatted it. */
+const FORMATTED_BY = "formatted-by";
+
+/** The broker's release, from its jar's name in the resolved lib (kafka-server-<version>.jar). */
+function kafkaVersionIn(lib: string): string {
+  for (const file of readdirSync(lib)) {
+    const m = /^kafka-server-(\d[\w.-]*)\.jar$/.exec(file);
+    if (m?.[1]) return m[1];
+  }
+  throw new Error(`no kafka-server jar in ${lib}`);
+}
+
+/**
+ * A data dir formatted by another Kafka release is moved aside, not opened: an older broker cannot
+ * read a newer one's metadata log (the project moved from 4.4.0 to 4.2.1, DESIGN.md "Coordinators
+ * cached"), and a local broker's data is rebuilt by the next run. Dirs formatted before the marker
+ * existed were 4.4.0's.
+ */
+function setAsideDataOfOtherVersion(home: string, dataDir: string, version: string, log: Log): void {
+  if (!existsSync(join(dataDir, "meta.properties"))) return;
+  const marker = join(home, FORMATTED_BY);
+  const formattedBy = existsSync(marker) ? readFileSync(marker, "utf8").trim() : "4.4.0";
+  if (formattedBy === version) return;
+  const named = `${dataDir}-kafka-${formattedBy}`;
+  const aside = existsSync(named) ? `${named}-${Date.now()}` : named;
+  renameSync(dataDir, aside);
+  log(`kafka: data formatted by Kafka ${formattedBy} moved to ${aside}; Kafka ${version} starts empty`);
 }
