@@ -260,7 +260,7 @@ async function startOrReuse(root: string, port: number, log: Log): Promise<Kafka
 const FORMATTED_BY = "formatted-by";
 
 /** The broker's release, from its jar's name in the resolved lib (kafka-server-<version>.jar). */
-function kafkaVersionIn(lib: string): string {
+export function kafkaVersionIn(lib: string): string {
   for (const file of readdirSync(lib)) {
     const m = /^kafka-server-(\d[\w.-]*)\.jar$/.exec(file);
     if (m?.[1]) return m[1];
@@ -274,7 +274,7 @@ function kafkaVersionIn(lib: string): string {
  * cached"), and a local broker's data is rebuilt by the next run. Dirs formatted before the marker
  * existed were 4.4.0's.
  */
-function setAsideDataOfOtherVersion(home: string, dataDir: string, version: string, log: Log): void {
+export function setAsideDataOfOtherVersion(home: string, dataDir: string, version: string, log: Log): void {
   if (!existsSync(join(dataDir, "meta.properties"))) return;
   const marker = join(home, FORMATTED_BY);
   const formattedBy = existsSync(marker) ? readFileSync(marker, "utf8").trim() : "4.4.0";
