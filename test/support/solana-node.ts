@@ -19,7 +19,12 @@ import {
   sendAndConfirmTransaction,
   Transaction,
 } from "@solana/web3.js";
-import { ensureSolana, type LocalSolana, stopSolana } from "../../deploy/local/solana/launcher.ts";
+import {
+  ensureSolana,
+  type LocalSolana,
+  SolanaExitedError,
+  stopSolana,
+} from "../../deploy/local/solana/launcher.ts";
 import type { TestService } from "./service.ts";
 
 const listensOn = (port: number) =>
@@ -29,10 +34,13 @@ const listensOn = (port: number) =>
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 
-/** A free port whose successor is free too (the node's WebSocket port). */
+/**
+ * A free port whose successor is free too (the node's WebSocket port), below Linux's ephemeral range
+ * (32768-60999), where any outgoing connection of the suite could take it before the node listens.
+ */
 export async function freePortPair(): Promise<number> {
   for (let i = 0; i < 20; i++) {
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
     if ((await listensOn(port)) && (await listensOn(port + 1))) return port;
   }
   throw new Error("no free port pair");
@@ -40,9 +48,16 @@ export async function freePortPair(): Promise<number> {
 
 export async function startPrivateSolana(opts: { slotMs: number; finalityLag: number }) {
   const root = await mkdtemp(path.join(tmpdir(), "solana-node-"));
-  const port = await freePortPair();
-  const start = () => ensureSolana({ root, port, ...opts });
-  return { root, port, start, info: await start() };
+  // Another process may still take a chosen pair before the node listens: then another pair.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePortPair();
+    const start = () => ensureSolana({ root, port, ...opts });
+    try {
+      return { root, port, start, info: await start() };
+    } catch (err) {
+      if (!(err instanceof SolanaExitedError) || attempt === 3) throw err;
+    }
+  }
 }
 
 export const keypairOf = (key: LocalSolana["testKey"]): Keypair =>

@@ -102,6 +102,7 @@ export async function ensureSolana(opts: {
     if (running !== undefined) await stopSolana(opts.root, log);
     for (const d of [path.dirname(f.pid), path.dirname(f.log), f.dir]) mkdirSync(d, { recursive: true });
     const fd = openSync(f.log, "a");
+    let pid: number | undefined;
     try {
       const child = spawn(process.execPath, ["--import", "tsx", SCRIPT], {
         detached: true,
@@ -115,6 +116,7 @@ export async function ensureSolana(opts: {
         },
       });
       child.unref();
+      pid = child.pid;
       await writeFile(f.pid, `${child.pid}\n`);
     } finally {
       closeSync(fd);
@@ -122,6 +124,9 @@ export async function ensureSolana(opts: {
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!(await rpc<string>(rpcUrl, "getGenesisHash"))) {
       if (Date.now() > deadline) throw new Error(`solana node did not come up on ${rpcUrl}; see ${f.log}`);
+      // A node that could not listen (the port taken since it was chosen) has exited: say so now.
+      if (pid === undefined || !isAlive(pid))
+        throw new SolanaExitedError(`solana node exited before answering on ${rpcUrl}; see ${f.log}`);
       await sleep(100);
     }
     started = true;
@@ -161,4 +166,9 @@ export async function stopSolana(root: string, log: (line: string) => void = () 
     log(`stopped solana node (pid ${pid})`);
   }
   await rm(files(root).pid, { force: true });
+}
+
+/** The node's process ended before it answered: nothing is left running on its root. */
+export class SolanaExitedError extends Error {
+  override name = "SolanaExitedError";
 }
