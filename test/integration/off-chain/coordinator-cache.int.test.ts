@@ -168,15 +168,17 @@ async function stream(
   let failures = 0;
   let next = from;
   let last: number | null = null;
+  // What a failed transaction left, committed or not, the log says; fencing first settles it.
+  const recover = () =>
+    retryUntilDone(async () => {
+      await s.transactor.fence();
+      if ((await s.committed())[0] === BigInt(next)) next++;
+    });
   while (last === null || next <= last) {
     if (last === null && broker.stopping()) {
       await broker.back;
       await retryUntilDone(() => s.abortOne());
-      // What the failed transaction left: committed or not, the log says.
-      await retryUntilDone(async () => {
-        await s.transactor.fence();
-        if ((await s.committed())[0] === BigInt(next)) next++;
-      });
+      await recover();
       last = next + 4;
     }
     broker.inFlight++;
@@ -187,10 +189,7 @@ async function stream(
       if (!(error instanceof TransactionFailedError)) throw error;
       failures++;
       if (broker.stopping() && last === null) continue; // recovered once the broker is back
-      await retryUntilDone(async () => {
-        await s.transactor.fence();
-        if ((await s.committed())[0] === BigInt(next)) next++;
-      });
+      await recover();
     } finally {
       broker.inFlight--;
     }
