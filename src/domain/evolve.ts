@@ -246,6 +246,8 @@ function markFinality(session: Session, transfer: TransferRef, finality: Finalit
 function settle(session: Session, settled: bigint): void {
   session.status = "swept";
   session.settledAmount = settled;
+  // A retry's reason (e.g. a fast fill that waited for inventory) is no longer true once it settled.
+  session.errorMessage = null;
 }
 
 /** Adds the command id to the session's recent ones, forgetting the oldest beyond the limit. */

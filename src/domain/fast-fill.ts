@@ -1,8 +1,10 @@
 import type { CommandMetadata, ExecutionOutcome } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo } from "./decision.ts";
 import { completeBridge } from "./delivery.ts";
+import { detectedDeposit } from "./evolve.ts";
 import type { ExecutorMessage } from "./messages.ts";
-import type { Address, Session, TxId } from "./types.ts";
+import { type Address, type Session, sameId, type TxId } from "./types.ts";
+import { type ChainMoney, inSettlementUnits, moneyOf } from "./value.ts";
 import { sessionWebhook } from "./webhooks.ts";
 
 /**
@@ -17,27 +19,41 @@ export const paidByFastFill = (state: Session): boolean =>
   state.originChainId !== null && state.destChainId !== null && state.destChainId !== state.originChainId;
 
 /**
- * The fill the vault sweep of a session `paidByFastFill` asks for: the vault received `deliveredAmount` for the destination (the
- * platform and app fees already taken), paid unchanged (USDC has 6 decimals on both sides).
+ * The fill the vault sweep of a session `paidByFastFill` asks for: the vault received
+ * `deliveredAmount` of the swept token for the destination (the platform and app fees already
+ * taken). Only the settlement asset is filled, converted into the destination's units
+ * (src/domain/value.ts); anything else (a sweep committed before the money rule) is never filled
+ * elsewhere: the reason, to be failed with, is returned instead.
  */
 export function fastFillMessage(
   state: Session,
   sweep: { txHash: TxId; deliveredAmount: bigint },
   issuedAt: number,
-): ExecutorMessage {
+  chains: readonly ChainMoney[],
+): ExecutorMessage | { refused: string } {
+  const source = moneyOf(chains, state.originChainId as number);
+  const dest = moneyOf(chains, state.destChainId as number);
+  // What the vault received: the swept token (the detected one: a sweep moves nothing else).
+  const token = state.solanaSweep?.token ?? detectedDeposit(state)?.first.token ?? null;
+  if (source === null || dest === null || token === null || source.settlementToken === null)
+    return { refused: "the fast fill has no money facts for its chains: nothing is filled" };
+  if (!sameId(token, source.settlementToken))
+    return {
+      refused: `the vault received ${token}, not the settlement asset: it is never filled as USDC on another chain`,
+    };
   return {
     type: "Executor",
     data: {
       commandId: fillCommandId(state.id),
       sessionId: state.id,
-      chainId: state.destChainId as number,
+      chainId: dest.chainId,
       issuedAt,
       work: {
         type: "FastFill",
         // An EVM destination: the route took a 0x address for it.
         to: state.destAddress as Address,
-        amount: sweep.deliveredAmount,
-        sourceChainId: state.originChainId as number,
+        amount: inSettlementUnits(sweep.deliveredAmount, source, dest),
+        sourceChainId: source.chainId,
         sourceTx: sweep.txHash,
       },
     },

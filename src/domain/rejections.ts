@@ -46,6 +46,14 @@ export const REJECTION_MESSAGES = {
   refund_in_flight: "a bounce or refund of this asset is in flight: wait for its outcome",
   refund_limit_reached: "the relayer has paid for as many Solana refunds of this session as it pays for",
   gas_budget_spent: "the relayer has spent this session's gas budget: it sends no more transactions for it",
+  // One money policy for every family (src/domain/value.ts).
+  asset_unpriced: "the service has no money facts for this chain: the deposit cannot be valued",
+  asset_not_bridgeable:
+    "this deposit cannot become USDC on its chain, so it settles only on its own chain: refund it, or pay in USDC",
+  checkout_token_unsupported:
+    "a checkout is priced in USDC and this deposit cannot be swapped into USDC on its chain: only a USDC deposit is settled",
+  delivery_below_minimum:
+    "the cross-chain delivery would carry less than the destination chain's minimum: the relayer's transaction would cost more than it delivers",
 } as const;
 
 export type RejectionCode = keyof typeof REJECTION_MESSAGES;

@@ -3,6 +3,7 @@ import type { Decision } from "./decision.ts";
 import type { RelayerGasSpent } from "./events.ts";
 import { type Rejection, reject } from "./rejections.ts";
 import { type Address, type ChainAddress, type Session, sameId } from "./types.ts";
+import type { ChainMoney } from "./value.ts";
 
 /**
  * What the relayer may be asked to pay for: a transaction it sends for a session must move value
@@ -10,17 +11,23 @@ import { type Address, type ChainAddress, type Session, sameId } from "./types.t
  * facts the gateway put on the command (ChainBalance) and on the session's own records.
  */
 
-/** The operator's limits on a session's relayer-paid work (src/config.ts: SESSION_GAS_BUDGET). */
+/**
+ * The operator's limits on a session's relayer-paid work (src/config.ts: SESSION_GAS_BUDGET) and
+ * the money facts of the configured chains (src/chains/money.ts), as data: the decider reads no
+ * configuration.
+ */
 export interface SessionPolicy {
   /** Gas units the relayer may spend on one session; no new transaction starts once it is reached. */
   gasBudget: bigint;
+  /** What each chain's family says about its money (src/domain/value.ts). */
+  chains: readonly ChainMoney[];
 }
 
 /**
  * A sweep with a swap and a bridge burn uses about 350k gas and a relay about 150k; refunds 60-110k.
  * Two million covers a settlement and a dozen refunds, and bounds a stranger's loop to that.
  */
-export const DEFAULT_SESSION_POLICY: SessionPolicy = { gasBudget: 2_000_000n };
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { gasBudget: 2_000_000n, chains: [] };
 
 /** One asset on one chain: the native coin is NATIVE_TOKEN (EVM) or its family's spelling. */
 export interface Asset {

@@ -11,6 +11,7 @@ import { reject } from "./rejections.ts";
 import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
 import { stealthAnnouncement } from "./stealth.ts";
 import { type Authorization, type Intent, type Session, sameId } from "./types.ts";
+import { deliveryBelowFloor, valueRoute } from "./value.ts";
 import { OUTCOME_EVENTS, overpaidBy, sessionWebhook } from "./webhooks.ts";
 
 /** The platform fee's cap (the interface's limit, enforced again on chain by the delegate). */
@@ -54,6 +55,19 @@ export function decideCommit(command: CommitIntent, state: Session, policy: Sess
     );
   }
   if (intent.deadline * 1000 <= command.metadata.issuedAt) return refuse(reject("intent_expired"));
+  // What the deposit is worth, and where it may go: the one money rule (src/domain/value.ts). A
+  // swapped deposit is worth at least the payer's min_out; the settlement asset, its own amount.
+  const route = valueRoute(policy.chains, {
+    deposit: { chainId: detected.first.chainId, token: detected.first.token },
+    destChainId: intent.destChainId,
+    priced: state.expectedAmount !== null,
+  });
+  if (route.type === "refused") return refuse(route.rejection);
+  const tooSmall = deliveryBelowFloor(
+    route,
+    route.type === "settle" && route.swap ? intent.minOut : detected.amount,
+  );
+  if (tooSmall !== null) return refuse(tooSmall);
   const spent = budgetLeft(state, policy);
   if (spent !== null) return refuse(spent);
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > MAX_FEE_BPS) {
@@ -159,7 +173,11 @@ export function decideSettlementResult(
         b.send(stealthAnnouncement(state, at));
       } else if (paidByFastFill(state)) {
         // The vault holds the money (its sweep reported once final): the destination's inventory pays.
-        b.send(fastFillMessage(state, outcome, at));
+        const fill = fastFillMessage(state, outcome, at, policy.chains);
+        if ("refused" in fill) {
+          b.append({ type: "SettlementFailed", data: { errorMessage: fill.refused } });
+          b.send(sessionWebhook(state, "payment.failed", at));
+        } else b.send(fill);
       }
       return b.decision();
     }

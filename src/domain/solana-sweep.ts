@@ -6,6 +6,7 @@ import { reject } from "./rejections.ts";
 import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
 import { MAX_FEE_BPS, settleCommandId } from "./settlement.ts";
 import { type ChainAddress, type Session, type SolanaSweep, type SolanaSweepLeg, sameId } from "./types.ts";
+import { deliveryBelowFloor, valueRoute } from "./value.ts";
 
 /**
  * Settlement of a Solana-origin session (docs/SOLANA.md, "The sweep"): after detection the payer's
@@ -62,7 +63,16 @@ export function decideSolanaCommit(
   if (state.appFeeBps > 0 && state.appFeeRecipientSol === null) return refuse(reject("app_fee_sink_missing"));
   if (!Number.isInteger(d.feeBps) || d.feeBps < 0 || d.feeBps > MAX_FEE_BPS)
     throw new RangeError(`platform fee ${d.feeBps} bps is outside 0..${MAX_FEE_BPS}`);
+  // What the deposit is worth, and where it may go: the one money rule (src/domain/value.ts).
+  const route = valueRoute(policy.chains, {
+    deposit: { chainId: detected.first.chainId, token: detected.first.token },
+    destChainId: state.destChainId ?? detected.first.chainId,
+    priced: state.expectedAmount !== null,
+  });
+  if (route.type === "refused") return refuse(route.rejection);
   const owed = owedLegs(state, { amount: detected.amount, ...d });
+  const tooSmall = deliveryBelowFloor(route, owed.delivered);
+  if (tooSmall !== null) return refuse(tooSmall);
   const mismatch = !sameId(d.burner, state.burner)
     ? "it is not signed by the session's burner"
     : !sameId(d.token, detected.first.token)

@@ -58,6 +58,10 @@ const REJECTION_STATUSES = {
   refund_below_dust: { status: 409, retryable: false },
   no_new_deposit: { status: 409, retryable: false },
   gas_budget_spent: { status: 409, retryable: false },
+  asset_unpriced: { status: 409, retryable: false },
+  asset_not_bridgeable: { status: 409, retryable: false },
+  checkout_token_unsupported: { status: 409, retryable: false },
+  delivery_below_minimum: { status: 409, retryable: false },
 } as const satisfies Record<RejectionCode, Omit<ErrorSpec, "message">>;
 
 const GATEWAY_ERRORS = {
@@ -83,12 +87,6 @@ const GATEWAY_ERRORS = {
   sweep_invalid: {
     status: 400,
     message: "the transaction is not the sweep this session owes",
-    retryable: false,
-  },
-  checkout_token_unsupported: {
-    status: 409,
-    message:
-      "a checkout is priced in USDC and a Solana deposit is not swapped: only a USDC deposit is settled (the payer's client returns the rest)",
     retryable: false,
   },
   solana_refund_invalid: {

@@ -1,6 +1,5 @@
 import { expect } from "vitest";
 import {
-  decide,
   evolve,
   initialState,
   type RejectionCode,
@@ -8,6 +7,7 @@ import {
   type SessionEvent,
   type SessionState,
 } from "../../src/domain/index.ts";
+import { testDecide } from "./money.ts";
 
 /**
  * Decider specifications in Emmett's style (`DeciderSpecification.for`):
@@ -90,7 +90,7 @@ export function deciderSpec<Command, Event, State, Code extends string>(
 
 /** The session decider's specification: `given(...events).when(command)...`. */
 export const given = deciderSpec<SessionCommand, SessionEvent, SessionState, RejectionCode>({
-  decide,
+  decide: (command, state) => testDecide(command, state),
   evolve,
   initialState,
 });

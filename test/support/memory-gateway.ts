@@ -5,7 +5,6 @@ import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.
 import { newBurner } from "../../src/client/burner.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { SessionCommand } from "../../src/domain/commands.ts";
-import { decide } from "../../src/domain/decide.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import type { Address, SessionState } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
@@ -20,6 +19,7 @@ import type {
 } from "../../src/gateway/ports.ts";
 import type { GatewayReply } from "../../src/records/gateway-replies.ts";
 import type { SessionStateRecord } from "../../src/records/session-state.ts";
+import { testDecide as decide } from "./money.ts";
 
 /**
  * Small in-memory ports for gateway tests. The "owner" runs the pure session core (decide/evolve),

@@ -1,12 +1,12 @@
-import {
-  type CommandMetadata,
-  type Session,
-  type SessionCommand,
-  type SessionInput,
-  type SessionMessage,
-  type SessionState,
-  sessionDecider,
+import type {
+  CommandMetadata,
+  Session,
+  SessionCommand,
+  SessionInput,
+  SessionMessage,
+  SessionState,
 } from "../../src/domain/index.ts";
+import { testSessionDecider as sessionDecider } from "./money.ts";
 
 // The session core driven input by input in unit tests, and the Solana-origin session's inputs the
 // Solana tests (session, sweep, fast fill) start from.

@@ -10,10 +10,10 @@ import {
   type PinnedDestination,
   type SessionInput,
   type SessionState,
-  sessionDecider,
 } from "../../src/domain/index.ts";
 import { announceCommandId } from "../../src/domain/stealth.ts";
 import { createSessionCommand } from "../support/driven-service.ts";
+import { testSessionDecider as sessionDecider } from "../support/money.ts";
 
 // The rules a commit and a pk-tagged creation are held to by the session core, on what the gateway
 // verified and put on the command (src/domain/commit-rules.ts): the burner and authorization are the
@@ -94,7 +94,7 @@ const deposit = (): SessionInput => ({
 const intent = (over: Partial<Intent> = {}): Intent => ({
   destChainId: DEST,
   destAddr: PAYEE,
-  minOut: 1n,
+  minOut: 2_970_000n,
   deadline: Math.floor(T0 / 1000) + 3600,
   salt: hex(0x5a),
   inToken: USDC,

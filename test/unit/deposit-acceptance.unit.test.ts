@@ -6,7 +6,6 @@ import {
   type CommandMetadata,
   type CreateSession,
   type DepositTerms,
-  decide,
   evolve,
   type Hex,
   NATIVE_TOKEN,
@@ -21,6 +20,7 @@ import {
   unsupportedReason,
 } from "../../src/domain/index.ts";
 import { given } from "../support/given-when-then.ts";
+import { testDecide as decide } from "../support/money.ts";
 
 // Deposits are what the operator accepts (docs/SECURITY.md): the indexer attaches the chain's terms for
 // a transfer's token, and the decider records any transfer outside them apart, as unsupported.

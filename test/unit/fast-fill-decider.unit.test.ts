@@ -32,7 +32,7 @@ function meta(): CommandMetadata {
   return { commandId: `c${seq}`, issuedAt: clock, replyTo: null };
 }
 
-function session(over: { destChainId?: number; destAddress?: string } = {}) {
+function session(over: { destChainId?: number; destAddress?: string; token?: string } = {}) {
   const run = sessionRun(
     solanaSessionCreated(
       {
@@ -47,7 +47,7 @@ function session(over: { destChainId?: number; destAddress?: string } = {}) {
     solanaDeposit(
       ID,
       {
-        token: MINT,
+        token: over.token ?? MINT,
         amount: 10_000_000n,
         txHash: "3nT1pZmvm4uDcX1ZrGxUq1pb9vjH7VnF5WyB8cKXKkqvA5Hb1y2sFqR9TtD2uBfSg8Xy6qDe4nQhL7vRzKmJ3aPb",
         blockHash: "8GkMLnHeXf2xbC9Xh3n7DqjTyP2YzVbW5rA1sE6uQ4tK",
@@ -118,6 +118,14 @@ const failed = (errorMessage: string, retryable: boolean): ExecutionOutcome => (
 });
 
 describe("the fast fill, the session's side", () => {
+  it("a vault sweep of anything but the settlement asset (SOL, committed before the money rule) fails the session and asks for no fill", () => {
+    const s = session({ token: "So11111111111111111111111111111111111111112" });
+    s.result(settleCommandId(ID), vaultSwept);
+    expect(s.events()).toEqual(["SweepCompleted", "SettlementFailed"]);
+    expect(s.state.errorMessage).toMatch(/not the settlement asset/);
+    expect(s.outbox().filter((m) => m.type === "Executor")).toEqual([]);
+  });
+
   it("a final vault sweep to an EVM destination asks for one FastFill of the delivered amount on the destination chain", () => {
     const s = session();
     s.result(settleCommandId(ID), vaultSwept);

@@ -4,7 +4,6 @@ import {
   type ChainBalance,
   type CommandMetadata,
   DEFAULT_SESSION_POLICY,
-  decide,
   depositedAssets,
   type EventMetadata,
   evolve,
@@ -20,6 +19,7 @@ import {
   type Transfer,
 } from "../../src/domain/index.ts";
 import { deciderSpec } from "../support/given-when-then.ts";
+import { testDecide as decide } from "../support/money.ts";
 
 // Relayer-paid work only moves value (docs/SECURITY.md): the refund rules of src/domain/relayer-work.ts,
 // judged on the chain facts the gateway puts on the command, and the session's gas budget.
@@ -228,7 +228,9 @@ describe("a burner-signed refund the relayer pays for", () => {
     given(...funded(gasSpent(2_000_000n)))
       .when(refund())
       .thenRejects("gas_budget_spent");
-    const decision = spec({ gasBudget: 2_000_001n })(...funded(gasSpent(2_000_000n))).when(refund());
+    const decision = spec({ ...DEFAULT_SESSION_POLICY, gasBudget: 2_000_001n })(
+      ...funded(gasSpent(2_000_000n)),
+    ).when(refund());
     decision.thenState((s) => s?.refunds.length === 1);
   });
 

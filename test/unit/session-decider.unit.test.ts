@@ -6,7 +6,6 @@ import {
   type CreateSession,
   type DepositObserved,
   type DepositRetracted,
-  decide,
   type EventMetadata,
   type ExpireSession,
   evolve,
@@ -27,6 +26,7 @@ import {
   transferKey,
 } from "../../src/domain/index.ts";
 import { given } from "../support/given-when-then.ts";
+import { testDecide as decide } from "../support/money.ts";
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures: one session on Base, timestamps in ms (commands) and seconds (expiry), as the domain uses them.

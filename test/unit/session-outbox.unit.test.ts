@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import {
-  type CommandMetadata,
-  type RecordExecutionResult,
-  type SessionEvent,
-  type SessionInput,
-  type SessionState,
-  sessionDecider,
+import type {
+  CommandMetadata,
+  RecordExecutionResult,
+  SessionEvent,
+  SessionInput,
+  SessionState,
 } from "../../src/domain/index.ts";
 import { executionResultCommand, transferCommand } from "../../src/entities/session.ts";
 import { createSessionCommand, observedTransfer } from "../support/driven-service.ts";
+import { testSessionDecider as sessionDecider } from "../support/money.ts";
 
 const ID = "5d0b8f3e-0a51-4a43-9c39-7e1b2a3c4d5e";
 const MERCHANT = "mer_7c1d";

@@ -89,7 +89,7 @@ const transfer = (token: Address, amount: bigint, n = 1, chainId = SOURCE): Tran
 const intentFor = (token: Address, amount: bigint, over: Partial<Intent> = {}): Intent => ({
   destChainId: DEST,
   destAddr: DEST_ADDR,
-  minOut: 1n,
+  minOut: 1_000_000n,
   deadline: Math.floor(T0 / 1000) + 3600,
   salt: hex(0x5a),
   inToken: token,

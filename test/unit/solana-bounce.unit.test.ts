@@ -4,13 +4,13 @@ import type { ExecutionOutcome, SessionInput } from "../../src/domain/commands.t
 import {
   type CommandMetadata,
   type CreateSession,
-  decide,
   evolve,
   type SessionState,
   type Transfer,
 } from "../../src/domain/index.ts";
 import type { SessionMessage } from "../../src/domain/messages.ts";
 import { settleCommandId } from "../../src/domain/settlement.ts";
+import { testDecide as decide } from "../support/money.ts";
 
 // The automatic bounce of a Solana session (docs/SOLANA.md, "The bounce"), decided by the session core:
 // each case drives the real decide() and evolve() through a session's life and reads what it appends

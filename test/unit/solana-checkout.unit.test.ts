@@ -146,7 +146,7 @@ describe("the sweep a Solana session with an app fee owes", () => {
 
 describe("the gateway's commit of a Solana session priced in USDC", () => {
   // A session with an expected amount (a checkout's) that received SOL: nothing swaps on Solana, so
-  // its lamports would be held against a USDC amount. The gateway refuses the sweep, sending nothing.
+  // its lamports would be held against a USDC amount. The session core refuses the sweep: nothing is recorded or relayed.
   const burner = Keypair.generate();
   const port: SolanaPort = {
     chainId: SOLANA,
@@ -193,7 +193,7 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
       });
       tx.partialSign(burner);
       const transaction = tx.serialize({ requireAllSignatures: false }).toString("base64");
-      const before = gw.service.sent.length;
+      const before = await gw.service.sessions.get(ID);
       const res = await gw.app.inject({
         method: "POST",
         url: `/sessions/${ID}/commit`,
@@ -201,7 +201,9 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
       });
       expect(res.statusCode, res.body).toBe(409);
       expect(res.json().error).toMatch(/priced in USDC/);
-      expect(gw.service.sent.length).toBe(before);
+      // The session core refused it (src/domain/value.ts): nothing recorded, nothing sent to relay.
+      expect(gw.service.sent.at(-1)?.type).toBe("CommitSolanaSweep");
+      expect(await gw.service.sessions.get(ID)).toEqual(before);
     } finally {
       await gw.app.close();
     }

@@ -8,10 +8,10 @@ import {
 } from "../../src/chains/solana/refund.ts";
 import { NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import type { SessionInput } from "../../src/domain/commands.ts";
-import { decide } from "../../src/domain/decide.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import { MAX_SOLANA_REFUNDS, solanaRefundId } from "../../src/domain/solana-refund.ts";
 import type { SessionState } from "../../src/domain/types.ts";
+import { testDecide as decide } from "../support/money.ts";
 
 // The payer's Solana refund (docs/SOLANA.md, "The payer's refund"): the service's byte-for-byte check
 // of the transaction (pure: web3.js and spl-token, no node), and the session core's judgement of

@@ -10,11 +10,11 @@ import { buildSolanaSweep, checkSolanaSweep } from "../../src/chains/solana/swee
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
 import type { SessionInput } from "../../src/domain/commands.ts";
-import { decide } from "../../src/domain/decide.ts";
 import { type Authorization, NATIVE_TOKEN, type SessionState } from "../../src/domain/types.ts";
 import { ChainUnavailableError, type SolanaPort } from "../../src/gateway/ports.ts";
 import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
 import { signedSessionBody, testGateway } from "../support/memory-gateway.ts";
+import { testDecide as decide } from "../support/money.ts";
 import { SOLANA_CHAIN_ID, sessionRun, solanaDeposit, solanaSessionCreated } from "../support/session-run.ts";
 
 // The Solana routes over the in-memory owner (the real session core) and a Solana port whose key

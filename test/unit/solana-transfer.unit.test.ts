@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { CreateSession, RecordTransfer, RetractTransfer } from "../../src/domain/commands.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import { depositsFinal, isFinal } from "../../src/domain/finality.ts";
-import { sessionDecider } from "../../src/domain/session-decider.ts";
 import type { Finality, Session, SessionState, Transfer } from "../../src/domain/types.ts";
 import { codecs } from "../support/codecs.ts";
+import { testSessionDecider as sessionDecider } from "../support/money.ts";
 
 /**
  * A Solana transfer, spelled as Solana spells it, fits the domain and the record contract as they

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import {
-  type PinnedDestination,
-  type SessionInput,
-  type SessionState,
-  sessionDecider,
-  type WebhookMessage,
+import type {
+  PinnedDestination,
+  SessionInput,
+  SessionState,
+  WebhookMessage,
 } from "../../src/domain/index.ts";
 import { hasPinnedDestination } from "../../src/domain/webhooks.ts";
 import { transferCommand } from "../../src/entities/session.ts";
 import { createSessionCommand, observedTransfer } from "../support/driven-service.ts";
+import { testSessionDecider as sessionDecider } from "../support/money.ts";
 
 // What a payment.* body says about where the money goes: a stranger holding a merchant's pk_ can make
 // a P2P session of that merchant's paying their own address, so the body names the flow, the

@@ -1,4 +1,5 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
+import { chainMoney } from "../../chains/money.ts";
 import { sessionEntityWith } from "../../entities/session.ts";
 import { waitForGroupCaughtUp } from "../../kafka/topics.ts";
 import { projectorGroup } from "../../projections/read-model-control.ts";
@@ -13,8 +14,12 @@ import type { EntityModule } from "./module.ts";
 export const sessionModule: EntityModule = {
   name: "session",
   enabled: () => true,
-  // Under the operator's limit on relayer-paid work.
-  entity: ({ config, codecs }) => sessionEntityWith(codecs, { gasBudget: BigInt(config.SESSION_GAS_BUDGET) }),
+  // Under the operator's limit on relayer-paid work, and the money facts of every configured chain.
+  entity: ({ config, codecs }) =>
+    sessionEntityWith(codecs, {
+      gasBudget: BigInt(config.SESSION_GAS_BUDGET),
+      chains: chainMoney(config.chains ?? []),
+    }),
   ownedGauge: {
     name: "settlement_actor_partitions_owned",
     help: "Session partitions this process owns and has restored",

@@ -56,6 +56,12 @@ export const evmChainSchema = z.object({
   subscriptions: evmAddressSchema.optional(),
   /** The StealthRelay gasless stealth withdrawals go through (docs/STEALTH.md), when the chain has one. */
   stealthRelay: evmAddressSchema.optional(),
+  /**
+   * The least a delivery from another chain into this one may carry (USDC base units, decimal
+   * string; default 0.10 USDC): the relayer's transaction here (the bridge relay or the fast fill) costs gas, so less
+   * is refused at commit (docs/SECURITY.md, "One money policy").
+   */
+  minDelivery: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
   /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
   minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
 });

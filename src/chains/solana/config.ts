@@ -74,6 +74,8 @@ export const solanaChainSchema = z.object({
       }),
     )
     .optional(),
+  /** The least a delivery from another chain into this one may carry (USDC base units, decimal string; default 0.10 USDC). */
+  minDelivery: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
   /** Health turns 503 when the relayer holds less than this (lamports, decimal string). */
   minRelayerBalanceLamports: z.string().regex(/^\d+$/).default("50000000"),
 });

@@ -293,9 +293,6 @@ export function solanaCommit(opts: SolanaRoutesOptions) {
     if (s.detected_token === null || s.detected_amount === null) throw gatewayError("not_detected");
     // The app fee goes to the session's Solana sink or the sweep is not checked at all (docs/SOLANA.md).
     if (s.app_fee_bps > 0 && s.app_fee_recipient_sol === null) throw gatewayError("app_fee_sink_missing");
-    // A checkout's amount is USDC and nothing on Solana swaps: lamports would be counted as USDC units.
-    if (s.expected_amount !== null && s.detected_token !== solana.usdcMint)
-      throw gatewayError("checkout_token_unsupported");
     const feeBps = config.PLATFORM_FEE_BPS;
     const { legs } = owedLegs(
       {
