@@ -17,7 +17,7 @@ import { reject } from "./rejections.ts";
 import { DEFAULT_SESSION_POLICY, type SessionPolicy, withGasSpent } from "./relayer-work.ts";
 import { decideCommit, decideSettlementResult, settleCommandId } from "./settlement.ts";
 import { decideSolanaRefund } from "./solana-refund.ts";
-import { decideSolanaCommit, relayWhenFinal } from "./solana-sweep.ts";
+import { afterRetraction, decideSolanaCommit, relayWhenFinal } from "./solana-sweep.ts";
 import { announceCommandId, decideAnnounceResult } from "./stealth.ts";
 import { type Session, type SessionState, sameId, sameTransfer } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
@@ -71,9 +71,13 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       // (the transfer was re-mined in the new chain) must not erase it.
       if (!known || !sameId(known.blockHash, retract.blockHash)) return nothingToDo();
       const { chainId, txHash, logIndex } = retract;
-      return DecisionBuilder.for(state, command.metadata)
-        .append({ type: "DepositRetracted", data: { chainId, txHash, logIndex } })
-        .decision();
+      const b = DecisionBuilder.for(state, command.metadata).append({
+        type: "DepositRetracted",
+        data: { chainId, txHash, logIndex },
+      });
+      // A committed Solana sweep waiting on the dropped deposit is relayed, or failed and bounced.
+      afterRetraction(state, evolve(state, b.events[0] as never) as Session, b, command.metadata);
+      return b.decision();
     }
     case "ExpireSession": {
       if (!expires(state)) return nothingToDo(); // committed in time: the timer has nothing to do

@@ -1,3 +1,4 @@
+import { solanaBounces } from "./bounce.ts";
 import type { CommandMetadata, CommitSolanaSweep } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
 import { detectedDeposit } from "./evolve.ts";
@@ -7,6 +8,7 @@ import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
 import { MAX_FEE_BPS, settleCommandId } from "./settlement.ts";
 import { type ChainAddress, type Session, type SolanaSweep, type SolanaSweepLeg, sameId } from "./types.ts";
 import { deliveryBelowFloor, valueRoute } from "./value.ts";
+import { sessionWebhook } from "./webhooks.ts";
 
 /**
  * Settlement of a Solana-origin session (docs/SOLANA.md, "The sweep"): after detection the payer's
@@ -121,6 +123,39 @@ export function relayWhenFinal(
     after.status === "detected"
   )
     b.send(relayCommand(after, after.solanaSweep, metadata));
+}
+
+/**
+ * A retraction (a reorg dropped a deposit that was only confirmed) under a committed, not yet relayed
+ * sweep: the sweep is relayed if it still moves exactly what the burner holds and every deposit is now
+ * final; if it no longer does, it can never land (the relayer would pay for a failed transaction), so
+ * the settlement fails and what is left bounces. Either way the session goes on to settle or to end.
+ */
+export function afterRetraction(
+  before: Session,
+  after: Session,
+  b: DecisionBuilder,
+  metadata: CommandMetadata,
+) {
+  const sweep = after.solanaSweep;
+  if (sweep === null || after.sweepTx !== null || after.feeAmount !== null) return;
+  if (after.status !== "detected" && after.status !== "pending") return;
+  const detected = detectedDeposit(after);
+  const stillOwed =
+    detected !== null && sameId(detected.first.token, sweep.token) && detected.amount === sweep.amountIn;
+  if (stillOwed) {
+    if (depositsFinal(after) && !depositsFinal(before)) b.send(relayCommand(after, sweep, metadata));
+    return;
+  }
+  b.append({
+    type: "SettlementFailed",
+    data: {
+      errorMessage:
+        "a deposit the committed sweep moves was dropped by a reorg: the sweep can no longer land, and what the burner holds is returned",
+    },
+  });
+  b.send(sessionWebhook(after, "payment.failed", metadata.issuedAt));
+  solanaBounces({ ...after, status: "failed" }, b);
 }
 
 function relayCommand(state: Session, sweep: SolanaSweep, metadata: CommandMetadata) {

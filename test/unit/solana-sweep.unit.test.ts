@@ -166,6 +166,46 @@ describe("the session core's judgement of a Solana sweep", () => {
     expect(relays(final.last)).toHaveLength(1);
   });
 
+  // A reorg drops a deposit that was only confirmed, after the sweep was committed (issue 27 item 9).
+  const retractOf = (t: { txHash: string; logIndex: number; blockHash: string }): SessionInput => ({
+    type: "RetractTransfer",
+    data: { sessionId: ID, chainId: SOLANA, txHash: t.txHash, logIndex: t.logIndex, blockHash: t.blockHash },
+    metadata: meta(),
+  });
+  const sol = (finality: "confirmed" | "finalized") =>
+    solanaDeposit(
+      ID,
+      {
+        token: "So11111111111111111111111111111111111111112",
+        amount: 5_000_000n,
+        txHash: "2ZE7Rz9dZ8cWfvXzRkPzPoWsbV4yGfRnM8s5QkXDHKuGQqsyVw9w4tGq2HJ1Qy6Abd4T5g8fPvE1e7Kq9mJzXy1A",
+        logIndex: -1,
+        blockHash: BLOCKHASH,
+        from: stranger,
+      },
+      finality,
+      meta(),
+    );
+
+  it("relays a held sweep once a retraction leaves every deposit final and the sweep still owed", () => {
+    // The USDC deposit is final and swept; a SOL deposit still confirmed holds the relay. Dropped, nothing waits.
+    const r = sessionRun(create, deposit("finalized"), sol("confirmed"), commit());
+    expect(r.state.solanaSweep).not.toBeNull();
+    r.send(retractOf(sol("confirmed").data.transfer));
+    expect(r.events()).toEqual(["DepositRetracted"]);
+    expect(relays(r.last)).toHaveLength(1);
+    expect(r.state.status).toBe("detected");
+  });
+
+  it("fails a held sweep whose deposit a retraction dropped: never stuck neither settling nor expiring", () => {
+    const r = sessionRun(create, deposit("confirmed"), commit());
+    r.send(retractOf(deposit("confirmed").data.transfer));
+    expect(r.events()).toEqual(["DepositRetracted", "SettlementFailed"]);
+    expect(relays(r.last)).toHaveLength(0);
+    expect(r.state.status).toBe("failed");
+    expect(r.state.errorMessage).toMatch(/dropped by a reorg/);
+  });
+
   it("refuses legs that are not what the session owes, and a second sweep", () => {
     const other = run(create, deposit("finalized"), commit([{ to: stranger, amount: 10_000_000n }]));
     expect(other.last.ok ? null : other.last.rejection.code).toBe("intent_mismatch");
