@@ -105,7 +105,7 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
     case "CommitSolanaSweep":
       return decideSolanaCommit(command, state, policy);
     case "RequestSolanaRefund":
-      return decideSolanaRefund(command, state);
+      return decideSolanaRefund(command, state, policy);
     case "RecordExecutionResult": {
       const { executorCommandId, outcome } = command.data;
       // The bounce setup's relay: nothing to record but its fee. The bounce reads the chain, so an

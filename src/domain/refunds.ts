@@ -256,7 +256,12 @@ function refundAllsOf(state: Session, chainId: number, token: string): RefundRec
  * a refund-all that found the burner empty, or one the chain already answered, is not run again
  * for the same deposits. Failed ones moved nothing and do not count.
  */
-function newDeposits(state: Session, refundAlls: RefundRecord[], chainId: number, token: string): boolean {
+export function newDeposits(
+  state: Session,
+  refundAlls: RefundRecord[],
+  chainId: number,
+  token: string,
+): boolean {
   const last = refundAlls.findLast((r) => r.status === "confirmed");
   return last === undefined || depositsOf(state, chainId, token) > (last.depositsCovered ?? 0);
 }

@@ -79,7 +79,7 @@ export function budgetLeft(session: Session, policy: SessionPolicy): Rejection |
 export function refundRefusal(
   session: Session,
   policy: SessionPolicy,
-  refund: Asset & { to: Address; amount: bigint | null; onChain: ChainBalance | null },
+  refund: Asset & { to: ChainAddress; amount: bigint | null; onChain: ChainBalance | null },
 ): Rejection | null {
   if (session.burner !== null && sameId(refund.to, session.burner)) return reject("refund_to_burner");
   if (!isDeposited(session, refund)) return reject("asset_not_deposited");

@@ -1,7 +1,10 @@
 import type { RequestSolanaRefund } from "./commands.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
+import { newDeposits } from "./refunds.ts";
 import { reject } from "./rejections.ts";
+import { refundRefusal, type SessionPolicy } from "./relayer-work.ts";
 import { type Session, sameId } from "./types.ts";
+import { dustFloorOf } from "./value.ts";
 
 /**
  * The payer's Solana refund (POST /sessions/:id/solana-refund, docs/SOLANA.md "The payer's refund"):
@@ -21,7 +24,11 @@ export const solanaRefundId = (sessionId: string, signature: string): string =>
 
 const ENDED = new Set<Session["status"]>(["expired", "failed", "bounced"]);
 
-export function decideSolanaRefund(command: RequestSolanaRefund, state: Session): Decision {
+export function decideSolanaRefund(
+  command: RequestSolanaRefund,
+  state: Session,
+  policy: SessionPolicy,
+): Decision {
   const d = command.data;
   if (state.originChainId === null) return refuse(reject("not_solana_session"));
   if (state.burner === null || !sameId(state.burner, d.burner)) return refuse(reject("burner_mismatch"));
@@ -43,6 +50,15 @@ export function decideSolanaRefund(command: RequestSolanaRefund, state: Session)
   if (inFlight) return refuse(reject("refund_in_flight"));
   if (state.refunds.filter((r) => r.kind === "solana_refund").length >= MAX_SOLANA_REFUNDS)
     return refuse(reject("refund_limit_reached"));
+  // The rulebook every relayer-paid refund follows, whatever the family (src/domain/relayer-work.ts):
+  // a recorded deposit of the asset, not to the burner, above the dust floor, within the budget, and
+  // something new since the last refund or bounce of it moved the balance.
+  const onChain = { balance: d.amount, dustFloor: dustFloorOf(policy.chains, chainId, d.token) };
+  const paid = state.refunds.filter((r) => r.chainId === chainId && sameId(r.token, d.token));
+  const refused =
+    refundRefusal(state, policy, { chainId, token: d.token, to: d.to, amount: d.amount, onChain }) ??
+    (newDeposits(state, paid, chainId, d.token) ? null : reject("no_new_deposit"));
+  if (refused !== null) return refuse(refused);
   const depositsCovered = state.deposits.filter(
     (t) => t.chainId === chainId && sameId(t.token, d.token),
   ).length;

@@ -28,6 +28,12 @@ export interface ChainMoney {
    * and the bridge relay's dust floor).
    */
   minDelivery: bigint;
+  /**
+   * Per token (as the chain spells it), the least a relayer-paid refund or bounce must move: below
+   * it the relayer's fee is worth more than what goes back. Solana: the operator's accepted minimums,
+   * which are set at that cost; EVM refunds judge a live gas-priced floor the gateway reads instead.
+   */
+  dustFloors: Readonly<Record<string, bigint>>;
 }
 
 /** 0.10 USDC: a cross-chain delivery below it costs the relayer more than it carries (a chain may set its own). */
@@ -48,6 +54,10 @@ export interface ValueQuestion {
   /** The session is priced in the settlement asset (a checkout's amount): the deposit must become it. */
   priced: boolean;
 }
+
+/** The dust floor of one asset on one chain (0 when no family named one). */
+export const dustFloorOf = (chains: readonly ChainMoney[], chainId: number, token: ChainAddress): bigint =>
+  moneyOf(chains, chainId)?.dustFloors[token] ?? 0n;
 
 /** The facts of one chain, or null when no family described it. */
 export const moneyOf = (chains: readonly ChainMoney[], chainId: number): ChainMoney | null =>

@@ -20,6 +20,7 @@ const evm = (chainId: number): ChainMoney => ({
   swapsOnChain: true,
   reaches: EVM_CHAIN_IDS.filter((id) => id !== chainId),
   minDelivery: DEFAULT_MIN_DELIVERY,
+  dustFloors: {},
 });
 
 export const TEST_CHAINS: readonly ChainMoney[] = [
@@ -31,6 +32,8 @@ export const TEST_CHAINS: readonly ChainMoney[] = [
     swapsOnChain: false,
     reaches: EVM_CHAIN_IDS,
     minDelivery: DEFAULT_MIN_DELIVERY,
+    // The default accepted minimums: 0.01 USDC, 0.0001 SOL.
+    dustFloors: { [TEST_SOLANA_USDC]: 10_000n, So11111111111111111111111111111111111111112: 100_000n },
   },
 ];
 

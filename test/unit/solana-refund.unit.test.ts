@@ -11,7 +11,8 @@ import type { SessionInput } from "../../src/domain/commands.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import { MAX_SOLANA_REFUNDS, solanaRefundId } from "../../src/domain/solana-refund.ts";
 import type { SessionState } from "../../src/domain/types.ts";
-import { testDecide as decide } from "../support/money.ts";
+import { testDecide as decide, TEST_SOLANA_USDC } from "../support/money.ts";
+import { solanaDeposit } from "../support/session-run.ts";
 
 // The payer's Solana refund (docs/SOLANA.md, "The payer's refund"): the service's byte-for-byte check
 // of the transaction (pure: web3.js and spl-token, no node), and the session core's judgement of
@@ -123,6 +124,14 @@ const create: SessionInput = {
   },
   metadata: meta(),
 };
+/** Two deposits' signatures (base58). */
+const SIGS = [
+  "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+  "3nT1pZmvm4uDcX1ZrGxUq1pb9vjH7VnF5WyB8cKXKkqvA5Hb1y2sFqR9TtD2uBfSg8Xy6qDe4nQhL7vRzKmJ3aPb",
+];
+/** A finalized deposit of `token` into the burner (the indexer's record); `n` picks its signature. */
+const paid = (token = MINT, amount = 7_000_000n, n = 0): SessionInput =>
+  solanaDeposit(ID, { token, amount, txHash: SIGS[n] as string, from: stranger }, "finalized", meta());
 const expire: SessionInput = {
   type: "ExpireSession",
   data: { sessionId: ID, now: 1_800_000_100 },
@@ -170,7 +179,7 @@ function run(...inputs: SessionInput[]) {
 
 describe("the session core's judgement of a Solana refund", () => {
   it("an ended session records the refund and asks the executor to relay it; its confirmation sends payment.refunded", () => {
-    const { state, last } = run(create, expire, request("sigA"));
+    const { state, last } = run(create, paid(), expire, request("sigA"));
     expect(last.ok && last.events.map((e) => e.type)).toEqual(["RefundRequested"]);
     const id = solanaRefundId(ID, "sigA");
     expect(state?.refunds).toEqual([
@@ -191,11 +200,11 @@ describe("the session core's judgement of a Solana refund", () => {
         }),
       }),
     ]);
-    const done = run(create, expire, request("sigA"), result(id, true));
+    const done = run(create, paid(), expire, request("sigA"), result(id, true));
     expect(done.state?.refunds[0]?.status).toBe("confirmed");
     expect(done.state?.status).toBe("expired");
     // The same signed refund again: answered, nothing new.
-    const again = run(create, expire, request("sigA"), request("sigA"));
+    const again = run(create, paid(), expire, request("sigA"), request("sigA"));
     expect(again.last.ok && again.last.events).toEqual([]);
   });
 
@@ -205,18 +214,50 @@ describe("the session core's judgement of a Solana refund", () => {
   });
 
   it("refuses a second refund of the asset while one is in flight, and more than MAX_SOLANA_REFUNDS in all", () => {
-    const inFlight = run(create, expire, request("sigA"), request("sigB"));
+    const inFlight = run(create, paid(), expire, request("sigA"), request("sigB"));
     expect(!inFlight.last.ok && inFlight.last.rejection.code).toBe("refund_in_flight");
-    const inputs: SessionInput[] = [create, expire];
+    // Refunds that failed moved nothing, so each next one is still owed; the cap bounds them.
+    const inputs: SessionInput[] = [create, paid(), expire];
     for (let i = 0; i < MAX_SOLANA_REFUNDS; i++)
-      inputs.push(request(`sig${i}`), result(solanaRefundId(ID, `sig${i}`), i % 2 === 0));
+      inputs.push(request(`sig${i}`), result(solanaRefundId(ID, `sig${i}`), false));
     const capped = run(...inputs, request("sigLast"));
     expect(!capped.last.ok && capped.last.rejection.code).toBe("refund_limit_reached");
   });
 
+  // The rulebook every relayer-paid refund follows, EVM or Solana (src/domain/relayer-work.ts).
+  it("refuses what would make the relayer pay for nothing: no deposit, dust, the burner itself, nothing new", () => {
+    const code = (r: ReturnType<typeof run>) => (r.last.ok ? null : r.last.rejection.code);
+    expect(code(run(create, expire, request("sigA")))).toBe("asset_not_deposited");
+    // 0.005 USDC: below the chain's dust floor (its accepted minimum, 0.01 USDC).
+    const dust = (sig: string): SessionInput => {
+      const r = request(sig, TEST_SOLANA_USDC) as Extract<SessionInput, { type: "RequestSolanaRefund" }>;
+      return { ...r, data: { ...r.data, amount: 5_000n } };
+    };
+    expect(code(run(create, paid(TEST_SOLANA_USDC, 5_000n), expire, dust("sigD")))).toBe("refund_below_dust");
+    const toBurner = request("sigB") as Extract<SessionInput, { type: "RequestSolanaRefund" }>;
+    expect(
+      code(run(create, paid(), expire, { ...toBurner, data: { ...toBurner.data, to: params.burner } })),
+    ).toBe("refund_to_burner");
+    const done = solanaRefundId(ID, "sigA");
+    expect(code(run(create, paid(), expire, request("sigA"), result(done, true), request("sigC")))).toBe(
+      "no_new_deposit",
+    );
+    // A new deposit since the last refund is owed again.
+    const again = run(
+      create,
+      paid(),
+      expire,
+      request("sigA"),
+      result(done, true),
+      paid(MINT, 7_000_000n, 1),
+      request("sigC"),
+    );
+    expect(again.last.ok && again.last.events.map((e) => e.type)).toEqual(["RefundRequested"]);
+  });
+
   it("refuses a burner other than the session's", () => {
     const other = { ...request("sigA"), data: { ...request("sigA").data, burner: stranger } } as SessionInput;
-    const { last } = run(create, expire, other);
+    const { last } = run(create, paid(), expire, other);
     expect(!last.ok && last.rejection.code).toBe("burner_mismatch");
   });
 });

@@ -17,6 +17,8 @@ export function evmMoney(chain: EvmChainConfig, evmChains: readonly EvmChainConf
     reaches: chain.cctp
       ? evmChains.filter((c) => c.chainId !== chain.chainId && c.cctp).map((c) => c.chainId)
       : [],
+    // EVM refunds are judged on a gas-priced floor the gateway reads live (src/gateway/routes/refunds.ts).
+    dustFloors: {},
     minDelivery: chain.minDelivery === undefined ? DEFAULT_MIN_DELIVERY : BigInt(chain.minDelivery),
   };
 }

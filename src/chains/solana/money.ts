@@ -1,5 +1,15 @@
 import { type ChainMoney, DEFAULT_MIN_DELIVERY } from "../../domain/value.ts";
-import type { SolanaChainConfig } from "./config.ts";
+import {
+  DEFAULT_MIN_LAMPORTS,
+  DEFAULT_MIN_USDC_SOLANA,
+  SOL_TOKEN,
+  type SolanaChainConfig,
+} from "./config.ts";
+
+const defaultAccepted = (chain: SolanaChainConfig) => [
+  { token: chain.usdcMint, minAmount: String(DEFAULT_MIN_USDC_SOLANA) },
+  { token: "native" as const, minAmount: String(DEFAULT_MIN_LAMPORTS) },
+];
 
 /** The USDC mint's decimals on Solana. */
 const USDC_DECIMALS = 6;
@@ -15,6 +25,12 @@ export function solanaMoney(chain: SolanaChainConfig, evmChainIds: readonly numb
     settlementDecimals: USDC_DECIMALS,
     swapsOnChain: false,
     reaches: chain.vault ? [...evmChainIds] : [],
+    dustFloors: Object.fromEntries(
+      (chain.acceptedTokens ?? defaultAccepted(chain)).map((t) => [
+        t.token === "native" ? SOL_TOKEN : t.token,
+        BigInt(t.minAmount),
+      ]),
+    ),
     minDelivery: chain.minDelivery === undefined ? DEFAULT_MIN_DELIVERY : BigInt(chain.minDelivery),
   };
 }
