@@ -128,7 +128,7 @@ describe("stealth meta-address and Flow D on EVM", () => {
   );
 
   it(
-    "a Flow D checkout made through the merchant library pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, the recipient finds it on chain with its view key alone, and withdraws it gaslessly to a fresh address (another destination, a higher fee, a fee above the bound or below the gas refused first, nothing moving)",
+    "a Flow D checkout made through the merchant library pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, the recipient finds it on chain with its view key alone, and withdraws it gaslessly to a fresh address (another destination, a higher fee, a fee above the bound or below the gas, another relayer refused first, nothing moving)",
     async () => {
       const { A } = stack;
       const startBlock = await A.client.getBlockNumber();
