@@ -41,7 +41,8 @@ export type SignStealthWithdrawalErrorType = ClientError<"config_error" | "walle
 /**
  * Signs a gasless withdrawal from a stealth address with its key: an EIP-3009 ReceiveWithAuthorization of
  * `value` to the relay, and a Withdraw naming `destination`, `fee`, `relayer` and that authorization's nonce,
- * so the two work only together, once, and only when that relayer sends them. The result is the body of `withdrawStealth`.
+ * so the two work only together, once, and only when that relayer sends them. The result is the body of
+ * `withdrawStealth`.
  *
  * @example
  * import { signStealthWithdrawal, withdrawStealth } from "deposit-settlement/client";
