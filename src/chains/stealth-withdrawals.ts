@@ -10,6 +10,8 @@ export interface StealthWithdrawal {
   token: Address;
   destination: Address;
   fee: bigint;
+  /** The fee's recipient and the relay's only accepted sender, as signed: must be this service's relayer. */
+  relayer: Address;
   deadline: bigint;
   authorization: { value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex; signature: Hex };
   withdrawSignature: Hex;
@@ -25,6 +27,7 @@ export interface WithdrawalSent {
 /** Why the relayer refuses to pay for a withdrawal; each is answered 4xx and nothing is sent. */
 export type WithdrawalRefusalCode =
   | "stealth_withdraw_invalid"
+  | "stealth_relayer_mismatch"
   | "stealth_signature_invalid"
   | "stealth_fee_too_high"
   | "stealth_fee_too_low"

@@ -23,16 +23,17 @@ interface IReceiveWithAuthorization {
 
 /**
  * @notice Gasless withdrawal from a stealth address that holds USDC and no ETH. The stealth key signs two things:
- * an EIP-3009 ReceiveWithAuthorization of `value` to this contract, and a `Withdraw` naming the destination and
- * the relay fee whose `authNonce` is that authorization's nonce, so neither signature works with another. Whoever
- * submits (the service's relayer) is paid the fee; the destination gets the rest. Without the Withdraw signature
- * nobody can choose where the money goes: the authorization only lets this contract pull it.
+ * an EIP-3009 ReceiveWithAuthorization of `value` to this contract, and a `Withdraw` naming the destination, the
+ * relay fee and the relayer, whose `authNonce` is that authorization's nonce, so neither signature works with
+ * another. Only the signed relayer may submit, and it is paid the fee; the destination gets the rest. Without the
+ * Withdraw signature nobody can choose where the money goes (the authorization only lets this contract pull it),
+ * and a stranger who copies a pending withdrawal can neither take the fee nor spend the authorization first.
  */
 contract StealthRelay is EIP712 {
   using SafeERC20 for IERC20;
 
   bytes32 public constant WITHDRAW_TYPEHASH =
-    keccak256("Withdraw(address destination,uint256 fee,bytes32 authNonce,uint256 deadline)");
+    keccak256("Withdraw(address destination,uint256 fee,address relayer,bytes32 authNonce,uint256 deadline)");
 
   /// @notice The EIP-3009 token withdrawn (the chain's USDC): one token, so `fee` always means units of it.
   address public immutable TOKEN;
@@ -51,6 +52,8 @@ contract StealthRelay is EIP712 {
   struct Withdrawal {
     address destination;
     uint256 fee;
+    /// @notice The one sender accepted and the fee's recipient: a copied transaction reverts for its copier.
+    address relayer;
     uint256 deadline;
   }
 
@@ -67,6 +70,7 @@ contract StealthRelay is EIP712 {
   error Expired();
   error FeeTooHigh();
   error BadSignature();
+  error NotRelayer();
 
   constructor(address token) EIP712("StealthRelay", "1") {
     if (token == address(0)) revert ZeroAddress();
@@ -75,15 +79,17 @@ contract StealthRelay is EIP712 {
 
   /// @notice The digest the stealth key signs for `w` bound to the authorization nonce `authNonce`.
   function withdrawDigest(Withdrawal calldata w, bytes32 authNonce) public view returns (bytes32) {
-    return _hashTypedDataV4(keccak256(abi.encode(WITHDRAW_TYPEHASH, w.destination, w.fee, authNonce, w.deadline)));
+    return _hashTypedDataV4(keccak256(abi.encode(WITHDRAW_TYPEHASH, w.destination, w.fee, w.relayer, authNonce, w.deadline)));
   }
 
   /**
    * @notice Pulls `a.value` from `a.from` on its authorization, pays `a.value - w.fee` to `w.destination` and
-   * `w.fee` to the caller. Any failed check reverts and nothing moves; the token refuses a used nonce, so each
-   * signature pair works once.
+   * `w.fee` to `w.relayer`, the only caller accepted. Any failed check reverts and nothing moves; the token
+   * refuses a used nonce, so each signature pair works once.
    */
   function withdraw(Authorization calldata a, Withdrawal calldata w, bytes calldata withdrawSignature) external {
+    // First and cheap: a copy sent by anyone else reverts at its sender's cost, before it can use the nonce.
+    if (msg.sender != w.relayer) revert NotRelayer();
     if (w.destination == address(0)) revert ZeroAddress();
     if (block.timestamp > w.deadline) revert Expired();
     // The fee must leave something to deliver: a withdrawal that only pays the relayer is not one.
@@ -103,7 +109,7 @@ contract StealthRelay is EIP712 {
     );
     uint256 amount = a.value - w.fee;
     IERC20(TOKEN).safeTransfer(w.destination, amount);
-    if (w.fee > 0) IERC20(TOKEN).safeTransfer(msg.sender, w.fee);
-    emit Withdrawn(a.from, w.destination, a.nonce, amount, w.fee, msg.sender);
+    if (w.fee > 0) IERC20(TOKEN).safeTransfer(w.relayer, w.fee);
+    emit Withdrawn(a.from, w.destination, a.nonce, amount, w.fee, w.relayer);
   }
 }

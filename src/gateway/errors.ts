@@ -238,6 +238,11 @@ const GATEWAY_ERRORS = {
       "the withdrawal cannot be relayed as asked (token, destination, fee, deadline or validity window)",
     retryable: false,
   },
+  stealth_relayer_mismatch: {
+    status: 400,
+    message: "the Withdraw names another relayer than this service's (the message says which to sign)",
+    retryable: false,
+  },
   stealth_signature_invalid: {
     status: 400,
     message:

@@ -12,6 +12,9 @@ export const stealthWithdrawBodySchema = z.strictObject({
   chain_id: z.number().int().positive(),
   destination: addressSchema.describe("where the balance minus the fee goes, as signed in the Withdraw"),
   fee: uint256("the relay fee in USDC base units"),
+  relayer: addressSchema.describe(
+    "the service's relayer on this chain, as signed in the Withdraw: paid the fee, the only sender the relay accepts",
+  ),
   deadline: seconds.describe("the Withdraw's deadline, unix seconds"),
   authorization: z.strictObject({
     value: positive256("the amount authorized (USDC base units)"),

@@ -128,7 +128,7 @@ describe("stealth meta-address and Flow D on EVM", () => {
   );
 
   it(
-    "a Flow D checkout made through the merchant library pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, the recipient finds it on chain with its view key alone, and withdraws it gaslessly to a fresh address (another destination, a higher fee, a fee above the bound or below the gas refused first, nothing moving)",
+    "a Flow D checkout made through the merchant library pays a fresh stealth address per session, only an Intent to it commits, it is announced once swept, the recipient finds it on chain with its view key alone, and withdraws it gaslessly to a fresh address (another destination, a higher fee, a fee above the bound or below the gas, another relayer refused first, nothing moving)",
     async () => {
       const { A } = stack;
       const startBlock = await A.client.getBlockNumber();
@@ -242,7 +242,8 @@ describe("stealth meta-address and Flow D on EVM", () => {
       expect(await A.client.getBalance({ address: stealth.address })).toBe(0n);
       const { stealthRelay } = A.chain;
       if (!stealthRelay) throw new Error("the stack file names no StealthRelay");
-      const sign = (destination: Address, fee = FEE) =>
+      const relayer = A.chain.relayer.address;
+      const sign = (destination: Address, fee = FEE, feeTo: Address = relayer) =>
         signStealthWithdrawal({
           signer: stealth,
           chainId: A.chain.chainId,
@@ -251,13 +252,14 @@ describe("stealth meta-address and Flow D on EVM", () => {
           value,
           destination,
           fee,
+          relayer: feeTo,
         });
       const fresh = privateKeyToAddress(generatePrivateKey());
       const thief = privateKeyToAddress(generatePrivateKey());
-      const relayer = A.chain.relayer.address;
       const balances = async (...owners: Address[]) => Promise.all(owners.map((o) => tokenBalance(A, o)));
       const [relayerBefore] = await balances(relayer);
       const nonce = await A.client.getTransactionCount({ address: relayer });
+      const relayerEth = await A.client.getBalance({ address: relayer });
       const body = await sign(fresh);
       const refused = async (withdrawal: JsonRequest["body"], message: RegExp) => {
         const r = await api("/stealth/withdraw", { body: withdrawal });
@@ -266,6 +268,13 @@ describe("stealth meta-address and Flow D on EVM", () => {
       };
       await refused({ ...body, destination: thief }, /withdraw_signature/);
       await refused({ ...body, fee: String(FEE + 1n) }, /withdraw_signature/);
+      // The fee to another relayer than the service's, signed so or rewritten: refused before any chain read,
+      // since the relay accepts only the signed relayer as sender.
+      // The answer names the relayer to sign for.
+      const theirs = await sign(fresh, FEE, thief);
+      await refused(theirs, new RegExp(`must name this service's relayer on chain \\d+, ${relayer}`, "i"));
+      await refused({ ...body, relayer: thief }, /must name this service's relayer/);
+      await refused({ ...theirs, relayer }, /withdraw_signature/);
       // Signed by the stealth key, but above what the service lets a withdrawal pay (STEALTH_WITHDRAW_MAX_FEE).
       await refused(await sign(fresh, 6_000_000n), /at most 5000000/);
       await refused(await sign(fresh, 1n), /gas/);
@@ -279,13 +288,16 @@ describe("stealth meta-address and Flow D on EVM", () => {
         value,
         destination: thief,
         fee: FEE,
+        relayer,
       });
       const unknown = await api("/stealth/withdraw", { body: ownBody });
       expect(unknown.status).toBe(404);
       expect(unknown.body.error).toMatch(/not the stealth address of a paid Flow D session/);
       expect(await balances(stealth.address, fresh, thief)).toEqual([value, 0n, 0n]);
-      // The relayer sent nothing for any of them.
+      // The relayer sent nothing for any of them, and paid nothing.
       expect(await A.client.getTransactionCount({ address: relayer })).toBe(nonce);
+      expect(await A.client.getBalance({ address: relayer })).toBe(relayerEth);
+      expect((await balances(relayer))[0]).toBe(relayerBefore);
 
       const answer = await withdrawStealth(client, { withdrawal: body });
       expect(answer).toEqual({

@@ -223,7 +223,7 @@ describe("Flow D to a Solana stealth address", () => {
   );
 
   it(
-    "withdrawals of another destination, another key, no signature or a stranger's own address are refused; the found payment is withdrawn",
+    "withdrawals of another destination, another key, no signature or a stranger's own address are refused, a copy sent by a stranger fails; the found payment is withdrawn",
     async () => {
       expect(flow.payment).not.toBeNull();
       const stealth = new PublicKey(flow.stealth);
@@ -272,6 +272,18 @@ describe("Flow D to a Solana stealth address", () => {
         expect(res.status).toBe(400);
         expect(res.body.error).toMatch(/not the withdrawal prepared|signature is missing or invalid/);
       }
+      // A copy of the stealth-signed withdrawal earns a stranger nothing: sent as it is, the relayer's
+      // signature as fee payer is missing; with the stranger as fee payer, the stealth signature no longer holds.
+      const copy = signed(preparedTx(), p);
+      await expect(sol.sendRawTransaction(Buffer.from(copy, "base64"))).rejects.toThrow(/signature/i);
+      const rewritten = Transaction.from(Buffer.from(copy, "base64"));
+      const stealthSignature = rewritten.signatures.find((s) => s.publicKey.equals(stealth))?.signature;
+      rewritten.feePayer = strangerKey.publicKey;
+      rewritten.partialSign(strangerKey);
+      if (stealthSignature) rewritten.addSignature(stealth, stealthSignature);
+      await expect(
+        sol.sendRawTransaction(rewritten.serialize({ requireAllSignatures: false, verifySignatures: false })),
+      ).rejects.toThrow(/signature/i);
       expect(await usdcOf(stealth)).toBe(DELIVERED);
       expect(await usdcOf(thief)).toBeNull();
       expect(await usdcOf(strangerKey.publicKey)).toBe(1_000_000n);

@@ -16,6 +16,8 @@ import type { StealthWithdrawBody } from "../../src/client/types.ts";
 const CHAIN_ID = 31337;
 const USDC = privateKeyToAddress(generatePrivateKey());
 const RELAY = privateKeyToAddress(generatePrivateKey());
+/** The service's relayer: the wallet that sends, and the only relayer a Withdraw may name. */
+const RELAYER = privateKeyToAddress(generatePrivateKey());
 const NOW = 1_800_000_000;
 const VALUE = 25_000_000n;
 const FEE = 2_000_000n;
@@ -37,14 +39,14 @@ function fakeChain(state: { used?: boolean; balance?: bigint } = {}) {
       estimateFeesPerGas: async () => ({ maxFeePerGas: MAX_FEE_PER_GAS, maxPriorityFeePerGas: 1n }),
     },
     wallet: {
-      address: privateKeyToAddress(generatePrivateKey()),
+      address: RELAYER,
       async send(_step: unknown, build: () => Promise<{ to: Address; data: Hex; gas: bigint }>) {
         const req = await build();
         sent.push(req);
         const { args } = decodeFunctionData({ abi: stealthRelayAbi, data: req.data });
         const [a, w] = args as unknown as [
           { from: Address; value: bigint; nonce: Hex },
-          { destination: Address; fee: bigint },
+          { destination: Address; fee: bigint; relayer: Address },
         ];
         // A receipt holding the relay's Withdrawn log, as the chain would write it.
         return {
@@ -79,6 +81,7 @@ const toWithdrawal = (b: StealthWithdrawBody): StealthWithdrawal => ({
   token: b.token as Address,
   destination: b.destination as Address,
   fee: BigInt(b.fee),
+  relayer: b.relayer as Address,
   deadline: BigInt(b.deadline),
   authorization: {
     value: BigInt(b.authorization.value),
@@ -90,7 +93,7 @@ const toWithdrawal = (b: StealthWithdrawBody): StealthWithdrawal => ({
   withdrawSignature: b.withdraw_signature as Hex,
 });
 
-async function signed(over: { fee?: bigint; deadline?: number } = {}) {
+async function signed(over: { fee?: bigint; deadline?: number; relayer?: Address } = {}) {
   const stealth = privateKeyToAccount(generatePrivateKey());
   const destination = privateKeyToAddress(generatePrivateKey());
   const body = await signStealthWithdrawal({
@@ -101,6 +104,7 @@ async function signed(over: { fee?: bigint; deadline?: number } = {}) {
     value: VALUE,
     destination,
     fee: over.fee ?? FEE,
+    relayer: over.relayer ?? RELAYER,
     now: NOW * 1000,
     ...(over.deadline === undefined ? {} : { deadline: over.deadline }),
   });
@@ -127,6 +131,20 @@ describe("relayStealthWithdrawal", () => {
     expect(done.destination.toLowerCase()).toBe(destination.toLowerCase());
     expect(sent).toHaveLength(1);
     expect(sent[0]?.to).toBe(RELAY);
+    // The call names the signed relayer, the one sender the relay accepts and the fee's recipient.
+    const { args } = decodeFunctionData({ abi: stealthRelayAbi, data: sent[0]?.data as Hex });
+    expect(args?.[1]).toMatchObject({ relayer: RELAYER, fee: FEE });
+  });
+
+  it("refuses a Withdraw that names another relayer, or a body whose relayer differs from the signed one", async () => {
+    const stranger = privateKeyToAddress(generatePrivateKey());
+    // Validly signed, but for a relayer that is not this service's: its send would revert, so none is made.
+    const other = (await signed({ relayer: stranger })).w;
+    expect(await refusal(other)).toBe("stealth_relayer_mismatch");
+    // Signed for this service's relayer, then rewritten to name a stranger (or the other way round).
+    const { w } = await signed();
+    expect(await refusal({ ...w, relayer: stranger })).toBe("stealth_relayer_mismatch");
+    expect(await refusal({ ...other, relayer: RELAYER })).toBe("stealth_signature_invalid");
   });
 
   it("refuses a body whose destination or fee differs from what the stealth key signed", async () => {

@@ -1568,6 +1568,7 @@ export const stealthRelayAbi = [
   { inputs: [], name: "Expired", type: "error" },
   { inputs: [], name: "FeeTooHigh", type: "error" },
   { inputs: [], name: "InvalidShortString", type: "error" },
+  { inputs: [], name: "NotRelayer", type: "error" },
   {
     inputs: [{ internalType: "address", name: "token", type: "address" }],
     name: "SafeERC20FailedOperation",
@@ -1639,6 +1640,7 @@ export const stealthRelayAbi = [
         components: [
           { internalType: "address", name: "destination", type: "address" },
           { internalType: "uint256", name: "fee", type: "uint256" },
+          { internalType: "address", name: "relayer", type: "address" },
           { internalType: "uint256", name: "deadline", type: "uint256" },
         ],
         internalType: "struct StealthRelay.Withdrawal",
@@ -1658,6 +1660,7 @@ export const stealthRelayAbi = [
         components: [
           { internalType: "address", name: "destination", type: "address" },
           { internalType: "uint256", name: "fee", type: "uint256" },
+          { internalType: "address", name: "relayer", type: "address" },
           { internalType: "uint256", name: "deadline", type: "uint256" },
         ],
         internalType: "struct StealthRelay.Withdrawal",

@@ -23,6 +23,11 @@ export interface SignStealthWithdrawalParameters {
   destination: Address;
   /** What the relayer is paid, in USDC base units, pinned by the signature. */
   fee: bigint;
+  /**
+   * The service's relayer on this chain (`address` of the chain in `GET /health`'s `checks.relayers`): paid the
+   * fee, and the only sender the relay accepts, so a copy of the pending withdrawal earns nobody anything.
+   */
+  relayer: Address;
   /** Unix seconds; default now + 3600 (both the Withdraw's deadline and the authorization's valid_before). */
   deadline?: number | undefined;
   /** The authorization's 32-byte nonce; default random (EIP-3009 nonces are not a counter). */
@@ -35,13 +40,14 @@ export type SignStealthWithdrawalErrorType = ClientError<"config_error" | "walle
 
 /**
  * Signs a gasless withdrawal from a stealth address with its key: an EIP-3009 ReceiveWithAuthorization of
- * `value` to the relay, and a Withdraw naming `destination`, `fee` and that authorization's nonce, so the
- * two work only together and once. The result is the body of `withdrawStealth`.
+ * `value` to the relay, and a Withdraw naming `destination`, `fee`, `relayer` and that authorization's nonce,
+ * so the two work only together, once, and only when that relayer sends them. The result is the body of
+ * `withdrawStealth`.
  *
  * @example
  * import { signStealthWithdrawal, withdrawStealth } from "deposit-settlement/client";
  * const body = await signStealthWithdrawal({ signer: privateKeyToAccount(spendingKey), chainId: 31337, usdc, relay,
- *   value: 25_000_000n, destination: fresh, fee: 100_000n });
+ *   value: 25_000_000n, destination: fresh, fee: 100_000n, relayer });
  * const { tx_hash, amount } = await withdrawStealth(client, { withdrawal: body });
  */
 export async function signStealthWithdrawal(
@@ -72,6 +78,7 @@ export async function signStealthWithdrawal(
       withdrawTypedData(params.chainId, params.relay, {
         destination: params.destination,
         fee: params.fee,
+        relayer: params.relayer,
         authNonce: nonce,
         deadline: BigInt(deadline),
       }),
@@ -83,6 +90,7 @@ export async function signStealthWithdrawal(
     chain_id: params.chainId,
     destination: params.destination,
     fee: params.fee.toString(),
+    relayer: params.relayer,
     deadline,
     authorization: {
       value: params.value.toString(),

@@ -22,8 +22,9 @@ export interface StealthWithdrawRouteOptions {
 /**
  * POST /stealth/withdraw (docs/STEALTH.md, "Withdrawal on EVM"): the recipient of a stealth payment has
  * the stealth key and no ETH there, so it signs an EIP-3009 authorization and a Withdraw pinning the
- * destination and the relay fee; the relayer checks both off-chain, the fee bound, the balance and a
- * simulation, then sends StealthRelay.withdraw and answers once it is mined.
+ * destination, the relay fee and the relayer (paid the fee, the only sender the relay accepts); the relayer
+ * checks both off-chain, the fee bound, the balance and a simulation, then sends StealthRelay.withdraw and
+ * answers once it is mined.
  */
 export const stealthWithdrawRoutes: FastifyPluginAsyncZod<StealthWithdrawRouteOptions> = async (
   app,
@@ -55,6 +56,7 @@ export const stealthWithdrawRoutes: FastifyPluginAsyncZod<StealthWithdrawRouteOp
           token: body.token as Address,
           destination: body.destination as Address,
           fee: body.fee,
+          relayer: body.relayer as Address,
           deadline: BigInt(body.deadline),
           authorization: {
             value: body.authorization.value,

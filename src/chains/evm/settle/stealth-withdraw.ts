@@ -80,6 +80,12 @@ export async function relayStealthWithdrawal(
   if (w.deadline < now) refuse("stealth_withdraw_invalid", "deadline: has passed");
   if (a.validBefore <= now || a.validAfter >= now)
     refuse("stealth_withdraw_invalid", "authorization: not valid now (valid_after < now < valid_before)");
+  // The signed relayer is the only sender the relay accepts: another would make this service's send revert.
+  if (!isAddressEqual(w.relayer, chain.wallet.address))
+    refuse(
+      "stealth_relayer_mismatch",
+      `relayer: the Withdraw must name this service's relayer on chain ${chain.chainId}, ${chain.wallet.address}`,
+    );
   if (w.fee > settings.maxFee)
     refuse("stealth_fee_too_high", `fee: at most ${settings.maxFee} (USDC base units) on this service`);
 
@@ -91,7 +97,13 @@ export async function relayStealthWithdrawal(
     validBefore: a.validBefore,
     nonce: a.nonce,
   };
-  const withdraw = { destination: w.destination, fee: w.fee, authNonce: a.nonce, deadline: w.deadline };
+  const withdraw = {
+    destination: w.destination,
+    fee: w.fee,
+    relayer: w.relayer,
+    authNonce: a.nonce,
+    deadline: w.deadline,
+  };
   // viem recovers offline; a malformed signature is a refusal, not a 500.
   const signedBy = async (check: () => Promise<boolean>) => check().catch(() => false);
   const authOk = await signedBy(() =>
@@ -116,7 +128,7 @@ export async function relayStealthWithdrawal(
   if (!withdrawOk)
     refuse(
       "stealth_signature_invalid",
-      "withdraw_signature: not the stealth address's Withdraw of this destination, fee, nonce and deadline",
+      "withdraw_signature: not the stealth address's Withdraw of this destination, fee, relayer, nonce and deadline",
     );
 
   const { client } = chain;
@@ -144,7 +156,7 @@ export async function relayStealthWithdrawal(
     functionName: "withdraw",
     args: [
       { ...auth, v: Number(v), r, s },
-      { destination: w.destination, fee: w.fee, deadline: w.deadline },
+      { destination: w.destination, fee: w.fee, relayer: w.relayer, deadline: w.deadline },
       w.withdrawSignature,
     ],
   });

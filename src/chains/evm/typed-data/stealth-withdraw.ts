@@ -37,6 +37,7 @@ export const withdrawTypes = {
   Withdraw: [
     { name: "destination", type: "address" },
     { name: "fee", type: "uint256" },
+    { name: "relayer", type: "address" },
     { name: "authNonce", type: "bytes32" },
     { name: "deadline", type: "uint256" },
   ],
@@ -55,6 +56,8 @@ export interface ReceiveAuthorizationMessage {
 export interface WithdrawMessage {
   destination: Address;
   fee: bigint;
+  /** The service's relayer: paid the fee, and the only sender StealthRelay accepts for this withdrawal. */
+  relayer: Address;
   authNonce: Hex;
   deadline: bigint;
 }
