@@ -46,7 +46,7 @@ import { type LinkRouteDeps, registerLinkRoutes } from "./routes/links.ts";
 import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts";
 import { merchantSettingsRoutes } from "./routes/merchant-settings.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
-import { countRequest, metricsRoutes } from "./routes/metrics.ts";
+import { countRequest } from "./routes/metrics.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { providerRoutes } from "./routes/providers.ts";
 import { refundRoutes } from "./routes/refunds.ts";
@@ -113,7 +113,10 @@ export interface GatewayDeps {
   solanaStealthWithdrawals?: SolanaStealthWithdrawals | undefined;
   /** The operator's tools (docs/OPERATIONS.md): their routes exist when this and OPERATOR_SECRET are given. */
   operator?: Operator | undefined;
-  /** When given, GET /metrics serves it and every request is counted. */
+  /**
+   * When given, every request is counted in it. It is served on the process's metrics port
+   * (METRICS_PORT, src/ops/metrics-server.ts), never here: the API port has no /metrics.
+   */
   metrics?: Registry;
   logger?: Logger;
   /** Session and command ids when the client sends no Idempotency-Key; random UUIDs by default. */
@@ -336,7 +339,6 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.operator && config.OPERATOR_SECRET)
     await app.register(operatorRoutes, { operator: deps.operator, secret: config.OPERATOR_SECRET });
   await app.register(docsRoutes);
-  if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });
   return app;
 }
 

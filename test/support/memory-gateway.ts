@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
@@ -138,7 +139,7 @@ export function healthReport(healthy: boolean): HealthReport {
 
 export async function testGateway(
   env: Record<string, string> = {},
-  opts: { logger?: Logger; solana?: SolanaPort } = {},
+  opts: { logger?: Logger; solana?: SolanaPort; metrics?: Registry } = {},
 ) {
   const service = memoryService();
   let clock = START_MS;
@@ -153,6 +154,7 @@ export async function testGateway(
     now: () => clock,
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.solana ? { solana: opts.solana } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   return {
     app,

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CreateSession } from "../../src/domain/commands.ts";
 import { ReplyTimeoutError } from "../../src/gateway/ports.ts";
 import { sessionSchema } from "../../src/gateway/schemas.ts";
+import { registry } from "../../src/ops/metrics.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
 import {
   ALLOWED_ORIGIN,
@@ -276,6 +277,20 @@ describe("GET /health", () => {
     service.setHealth(new Error("boom"));
     const res = await app.inject({ url: "/health" });
     expect([res.statusCode, res.json()]).toEqual([503, { error: "the health check could not run" }]);
+  });
+});
+
+describe("GET /metrics", () => {
+  it("is not served on the API port, even with the metrics registry: 404 (src/ops/metrics-server.ts serves it)", async () => {
+    const gw = await testGateway({}, { metrics: registry });
+    app = gw.app;
+    await gw.app.inject({ url: "/health" });
+    const res = await gw.app.inject({ url: "/metrics" });
+    expect([res.statusCode, res.json()]).toEqual([404, { error: "route not found" }]);
+    // The requests are still counted, for the metrics port to serve.
+    expect(await registry.metrics()).toMatch(
+      /settlement_http_requests_total\{method="GET",route="\/health",status="200"\} \d+/,
+    );
   });
 });
 
