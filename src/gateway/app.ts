@@ -16,6 +16,7 @@ import type { ChainAdapter } from "../chains/adapter.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import { evmChainsOf } from "../chains/config.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
+import { serviceAddresses } from "../chains/service-addresses.ts";
 import type { SolanaStealthWithdrawals } from "../chains/solana-stealth-withdrawals.ts";
 import type { StealthWithdrawals } from "../chains/stealth-withdrawals.ts";
 import type { Config } from "../config.ts";
@@ -185,7 +186,8 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.metrics) app.addHook("onResponse", countRequest);
 
   // Every chain a request names is reached through its adapter, picked by chain id.
-  const chains = createGatewayChains(deps.chains ?? createChainAdapters(config.chains ?? []));
+  const adapters = deps.chains ?? createChainAdapters(config.chains ?? []);
+  const chains = createGatewayChains(adapters);
   if (!chains.delegating) {
     app.log.warn("no configured chain takes burner authorizations: every POST /sessions will be refused");
   }
@@ -196,6 +198,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   const session = {
     config,
     chains,
+    serviceAddresses: serviceAddresses(adapters, deps.solana),
     commands: deps.commands,
     sessions: deps.sessions,
     newId: deps.newId ?? randomUUID,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { generatePrivateKey } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
+import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import type { CreateSession } from "../../src/domain/commands.ts";
 import { ReplyTimeoutError } from "../../src/gateway/ports.ts";
 import { sessionSchema } from "../../src/gateway/schemas.ts";
@@ -8,6 +9,8 @@ import { registry } from "../../src/ops/metrics.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
 import {
   ALLOWED_ORIGIN,
+  CHAIN_ID,
+  DELEGATE,
   healthReport,
   START_MS,
   signedSessionBody,
@@ -90,6 +93,28 @@ describe("POST /sessions", () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatch(/not signed by the burner/);
     expect(service.sent).toHaveLength(0);
+  });
+
+  it("refuses the relayer as a burner even with its own authorization: 400 burner_is_service_address, nothing sent", async () => {
+    const key = generatePrivateKey();
+    const relayer = privateKeyToAccount(key);
+    const chains = [
+      {
+        name: "local",
+        chainId: CHAIN_ID,
+        rpcUrl: "http://127.0.0.1:8545",
+        delegate: DELEGATE,
+        relayer: { address: relayer.address, privateKey: key },
+      },
+    ];
+    const { app, service } = await setup({ EVM_CHAINS: JSON.stringify(chains) });
+    const { standing_refund: _, ...body } = await signedSessionBody();
+    const auth = await signAuthorization({ signer: relayer, chainId: CHAIN_ID, delegate: DELEGATE });
+    const res = await post(app, { ...body, burner_address: relayer.address, eip7702_auth: auth });
+    expect([res.statusCode, res.json().error]).toEqual([400, expect.stringMatching(/service's own/)]);
+    expect(service.sent).toHaveLength(0);
+    // The same body with a burner of the payer's own is taken: only the address is refused.
+    expect((await post(app, await signedSessionBody())).statusCode).toBe(200);
   });
 
   it("refuses a standing refund whose deadline has passed", async () => {
