@@ -1,6 +1,4 @@
 import { Keypair } from "@solana/web3.js";
-import Fastify from "fastify";
-import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
@@ -9,9 +7,8 @@ import { createGatewayChains } from "../../src/chains/gateway-chains.ts";
 import { serviceAddresses } from "../../src/chains/service-addresses.ts";
 import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import type { CheckoutResource, Guards } from "../../src/gateway/auth.ts";
-import { toGatewayError } from "../../src/gateway/errors.ts";
 import { registerRoutes } from "../../src/gateway/routes/checkout.ts";
-import { CHAIN_ID, DELEGATE, memoryService } from "../support/memory-gateway.ts";
+import { bareGateway, CHAIN_ID, DELEGATE, memoryService } from "../support/memory-gateway.ts";
 
 // The service's own addresses (src/chains/service-addresses.ts): one list for every family, each
 // chain bringing its relayer and, on Solana, its vault; a session adds its fee sinks. The EVM
@@ -56,13 +53,7 @@ describe("POST /sessions/:id/register (EVM checkout)", () => {
 
   async function gateway() {
     const service = memoryService();
-    const app = Fastify();
-    app.setValidatorCompiler(validatorCompiler);
-    app.setSerializerCompiler(serializerCompiler);
-    app.setErrorHandler((err, _request, reply) => {
-      const e = toGatewayError(err);
-      reply.code(e.status).send({ error: e.message });
-    });
+    const app = bareGateway();
     const resource: CheckoutResource = {
       merchantId: "mer_1",
       clientSecretHash: null,

@@ -144,26 +144,32 @@ describe("the sweep a Solana session with an app fee owes", () => {
   });
 });
 
+/** The gateway's Solana side with the service's relayer and vault; no signature verifies, no RPC answers. */
+const solanaPort = (over: Partial<SolanaPort> = {}): SolanaPort => ({
+  chainId: SOLANA,
+  feePayer: RELAYER,
+  vault: VAULT,
+  usdcMint: MINT,
+  parseAddress: parseSolanaAddress,
+  verifyMessage: () => false,
+  checkBounceSetup: () => ({ ok: false, reason: "not used" }),
+  burnerSignature: () => null,
+  checkRefund: () => Promise.reject(new Error("not used")),
+  latestBlockhash: () => Promise.reject(new Error("not used")),
+  checkSweep: () => Promise.reject(new Error("not used")),
+  ...over,
+});
+
 describe("the gateway's commit of a Solana session priced in USDC", () => {
   // A session with an expected amount (a checkout's) that received SOL: nothing swaps on Solana, so
   // its lamports would be held against a USDC amount. The gateway refuses the sweep, sending nothing.
   const burner = Keypair.generate();
-  const port: SolanaPort = {
-    chainId: SOLANA,
-    feePayer: RELAYER,
-    vault: VAULT,
-    usdcMint: MINT,
-    parseAddress: parseSolanaAddress,
-    verifyMessage: () => false,
-    checkBounceSetup: () => ({ ok: false, reason: "not used" }),
-    burnerSignature: () => null,
-    checkRefund: () => Promise.reject(new Error("not used")),
-    latestBlockhash: () => Promise.reject(new Error("not used")),
+  const port = solanaPort({
     checkSweep: async (transaction, expected) => {
       const checked = checkSolanaSweep(transaction, { ...expected, feePayer: RELAYER });
       return checked.ok ? { ok: true } : checked;
     },
-  };
+  });
 
   it("refuses a SOL sweep 409 checkout_token_unsupported", async () => {
     const gw = await testGateway({}, { solana: port });
@@ -211,20 +217,7 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
 describe("the gateway's burner registration on a Solana session with an app fee", () => {
   it("refuses the session's app fee sink as the burner: 400 burner_is_service_address, nothing sent", async () => {
     // Signatures never verify here: a refusal that names the service's addresses came first.
-    const port: SolanaPort = {
-      chainId: SOLANA,
-      feePayer: RELAYER,
-      vault: VAULT,
-      usdcMint: MINT,
-      parseAddress: parseSolanaAddress,
-      verifyMessage: () => false,
-      checkBounceSetup: () => ({ ok: false, reason: "not used" }),
-      burnerSignature: () => null,
-      checkRefund: () => Promise.reject(new Error("not used")),
-      latestBlockhash: () => Promise.reject(new Error("not used")),
-      checkSweep: () => Promise.reject(new Error("not used")),
-    };
-    const gw = await testGateway({}, { solana: port });
+    const gw = await testGateway({}, { solana: solanaPort() });
     try {
       // Open (no merchant, so no checkout guard) but carrying a checkout's app fee sink.
       await gw.service.commands.send(create({ flow: "p2p_request", merchantId: null }));
