@@ -77,8 +77,8 @@ export const blockhashResponseSchema = z.object({
  * The message a burner signs to be named at creation (POST /sessions/solana, docs/SOLANA.md): the
  * session id does not exist yet, so it names everything the body asks of the session instead, as
  * sent: `deposit-settlement:solana-session:<destination_chain>:<destination_address>:<refund_address>`
- * (the refund address empty when there is none). The signature is good for this request only: a
- * replay can open nothing but the same session its payer asked for, paying the same destination.
+ * (the refund address empty when there is none). The signature is good only for a body asking the
+ * same: a replay can open nothing but the session its payer asked for, paying the same destination.
  */
 export const solanaSessionMessage = (body: {
   destination_chain: number;
