@@ -28,7 +28,9 @@ const envSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   /**
    * When set, the process serves its metrics (/metrics) and two probes (/live, /ready) on this port
-   * of HOST, whatever roles it runs: how a process without a gateway is scraped (deploy/kubernetes).
+   * of HOST, whatever roles it runs (deploy/kubernetes scrapes every pod there). Unset, a process
+   * running the gateway uses 9464 (src/ops/metrics-server.ts) and any other serves none: the API
+   * port (PORT) never answers /metrics.
    */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -275,6 +277,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const { CHAINS, EVM_CHAINS, ...rest } = parsed.data;
+  // One port for both would put the operator's metrics back on the public API's port.
+  if (rest.METRICS_PORT !== undefined && rest.METRICS_PORT !== 0 && rest.METRICS_PORT === rest.PORT)
+    throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");
   if (CHAINS !== undefined && EVM_CHAINS !== undefined)
     throw new ConfigError(
       "invalid configuration:\n  CHAINS: set CHAINS or its older name EVM_CHAINS, not both",

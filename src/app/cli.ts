@@ -6,7 +6,7 @@ import { createKafka } from "../kafka/client.ts";
 import { ensureTopics } from "../kafka/topics.ts";
 import { createLogger, type Logger } from "../logging.ts";
 import { registry } from "../ops/metrics.ts";
-import { startMetricsServer } from "../ops/metrics-server.ts";
+import { metricsPortOf, startMetricsServer } from "../ops/metrics-server.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
 import { migrate } from "../store/cassandra.ts";
 import { boot } from "./boot.ts";
@@ -89,10 +89,11 @@ async function serve(
 ): Promise<number> {
   exitOnUnhandled(log);
   // Up before boot: a process connecting to its servers or restoring is alive, only not ready yet.
+  const metricsPort = metricsPortOf(config, roles.includes("gateway"));
   const metricsServer =
-    config.METRICS_PORT === undefined
+    metricsPort === undefined
       ? undefined
-      : await startMetricsServer({ host: config.HOST, port: config.METRICS_PORT, registry });
+      : await startMetricsServer({ host: config.HOST, port: metricsPort, registry });
   if (ensureStack) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
   const { abort, ...shared } = await boot(config, log, { ensureStack });
   if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);

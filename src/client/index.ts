@@ -204,6 +204,13 @@ export {
   solanaRegistrationMessage,
 } from "./actions/sign-solana-registration.ts";
 export {
+  type SignSolanaSessionErrorType,
+  type SignSolanaSessionParameters,
+  type SignSolanaSessionReturnType,
+  signSolanaSession,
+  solanaSessionMessage,
+} from "./actions/sign-solana-session.ts";
+export {
   DEFAULT_SOLANA_MAX_FEE_BPS,
   type SignSolanaSweepErrorType,
   type SignSolanaSweepParameters,

@@ -16,6 +16,7 @@ import type { ChainAdapter } from "../chains/adapter.ts";
 import { createChainAdapters } from "../chains/adapters.ts";
 import { evmChainsOf } from "../chains/config.ts";
 import { createGatewayChains } from "../chains/gateway-chains.ts";
+import { serviceAddresses } from "../chains/service-addresses.ts";
 import type { SolanaStealthWithdrawals } from "../chains/solana-stealth-withdrawals.ts";
 import type { StealthWithdrawals } from "../chains/stealth-withdrawals.ts";
 import type { Config } from "../config.ts";
@@ -46,7 +47,7 @@ import { type LinkRouteDeps, registerLinkRoutes } from "./routes/links.ts";
 import { type EventList, merchantEventRoutes } from "./routes/merchant-events.ts";
 import { merchantSettingsRoutes } from "./routes/merchant-settings.ts";
 import { type MerchantRouteOptions, merchantRoutes } from "./routes/merchants.ts";
-import { countRequest, metricsRoutes } from "./routes/metrics.ts";
+import { countRequest } from "./routes/metrics.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { providerRoutes } from "./routes/providers.ts";
 import { refundRoutes } from "./routes/refunds.ts";
@@ -113,7 +114,10 @@ export interface GatewayDeps {
   solanaStealthWithdrawals?: SolanaStealthWithdrawals | undefined;
   /** The operator's tools (docs/OPERATIONS.md): their routes exist when this and OPERATOR_SECRET are given. */
   operator?: Operator | undefined;
-  /** When given, GET /metrics serves it and every request is counted. */
+  /**
+   * When given, every request is counted in it. It is served on the process's metrics port
+   * (METRICS_PORT, src/ops/metrics-server.ts), never here: the API port has no /metrics.
+   */
   metrics?: Registry;
   logger?: Logger;
   /** Session and command ids when the client sends no Idempotency-Key; random UUIDs by default. */
@@ -182,7 +186,8 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.metrics) app.addHook("onResponse", countRequest);
 
   // Every chain a request names is reached through its adapter, picked by chain id.
-  const chains = createGatewayChains(deps.chains ?? createChainAdapters(config.chains ?? []));
+  const adapters = deps.chains ?? createChainAdapters(config.chains ?? []);
+  const chains = createGatewayChains(adapters);
   if (!chains.delegating) {
     app.log.warn("no configured chain takes burner authorizations: every POST /sessions will be refused");
   }
@@ -193,6 +198,7 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   const session = {
     config,
     chains,
+    serviceAddresses: serviceAddresses(adapters, deps.solana),
     commands: deps.commands,
     sessions: deps.sessions,
     newId: deps.newId ?? randomUUID,
@@ -336,7 +342,6 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
   if (deps.operator && config.OPERATOR_SECRET)
     await app.register(operatorRoutes, { operator: deps.operator, secret: config.OPERATOR_SECRET });
   await app.register(docsRoutes);
-  if (deps.metrics) await app.register(metricsRoutes, { registry: deps.metrics });
   return app;
 }
 

@@ -34,6 +34,8 @@ export interface CheckoutResource {
   merchantId: string | null;
   /** SHA-256 of the session's client secret (hashSecret), null when it has none. */
   clientSecretHash: string | null;
+  /** The session's app fee sink (EVM), which no burner may be; absent where it is not read. */
+  appFeeRecipient?: string | undefined;
 }
 
 export interface Guards {

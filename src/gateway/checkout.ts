@@ -223,6 +223,7 @@ export function checkoutResources(readModel: Pick<SessionReadModel, "get">) {
   return async (sessionId: string): Promise<CheckoutResource | null> => {
     const stored = await readModel.get(sessionId);
     if (!stored) return null;
-    return { merchantId: stored.state.merchantId, clientSecretHash: stored.state.clientSecretHash };
+    const { merchantId, clientSecretHash, appFeeRecipient } = stored.state;
+    return { merchantId, clientSecretHash, appFeeRecipient };
   };
 }

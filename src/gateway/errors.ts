@@ -122,6 +122,17 @@ const GATEWAY_ERRORS = {
     message: "the signature is not the burner's ed25519 signature of its registration message",
     retryable: false,
   },
+  burner_signature_missing: {
+    status: 400,
+    message: "burner_address needs burner_signature: the burner's proof that the caller holds its key",
+    retryable: false,
+  },
+  // src/chains/service-addresses.ts: a session watching one would publish the service's inflows.
+  burner_is_service_address: {
+    status: 400,
+    message: "the burner is one of the service's own addresses (a relayer, the vault or a fee sink)",
+    retryable: false,
+  },
   wallet_unsupported: {
     status: 400,
     message: "no provider for this kind of wallet is configured here",

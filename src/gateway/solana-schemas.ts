@@ -31,6 +31,11 @@ export const createSolanaSessionBodySchema = z.strictObject({
   destination_chain: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   /** The payer's burner, when the client has it already; else POST /sessions/:id/solana-burner. */
   burner_address: base58.optional(),
+  /**
+   * With `burner_address`, and only with it: the burner's ed25519 signature (base58) of
+   * solanaSessionMessage, proof that the caller holds the key of the burner it asks to watch.
+   */
+  burner_signature: signature.optional(),
   /** Where the automatic bounce sends the balance (docs/SOLANA.md). */
   refund_address: base58.optional(),
 });
@@ -67,6 +72,22 @@ export const blockhashResponseSchema = z.object({
   blockhash: z.string(),
   lastValidBlockHeight: z.number().int(),
 });
+
+/**
+ * The message a burner signs to be named at creation (POST /sessions/solana, docs/SOLANA.md): the
+ * session id does not exist yet, so it names everything the body asks of the session instead, as
+ * sent: `deposit-settlement:solana-session:<destination_chain>:<destination_address>:<refund_address>`
+ * (the refund address empty when there is none). The signature is good only for a body asking the
+ * same: a replay can open nothing but the session its payer asked for, paying the same destination.
+ */
+export const solanaSessionMessage = (body: {
+  destination_chain: number;
+  destination_address: string;
+  refund_address?: string | undefined;
+}): Uint8Array =>
+  new TextEncoder().encode(
+    `deposit-settlement:solana-session:${body.destination_chain}:${body.destination_address}:${body.refund_address ?? ""}`,
+  );
 
 /** The message a burner signs to register on a session: names the session, so it is good for no other. */
 export const solanaBurnerMessage = (sessionId: string): Uint8Array =>

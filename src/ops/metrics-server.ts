@@ -11,9 +11,22 @@ export interface MetricsServer {
 }
 
 /**
- * The metrics of a process on a port of its own (METRICS_PORT), so a process without a gateway (an
- * actors, executor, webhooks, projector or indexer pod) is scraped too; the gateway also serves
- * them on its API port. Two probes for an orchestrator: /live answers 200 while the process runs
+ * The port a gateway's process serves its metrics on when METRICS_PORT is unset: the Prometheus
+ * exporter port OpenTelemetry registered, the one deploy/compose and deploy/kubernetes set. The
+ * gateway never serves /metrics on its API port (the relayer's balances and free inventory are the
+ * operator's), so without this its series would not be served at all.
+ */
+export const DEFAULT_GATEWAY_METRICS_PORT = 9464;
+
+/** Where a process serves its metrics: METRICS_PORT, else 9464 for a gateway, else nowhere. */
+export function metricsPortOf(config: { METRICS_PORT?: number | undefined }, runsGateway: boolean) {
+  return config.METRICS_PORT ?? (runsGateway ? DEFAULT_GATEWAY_METRICS_PORT : undefined);
+}
+
+/**
+ * The metrics of a process on a port of its own (METRICS_PORT), never on the gateway's API port, so
+ * every process (an actors, executor, webhooks, projector, indexer or gateway pod) is scraped the
+ * same way. Two probes for an orchestrator: /live answers 200 while the process runs
  * (a restore can take minutes, and a liveness probe must not kill it for that), /ready once its
  * roles have started, so a rolling update waits for each new process to hold its work.
  */

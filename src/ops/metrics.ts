@@ -1,9 +1,9 @@
 import client from "prom-client";
 
 /**
- * Prometheus metrics of this process, served by the gateway at GET /metrics and, with METRICS_PORT,
- * on a port of their own by any process (src/ops/metrics-server.ts). Roles that run in the process
- * add their own series.
+ * Prometheus metrics of this process, served at GET /metrics on its metrics port (METRICS_PORT;
+ * src/ops/metrics-server.ts), never on the gateway's API port. Roles that run in the process add
+ * their own series.
  */
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry, prefix: "settlement_" });

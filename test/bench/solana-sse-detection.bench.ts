@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { getOrCreateAssociatedTokenAccount, transfer } from "@solana/spl-token";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { localSolanaChain } from "../../src/chains/config.ts";
-import { createApiClient, waitForDetection } from "../../src/client/index.ts";
+import { createApiClient, createSolanaSession, waitForDetection } from "../../src/client/index.ts";
 import { startTestService } from "../support/service.ts";
 import { keypairOf } from "../support/solana-node.ts";
 import { printLatency } from "./latency-line.ts";
@@ -35,18 +35,13 @@ const from = await getOrCreateAssociatedTokenAccount(connection, payer, mint, pa
 // The first session after start is a warm-up (connections, the actors' first partitions): not counted.
 const toDetected: number[] = [];
 for (let i = -1; i < deposits; i++) {
-  const burner = Keypair.generate().publicKey;
-  const res = await fetch(`${svc.url}/sessions/solana`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      destination_address: destination,
-      destination_chain: localSolanaChain(node).chainId,
-      burner_address: burner.toBase58(),
-    }),
+  const key = Keypair.generate();
+  const burner = key.publicKey;
+  // Named at creation, with the burner's signature of the creation message as its key proof.
+  const { id } = await createSolanaSession(client, {
+    destination: { address: destination, chainId: localSolanaChain(node).chainId },
+    burner: key,
   });
-  if (res.status !== 200) throw new Error(`POST /sessions/solana: ${res.status} ${await res.text()}`);
-  const { id } = (await res.json()) as { id: string };
   const detection = waitForDetection(client, { id, timeout: 60_000 });
   const to = await getOrCreateAssociatedTokenAccount(connection, payer, mint, burner);
   await sleep(1000);

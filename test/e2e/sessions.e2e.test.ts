@@ -144,8 +144,10 @@ describe("anonymous sessions, from creation to detected", () => {
     expect(b.expires_at).toBe(a.expires_at);
   });
 
-  it("GET /metrics serves Prometheus series for requests, owned partitions, indexers and the projector", async () => {
-    const res = await fetch(`${service.url}/metrics`);
+  it("GET /metrics on the metrics port serves Prometheus series for requests, owned partitions, indexers and the projector; the API port has none", async () => {
+    const api = await fetch(`${service.url}/metrics`);
+    expect([api.status, (await json(api)).error]).toEqual([404, "route not found"]);
+    const res = await fetch(`${service.metricsUrl}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toMatch(

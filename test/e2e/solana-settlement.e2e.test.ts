@@ -1,7 +1,8 @@
 // Solana-to-Solana settlement on the local stack (docs/SOLANA.md, "Merchant checkout on Solana"): a
 // merchant's Solana USDC checkout swept by its payer with the platform fee and the merchant's app fee
 // to app_fee_recipient_sol, a sweep signed for another destination refused with nothing moved, and a
-// SOL deposit swept in lamports. One service; every balance is read on the local Solana node.
+// SOL deposit swept in lamports, and a burner named at creation with its key's proof (never the
+// service's own addresses). One service; every balance is read on the local Solana node.
 import { randomUUID } from "node:crypto";
 import {
   getAssociatedTokenAddressSync,
@@ -21,6 +22,7 @@ import { buildSolanaSweep, NATIVE_MINT, type SweepLeg } from "../../src/chains/s
 import {
   commitSolanaSweep,
   createApiClient,
+  createSolanaSession,
   type DetectedSolanaSession,
   registerSolanaBurner,
   type Session,
@@ -44,13 +46,14 @@ let chainId: number;
 let mint: PublicKey;
 let payer: Keypair;
 let relayer: PublicKey;
+let vault: PublicKey;
 
 beforeAll(async () => {
   svc = await startTestService({
     roles: ["actors", "projector", "indexer", "gateway", "executor"],
     env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000" },
   });
-  ({ sol, mint, payer, relayer } = stackSolanaOf(svc));
+  ({ sol, mint, payer, relayer, vault } = stackSolanaOf(svc));
   chainId = solanaChainIdOf(svc);
 }, 240_000);
 afterAll(async () => {
@@ -428,6 +431,41 @@ describe("a SOL deposit", () => {
       expect(meta?.err).toBeNull();
       expect(meta?.fee).toBe(10_000);
       expect(BigInt((meta?.postBalances[0] ?? 0) - (meta?.preBalances[0] ?? 0))).toBe(fee - 10_000n);
+    },
+    T,
+  );
+});
+
+describe("a burner named at creation (POST /sessions/solana with burner_address)", () => {
+  it(
+    "is watched with its key's proof (the client signs it); without the proof, or as the vault or the relayer, it is 400 and nothing is opened",
+    async () => {
+      const dest = Keypair.generate().publicKey.toBase58();
+      const destination = { destination_address: dest, destination_chain: chainId };
+      const stranger = Keypair.generate().publicKey.toBase58();
+      const refused = await api("/sessions/solana", { body: { ...destination, burner_address: stranger } });
+      expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/burner_signature/)]);
+      for (const own of [vault, relayer]) {
+        const r = await api("/sessions/solana", { body: { ...destination, burner_address: own.toBase58() } });
+        expect([r.status, r.body.error]).toEqual([400, expect.stringMatching(/service's own/)]);
+      }
+
+      const burner = Keypair.generate();
+      const { id } = await createSolanaSession(client(), {
+        destination: { address: dest, chainId },
+        burner,
+      });
+      expect((await api(`/sessions/${id}`)).body.burner_address).toBe(burner.publicKey.toBase58());
+      const lamports = 20_000_000n; // 0.02 SOL
+      await sendAndConfirmTransaction(
+        sol,
+        new Transaction().add(
+          SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: burner.publicKey, lamports }),
+        ),
+        [payer],
+      );
+      const detected = await waitForSolanaDetection(client(), { id, timeout: 20_000 });
+      expect(detected).toMatchObject({ detected_token: NATIVE_MINT, detected_amount: lamports.toString() });
     },
     T,
   );

@@ -156,7 +156,7 @@ describe("a stranger's burner-signed refunds", () => {
     // The relayer's gas for that transaction is on the metric the projector exports.
     const series = `settlement_relayer_gas_used_total{chain_id="${A.chain.chainId}"}`;
     const gasUsed = async () => {
-      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      const metrics = await (await fetch(`${service.metricsUrl}/metrics`)).text();
       return Number(
         metrics
           .split("\n")

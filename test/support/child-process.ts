@@ -15,9 +15,10 @@ export interface Child {
 /**
  * Tests kill roles with -9 and start their replacement at once: the group hands the dead member's
  * partitions over after its session timeout, so children run with a short one (the default 30 s
- * would be most of such a test's time).
+ * would be most of such a test's time). Their metrics port is one the system picks: a gateway's
+ * default (9464) would be taken by the first of two gateways running at once.
  */
-export const CHILD_ENV = { KAFKA_SESSION_TIMEOUT_MS: "10000" };
+export const CHILD_ENV = { KAFKA_SESSION_TIMEOUT_MS: "10000", METRICS_PORT: "0" };
 
 /**
  * `node --import tsx <args>` (node options first) as a child, so its pid is the process itself;

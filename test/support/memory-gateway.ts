@@ -1,4 +1,7 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
@@ -9,6 +12,7 @@ import { evolve } from "../../src/domain/evolve.ts";
 import type { Address, SessionState } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
 import { createGateway } from "../../src/gateway/app.ts";
+import { toGatewayError } from "../../src/gateway/errors.ts";
 import type {
   CommandPort,
   HealthPort,
@@ -138,7 +142,7 @@ export function healthReport(healthy: boolean): HealthReport {
 
 export async function testGateway(
   env: Record<string, string> = {},
-  opts: { logger?: Logger; solana?: SolanaPort } = {},
+  opts: { logger?: Logger; solana?: SolanaPort; metrics?: Registry } = {},
 ) {
   const service = memoryService();
   let clock = START_MS;
@@ -153,6 +157,7 @@ export async function testGateway(
     now: () => clock,
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.solana ? { solana: opts.solana } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   return {
     app,
@@ -161,6 +166,21 @@ export async function testGateway(
       clock += ms;
     },
   };
+}
+
+/**
+ * A bare fastify app for one route plugin under test: the gateway's zod validation and its
+ * `{ error }` answers with the registry's status, and nothing else of createGateway.
+ */
+export function bareGateway(): FastifyInstance {
+  const app = Fastify();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler((err, _request, reply) => {
+    const e = toGatewayError(err);
+    reply.code(e.status).send({ error: e.message });
+  });
+  return app;
 }
 
 /** A POST /sessions body the gateway accepts: a real burner key signs the authorization and refund. */

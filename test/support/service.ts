@@ -5,6 +5,8 @@ import { ROLES, type Role, type RunningRole, startRole } from "../../src/app/rol
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { KafkaClient } from "../../src/kafka/client.ts";
 import { createLogger } from "../../src/logging.ts";
+import { registry } from "../../src/ops/metrics.ts";
+import { startMetricsServer } from "../../src/ops/metrics-server.ts";
 import type { CassandraClient } from "../../src/store/cassandra.ts";
 
 /**
@@ -14,6 +16,11 @@ import type { CassandraClient } from "../../src/store/cassandra.ts";
  */
 export interface TestService {
   url: string;
+  /**
+   * The process's metrics port (GET /metrics, /live, /ready), as `npm start` serves it beside the
+   * gateway (src/app/cli.ts), on a port the system picks; the gateway's own port has no /metrics.
+   */
+  metricsUrl: string;
   config: Config;
   stack: StackInfo;
   /** Where the servers are, for code that makes its own clients (replay workers). */
@@ -46,8 +53,11 @@ export async function startTestService(
   }
   const gateway = running.find((r) => r.role === "gateway");
   const url = gateway ? (gateway.summary.match(/http:\/\/[^\s]+/)?.[0] ?? "") : "";
+  const metrics = await startMetricsServer({ host: "127.0.0.1", port: 0, registry });
+  metrics.ready();
   return {
     url,
+    metricsUrl: `http://127.0.0.1:${metrics.port}`,
     config: ctx.config,
     stack,
     infra: ctx.infra,
@@ -57,6 +67,7 @@ export async function startTestService(
       abort.abort();
       for (const r of running.reverse()) await r.stop();
       await ctx.cassandra.shutdown();
+      await metrics.close();
     },
   };
 }

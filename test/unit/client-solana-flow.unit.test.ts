@@ -5,11 +5,12 @@ import { checkBounceSetup } from "../../src/chains/solana/bounce-setup.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
 import { checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
 import { commitSolanaSweep } from "../../src/client/actions/commit-solana-sweep.ts";
+import { createSolanaSession } from "../../src/client/actions/create-solana-session.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { paySolanaDetectThenSign } from "../../src/client/actions/pay-solana-detect-then-sign.ts";
 import { registerSolanaBurner } from "../../src/client/actions/register-solana-burner.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
-import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
+import { solanaBurnerMessage, solanaSessionMessage } from "../../src/gateway/solana-schemas.ts";
 import { type LocalServer, sendJson, serve } from "../support/local-http.ts";
 
 // paySolanaDetectThenSign's own rules against a local server that plays the Solana routes: the
@@ -97,6 +98,35 @@ const requests = (route: string) =>
   (server?.requests ?? [])
     .filter((r) => `${r.method} ${r.url.replace(ID, ":id").replace(/\?.*/, "")}` === route)
     .map((r) => JSON.parse(r.body) as Record<string, unknown>);
+
+describe("createSolanaSession with a burner", () => {
+  it("names it with the proof the gateway verifies; every retry sends the same body", async () => {
+    const burner = makeSolanaBurner();
+    let tries = 0;
+    server = await serve((_req, res) =>
+      ++tries === 1
+        ? sendJson(res, 503, { error: "retry" })
+        : sendJson(res, 200, { id: ID, status: "pending", expires_at: 1, sweep: terms }),
+    );
+    const client = createApiClient({ baseUrl: server.url, retry: { attempts: 2, baseMs: 5, maxMs: 20 } });
+    await createSolanaSession(client, { destination: DEST, refundAddress: wallet, burner: burner.keypair });
+    const [first, again] = requests("POST /sessions/solana");
+    expect(again).toEqual(first);
+    expect(first).toEqual({
+      destination_address: dest,
+      destination_chain: CHAIN,
+      refund_address: wallet,
+      burner_address: burner.address,
+      burner_signature: expect.any(String),
+    });
+    const message = solanaSessionMessage({
+      destination_address: dest,
+      destination_chain: CHAIN,
+      refund_address: wallet,
+    });
+    expect(verifyEd25519(burner.address, message, first?.burner_signature as string)).toBe(true);
+  });
+});
 
 describe("paySolanaDetectThenSign", () => {
   it("creates, registers with a proof the gateway verifies, signs the sweep its checker accepts, commits, waits for swept", async () => {

@@ -4,6 +4,7 @@ import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { signSolanaRegistration } from "../../src/client/actions/sign-solana-registration.ts";
+import { signSolanaSession } from "../../src/client/actions/sign-solana-session.ts";
 import {
   type SignSolanaSweepParameters,
   signSolanaSweep,
@@ -11,7 +12,7 @@ import {
 import type { DetectedSolanaSession } from "../../src/client/actions/wait-for-solana-detection.ts";
 import type { SolanaSweepTerms } from "../../src/client/types.ts";
 import { owedLegs } from "../../src/domain/solana-sweep.ts";
-import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
+import { solanaBurnerMessage, solanaSessionMessage } from "../../src/gateway/solana-schemas.ts";
 
 // The payer's Solana actions that sign, run against the service's own checks: the sweep a payer
 // builds is the one the gateway's checker (checkSolanaSweep, with the legs the commit route derives
@@ -183,5 +184,23 @@ describe("signSolanaRegistration", () => {
     expect(verifyEd25519(burner.address, solanaBurnerMessage(otherSession), signature)).toBe(false);
     const stranger = makeSolanaBurner();
     expect(verifyEd25519(stranger.address, solanaBurnerMessage(ID), signature)).toBe(false);
+  });
+});
+
+describe("signSolanaSession", () => {
+  it("is the burner's ed25519 signature of the creation message the gateway verifies, for this body only", async () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const asked = { destination_address: dest, destination_chain: CHAIN, refund_address: wallet };
+    const signature = await signSolanaSession({
+      burner: burner.keypair,
+      destination: { address: dest, chainId: CHAIN },
+      refundAddress: wallet,
+    });
+    expect(verifyEd25519(burner.address, solanaSessionMessage(asked), signature)).toBe(true);
+    const elsewhere = { ...asked, destination_address: appSink };
+    expect(verifyEd25519(burner.address, solanaSessionMessage(elsewhere), signature)).toBe(false);
+    const { refund_address: _, ...noRefund } = asked;
+    expect(verifyEd25519(burner.address, solanaSessionMessage(noRefund), signature)).toBe(false);
+    expect(verifyEd25519(makeSolanaBurner().address, solanaSessionMessage(asked), signature)).toBe(false);
   });
 });

@@ -16,6 +16,13 @@ describe("configuration", () => {
     expect(c.chains).toBeUndefined();
   });
 
+  it("refuses METRICS_PORT equal to PORT: the metrics are never on the API's port", () => {
+    expect(() => parseConfig({ PORT: "9464", METRICS_PORT: "9464" })).toThrow(
+      /METRICS_PORT: must differ from PORT/,
+    );
+    expect(parseConfig({ PORT: "0", METRICS_PORT: "0" }).METRICS_PORT).toBe(0);
+  });
+
   it("parses lists and booleans", () => {
     const c = parseConfig({
       CORS_ALLOWED_ORIGINS: "https://a.example, https://b.example",

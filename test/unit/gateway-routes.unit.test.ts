@@ -1,12 +1,16 @@
 import type { FastifyInstance } from "fastify";
-import { generatePrivateKey } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
+import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import type { CreateSession } from "../../src/domain/commands.ts";
 import { ReplyTimeoutError } from "../../src/gateway/ports.ts";
 import { sessionSchema } from "../../src/gateway/schemas.ts";
+import { registry } from "../../src/ops/metrics.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
 import {
   ALLOWED_ORIGIN,
+  CHAIN_ID,
+  DELEGATE,
   healthReport,
   START_MS,
   signedSessionBody,
@@ -89,6 +93,28 @@ describe("POST /sessions", () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatch(/not signed by the burner/);
     expect(service.sent).toHaveLength(0);
+  });
+
+  it("refuses the relayer as a burner even with its own authorization: 400 burner_is_service_address, nothing sent", async () => {
+    const key = generatePrivateKey();
+    const relayer = privateKeyToAccount(key);
+    const chains = [
+      {
+        name: "local",
+        chainId: CHAIN_ID,
+        rpcUrl: "http://127.0.0.1:8545",
+        delegate: DELEGATE,
+        relayer: { address: relayer.address, privateKey: key },
+      },
+    ];
+    const { app, service } = await setup({ EVM_CHAINS: JSON.stringify(chains) });
+    const { standing_refund: _, ...body } = await signedSessionBody();
+    const auth = await signAuthorization({ signer: relayer, chainId: CHAIN_ID, delegate: DELEGATE });
+    const res = await post(app, { ...body, burner_address: relayer.address, eip7702_auth: auth });
+    expect([res.statusCode, res.json().error]).toEqual([400, expect.stringMatching(/service's own/)]);
+    expect(service.sent).toHaveLength(0);
+    // The same body with a burner of the payer's own is taken: only the address is refused.
+    expect((await post(app, await signedSessionBody())).statusCode).toBe(200);
   });
 
   it("refuses a standing refund whose deadline has passed", async () => {
@@ -276,6 +302,20 @@ describe("GET /health", () => {
     service.setHealth(new Error("boom"));
     const res = await app.inject({ url: "/health" });
     expect([res.statusCode, res.json()]).toEqual([503, { error: "the health check could not run" }]);
+  });
+});
+
+describe("GET /metrics", () => {
+  it("is not served on the API port, even with the metrics registry: 404 (src/ops/metrics-server.ts serves it)", async () => {
+    const gw = await testGateway({}, { metrics: registry });
+    app = gw.app;
+    await gw.app.inject({ url: "/health" });
+    const res = await gw.app.inject({ url: "/metrics" });
+    expect([res.statusCode, res.json()]).toEqual([404, { error: "route not found" }]);
+    // The requests are still counted, for the metrics port to serve.
+    expect(await registry.metrics()).toMatch(
+      /settlement_http_requests_total\{method="GET",route="\/health",status="200"\} \d+/,
+    );
   });
 });
 

@@ -121,6 +121,24 @@ describe("deploy/kubernetes base", () => {
     });
   });
 
+  it("scrapes every role on its metrics port (METRICS_PORT), never on the gateway's API port", () => {
+    const settings = named(base, "ConfigMap", "settlement-settings").data ?? {};
+    expect(settings.METRICS_PORT).not.toBe(settings.PORT);
+    for (const role of ROLES) {
+      const container = podOf(named(base, "Deployment", `settlement-${role}`)).containers[0] as {
+        ports?: Array<{ name: string; containerPort: number }>;
+      };
+      expect(container.ports).toContainEqual({
+        name: "metrics",
+        containerPort: Number(settings.METRICS_PORT),
+      });
+    }
+    const monitor = named(base, "PodMonitor", "settlement").spec as {
+      podMetricsEndpoints: Array<{ port: string; path: string }>;
+    };
+    expect(monitor.podMetricsEndpoints.map((e) => [e.port, e.path])).toEqual([["metrics", "/metrics"]]);
+  });
+
   it("scales each consumer role on the consumer group the code uses", () => {
     const groups: Record<string, string> = {
       "settlement-actors": ACTORS_GROUP,

@@ -2,7 +2,7 @@ import client from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChainAdapter } from "../../src/chains/adapter.ts";
 import { registry } from "../../src/ops/metrics.ts";
-import { type MetricsServer, startMetricsServer } from "../../src/ops/metrics-server.ts";
+import { type MetricsServer, metricsPortOf, startMetricsServer } from "../../src/ops/metrics-server.ts";
 import { relayerBalanceMetrics } from "../../src/ops/relayer-metrics.ts";
 
 describe("the metrics port of a process (METRICS_PORT)", () => {
@@ -28,6 +28,15 @@ describe("the metrics port of a process (METRICS_PORT)", () => {
     expect(await res.text()).toContain("probe_total 3");
     expect((await fetch(url("/other"))).status).toBe(404);
     expect((await fetch(url("/metrics"), { method: "POST" })).status).toBe(405);
+  });
+});
+
+describe("where a process serves its metrics", () => {
+  it("METRICS_PORT when set; unset, 9464 for a process with the gateway and none for any other", () => {
+    expect([metricsPortOf({ METRICS_PORT: 9100 }, true), metricsPortOf({ METRICS_PORT: 0 }, false)]).toEqual([
+      9100, 0,
+    ]);
+    expect([metricsPortOf({}, true), metricsPortOf({}, false)]).toEqual([9464, undefined]);
   });
 });
 

@@ -144,26 +144,32 @@ describe("the sweep a Solana session with an app fee owes", () => {
   });
 });
 
+/** The gateway's Solana side with the service's relayer and vault; no signature verifies, no RPC answers. */
+const solanaPort = (over: Partial<SolanaPort> = {}): SolanaPort => ({
+  chainId: SOLANA,
+  feePayer: RELAYER,
+  vault: VAULT,
+  usdcMint: MINT,
+  parseAddress: parseSolanaAddress,
+  verifyMessage: () => false,
+  checkBounceSetup: () => ({ ok: false, reason: "not used" }),
+  burnerSignature: () => null,
+  checkRefund: () => Promise.reject(new Error("not used")),
+  latestBlockhash: () => Promise.reject(new Error("not used")),
+  checkSweep: () => Promise.reject(new Error("not used")),
+  ...over,
+});
+
 describe("the gateway's commit of a Solana session priced in USDC", () => {
   // A session with an expected amount (a checkout's) that received SOL: nothing swaps on Solana, so
   // its lamports would be held against a USDC amount. The session core refuses the sweep: nothing is recorded or relayed.
   const burner = Keypair.generate();
-  const port: SolanaPort = {
-    chainId: SOLANA,
-    feePayer: RELAYER,
-    vault: VAULT,
-    usdcMint: MINT,
-    parseAddress: parseSolanaAddress,
-    verifyMessage: () => false,
-    checkBounceSetup: () => ({ ok: false, reason: "not used" }),
-    burnerSignature: () => null,
-    checkRefund: () => Promise.reject(new Error("not used")),
-    latestBlockhash: () => Promise.reject(new Error("not used")),
+  const port = solanaPort({
     checkSweep: async (transaction, expected) => {
       const checked = checkSolanaSweep(transaction, { ...expected, feePayer: RELAYER });
       return checked.ok ? { ok: true } : checked;
     },
-  };
+  });
 
   it("refuses a SOL sweep 409 checkout_token_unsupported", async () => {
     const gw = await testGateway({}, { solana: port });
@@ -204,6 +210,32 @@ describe("the gateway's commit of a Solana session priced in USDC", () => {
       // The session core refused it (src/domain/value.ts): nothing recorded, nothing sent to relay.
       expect(gw.service.sent.at(-1)?.type).toBe("CommitSolanaSweep");
       expect(await gw.service.sessions.get(ID)).toEqual(before);
+    } finally {
+      await gw.app.close();
+    }
+  });
+});
+
+describe("the gateway's burner registration on a Solana session with an app fee", () => {
+  it("refuses the session's app fee sink as the burner: 400 burner_is_service_address, nothing sent", async () => {
+    // Signatures never verify here: a refusal that names the service's addresses came first.
+    const gw = await testGateway({}, { solana: solanaPort() });
+    try {
+      // Open (no merchant, so no checkout guard) but carrying a checkout's app fee sink.
+      await gw.service.commands.send(create({ flow: "p2p_request", merchantId: null }));
+      const before = gw.service.sent.length;
+      const register = (burner: string) =>
+        gw.app.inject({
+          method: "POST",
+          url: `/sessions/${ID}/solana-burner`,
+          payload: { burner_address: burner, signature: "1".repeat(64) },
+        });
+      const sink = await register(SINK);
+      expect([sink.statusCode, sink.json().error]).toEqual([400, expect.stringMatching(/service's own/)]);
+      // Another key is refused for its signature only.
+      const other = await register(BURNER);
+      expect([other.statusCode, other.json().error]).toEqual([400, expect.stringMatching(/ed25519/)]);
+      expect(gw.service.sent.length).toBe(before);
     } finally {
       await gw.app.close();
     }

@@ -12,7 +12,7 @@ import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-boun
 import type { SessionInput } from "../../src/domain/commands.ts";
 import { type Authorization, NATIVE_TOKEN, type SessionState } from "../../src/domain/types.ts";
 import { ChainUnavailableError, type SolanaPort } from "../../src/gateway/ports.ts";
-import { solanaBurnerMessage } from "../../src/gateway/solana-schemas.ts";
+import { solanaBurnerMessage, solanaSessionMessage } from "../../src/gateway/solana-schemas.ts";
 import { signedSessionBody, testGateway } from "../support/memory-gateway.ts";
 import { testDecide as decide } from "../support/money.ts";
 import { SOLANA_CHAIN_ID, sessionRun, solanaDeposit, solanaSessionCreated } from "../support/session-run.ts";
@@ -34,8 +34,22 @@ function solanaKey() {
   };
 }
 
-const feePayer = solanaKey().address;
-const vault = solanaKey().address;
+/** A web3.js keypair's ed25519 signer (Node's crypto, from its seed). */
+function signerOf(keypair: Keypair) {
+  const jwk = {
+    kty: "OKP",
+    crv: "Ed25519",
+    d: Buffer.from(keypair.secretKey.subarray(0, 32)).toString("base64url"),
+    x: Buffer.from(keypair.publicKey.toBytes()).toString("base64url"),
+  };
+  const key = createPrivateKey({ key: jwk, format: "jwk" });
+  return (message: Uint8Array) => base58.decode(sign(null, message, key));
+}
+
+const feePayerKey = solanaKey();
+const vaultKey = solanaKey();
+const feePayer = feePayerKey.address;
+const vault = vaultKey.address;
 const destination = solanaKey().address;
 const USDC_MINT = solanaKey().address;
 
@@ -159,6 +173,73 @@ describe("POST /sessions/solana", () => {
     expect(gw.service.sent.length).toBe(before);
   });
 
+  describe("naming its burner (burner_address with burner_signature)", () => {
+    const refund = solanaKey().address;
+    const asked = { destination_address: destination, destination_chain: SOLANA, refund_address: refund };
+    /** The body naming `burner`, signed over `signedFor` (by default what the body asks). */
+    const named = (
+      burner: ReturnType<typeof solanaKey>,
+      signedFor: Parameters<typeof solanaSessionMessage>[0] = asked,
+    ) => ({
+      ...asked,
+      burner_address: burner.address,
+      burner_signature: burner.sign(solanaSessionMessage(signedFor)),
+    });
+
+    it("takes a burner whose key signed the message naming the session's destination and refund address", async () => {
+      const burner = solanaKey();
+      const res = await post("/sessions/solana", named(burner));
+      expect(res.statusCode, res.body).toBe(200);
+      const command = gw.service.sent.at(-1);
+      expect(command?.type === "CreateSession" && command.data).toMatchObject({
+        burner: burner.address,
+        destAddress: destination,
+        refundAddress: refund,
+      });
+      // The message is the body's own fields: without a refund address its last part is empty.
+      const { refund_address: _, ...noRefund } = asked;
+      const bare = await post("/sessions/solana", {
+        ...noRefund,
+        burner_address: burner.address,
+        burner_signature: burner.sign(
+          new TextEncoder().encode(`deposit-settlement:solana-session:${SOLANA}:${destination}:`),
+        ),
+      });
+      expect(bare.statusCode, bare.body).toBe(200);
+    });
+
+    it.each([
+      ["no signature", () => ({ ...asked, burner_address: solanaKey().address }), /burner_signature/],
+      [
+        "another key's signature",
+        () => ({ ...named(solanaKey()), burner_address: solanaKey().address }),
+        /ed25519/,
+      ],
+      [
+        "a signature for another destination",
+        () => named(solanaKey(), { ...asked, destination_address: solanaKey().address }),
+        /ed25519/,
+      ],
+      [
+        "a signature for another refund address",
+        () => named(solanaKey(), { ...asked, refund_address: solanaKey().address }),
+        /ed25519/,
+      ],
+      [
+        "a signature without a burner",
+        () => ({ ...asked, burner_signature: solanaKey().sign(solanaSessionMessage(asked)) }),
+        /only with burner_address/,
+      ],
+      ["the vault, signed by its own key", () => named(vaultKey), /service's own/],
+      ["the relayer, signed by its own key", () => named(feePayerKey), /service's own/],
+    ])("refuses %s: 400 and sends nothing", async (_what, body, error) => {
+      const before = gw.service.sent.length;
+      const res = await post("/sessions/solana", body());
+      expect([res.statusCode, res.json().error]).toEqual([400, expect.stringMatching(error)]);
+      expect(gw.service.sent.length).toBe(before);
+    });
+  });
+
   it("refuses a destination chain that is not configured", async () => {
     const res = await post("/sessions/solana", { destination_address: destination, destination_chain: 5 });
     expect(res.statusCode).toBe(400);
@@ -210,18 +291,25 @@ describe("POST /sessions/:id/solana-burner", () => {
     expect((await register(id, solanaKey())).statusCode).toBe(404);
   });
 
+  it.each([
+    ["vault", vaultKey],
+    ["relayer", feePayerKey],
+  ])(
+    "refuses the service's %s as the burner, even signed by its own key: 400, nothing sent",
+    async (_what, key) => {
+      const { id } = await created();
+      const before = gw.service.sent.length;
+      const res = await register(id, key);
+      expect([res.statusCode, res.json().error]).toEqual([400, expect.stringMatching(/service's own/)]);
+      expect(gw.service.sent.length).toBe(before);
+    },
+  );
+
   describe("with a bounce setup (docs/SOLANA.md, The bounce)", () => {
     const blockhash = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
     /** A web3.js burner, its registration signed with Node's ed25519 from the same key. */
     const withSetup = (id: string, refundTo: string, relayer = feePayer) => {
       const burner = makeSolanaBurner();
-      const jwk = {
-        kty: "OKP",
-        crv: "Ed25519",
-        d: Buffer.from(burner.keypair.secretKey.subarray(0, 32)).toString("base64url"),
-        x: Buffer.from(burner.keypair.publicKey.toBytes()).toString("base64url"),
-      };
-      const key = createPrivateKey({ key: jwk, format: "jwk" });
       const setup = signSolanaBounceSetup({
         sessionId: id,
         burner: burner.keypair,
@@ -232,7 +320,7 @@ describe("POST /sessions/:id/solana-burner", () => {
       });
       return post(`/sessions/${id}/solana-burner`, {
         burner_address: burner.address,
-        signature: base58.decode(sign(null, solanaBurnerMessage(id), key)),
+        signature: signerOf(burner.keypair)(solanaBurnerMessage(id)),
         bounce_setup: setup,
       });
     };
@@ -377,7 +465,12 @@ describe("the session core on a Solana-origin session", () => {
 describe("POST /sessions/:id/commit with a Solana body", () => {
   it("takes the sweep the session owes and refuses one signed for another destination, sending nothing", async () => {
     const burner = Keypair.generate();
-    const { id } = await created({ burner_address: burner.publicKey.toBase58() });
+    const { id } = await created({
+      burner_address: burner.publicKey.toBase58(),
+      burner_signature: signerOf(burner)(
+        solanaSessionMessage({ destination_address: destination, destination_chain: SOLANA }),
+      ),
+    });
     const deposit = solanaDeposit(
       id,
       { token: USDC_MINT, amount: 10_000_000n, from: solanaKey().address },

@@ -1,14 +1,11 @@
-import Fastify from "fastify";
-import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { describe, expect, it } from "vitest";
 import type { MerchantAdmin, WebhookEndpointAdmin } from "../../src/gateway/admin/merchant-admin.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
-import { toGatewayError } from "../../src/gateway/errors.ts";
 import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import { webhookEndpointRoutes } from "../../src/gateway/routes/webhook-endpoints.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
-import { memoryService, testConfig } from "../support/memory-gateway.ts";
+import { bareGateway, memoryService, testConfig } from "../support/memory-gateway.ts";
 
 // Which URLs the PUT route takes under which settings, over an in-memory endpoint (the real
 // stack's behaviour is test/e2e/off-chain/webhook-endpoints.e2e.test.ts).
@@ -121,13 +118,7 @@ describe("webhook endpoint routes by setting", () => {
 describe("PUT /v1/webhook_endpoints with a name server that never answers", () => {
   it("is refused at the look-up bound, and nothing is set", async () => {
     const endpoints = memoryEndpoints();
-    const app = Fastify();
-    app.setValidatorCompiler(validatorCompiler);
-    app.setSerializerCompiler(serializerCompiler);
-    app.setErrorHandler((err, _request, reply) => {
-      const e = toGatewayError(err);
-      reply.code(e.status).send({ error: e.message });
-    });
+    const app = bareGateway();
     await app.register(webhookEndpointRoutes, {
       guards: createGuards({ keys: { keyByHash: async (h) => (h === row.hash ? row : null) }, mode: "test" }),
       endpoints,

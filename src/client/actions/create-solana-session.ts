@@ -1,6 +1,8 @@
+import type { Keypair } from "@solana/web3.js";
 import type { ApiClient } from "../api-client.ts";
-import type { ApiError } from "../errors.ts";
+import type { ApiError, ClientError } from "../errors.ts";
 import type { CreateSolanaSessionBody, CreateSolanaSessionResponse } from "../types.ts";
+import { signSolanaSession } from "./sign-solana-session.ts";
 
 export interface CreateSolanaSessionParameters {
   /**
@@ -14,20 +16,31 @@ export interface CreateSolanaSessionParameters {
    * (`signSolanaBounceSetup`, sent by `registerSolanaBurner`).
    */
   refundAddress?: string | undefined;
+  /**
+   * The burner to name at creation (makeSolanaBurner's `keypair`): it signs the creation message
+   * (`signSolanaSession`), the proof the service asks of a burner named here. Left out, the burner is
+   * registered afterwards (`registerSolanaBurner`), which can also carry its bounce setup.
+   */
+  burner?: Keypair | undefined;
   /** Generated when left out: one key for every try, so a retry never opens a second session. */
   idempotencyKey?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
 export type CreateSolanaSessionReturnType = CreateSolanaSessionResponse;
-/** A 400 names the field (a key that is not base58, a destination in the wrong family, `chain_unsupported`). */
-export type CreateSolanaSessionErrorType = ApiError;
+/**
+ * ApiError: a 400 names the field (a key that is not base58, a destination in the wrong family,
+ * `chain_unsupported`, a burner that is one of the service's own addresses). ClientError
+ * `wallet_error` when the burner could not sign.
+ */
+export type CreateSolanaSessionErrorType = ApiError | ClientError<"wallet_error">;
 
 /**
  * Opens a Solana-origin session (`POST /sessions/solana`); it starts `pending`. The answer's `sweep`
  * holds what the sweep the burner signs after detection must pay (`signSolanaSweep`): keep it. The
- * burner is registered afterwards (`registerSolanaBurner`), with the proof that the payer holds its key.
- * Retried by the client's rules under one Idempotency-Key.
+ * burner is named here (`burner`) or registered afterwards (`registerSolanaBurner`), either way with
+ * the proof that the payer holds its key. Retried by the client's rules under one Idempotency-Key
+ * (the burner's ed25519 signature is deterministic: every try sends the same body).
  *
  * @example
  * import { createApiClient, createSolanaSession } from "deposit-settlement/client";
@@ -44,6 +57,12 @@ export async function createSolanaSession(
     destination_address: params.destination.address,
     destination_chain: params.destination.chainId,
     ...(params.refundAddress === undefined ? {} : { refund_address: params.refundAddress }),
+    ...(params.burner === undefined
+      ? {}
+      : {
+          burner_address: params.burner.publicKey.toBase58(),
+          burner_signature: await signSolanaSession({ ...params, burner: params.burner }),
+        }),
   };
   return client.request<CreateSolanaSessionResponse>({
     method: "POST",

@@ -30,12 +30,16 @@ export const solanaRegistrationMessage = (sessionId: string): Uint8Array =>
 export async function signSolanaRegistration(
   params: SignSolanaRegistrationParameters,
 ): Promise<SignSolanaRegistrationReturnType> {
+  return signWithBurner(params.burner, solanaRegistrationMessage(params.sessionId), "its registration");
+}
+
+/** The burner's ed25519 signature (base58) of `message`; `wallet_error` naming `what` when it cannot sign. */
+export async function signWithBurner(burner: Keypair, message: Uint8Array, what: string): Promise<string> {
   try {
     // Not extractable: the WebCrypto copy of the key can sign and nothing more.
-    const { privateKey } = await createKeyPairFromBytes(params.burner.secretKey, false);
-    const signature = await signBytes(privateKey, solanaRegistrationMessage(params.sessionId));
-    return getBase58Decoder().decode(signature);
+    const { privateKey } = await createKeyPairFromBytes(burner.secretKey, false);
+    return getBase58Decoder().decode(await signBytes(privateKey, message));
   } catch (cause) {
-    throw new ClientError("wallet_error", "the burner could not sign its registration (Ed25519)", { cause });
+    throw new ClientError("wallet_error", `the burner could not sign ${what} (Ed25519)`, { cause });
   }
 }

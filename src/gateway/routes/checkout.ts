@@ -8,6 +8,7 @@ import {
   paymentSessionSchema,
 } from "../../api/payment-sessions.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
+import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { RegisterBurner } from "../../domain/commands.ts";
 import type { AppFee } from "../../domain/merchant/types.ts";
 import { MAX_FEE_BPS } from "../../domain/settlement.ts";
@@ -26,6 +27,7 @@ import {
   sessionParamsSchema,
   standingRefundSchema,
 } from "../schemas.ts";
+import { refuseServiceBurner } from "./sessions.ts";
 import { solanaSweepTerms } from "./solana.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
@@ -263,6 +265,8 @@ export interface RegisterRouteOptions {
   resources: (sessionId: string) => Promise<CheckoutResource | null>;
   /** The configured chains: where the burner's authorization and signatures are checked. */
   chains: GatewayChains;
+  /** The service's own addresses: no burner may be one (src/chains/service-addresses.ts). */
+  serviceAddresses: ServiceAddresses;
   commands: CommandPort;
   newId: () => string;
   /** Unix ms. */
@@ -275,6 +279,8 @@ export interface RegisterRouteOptions {
  * session's actor fills the slot once (a second registration, even a concurrent one, is 409).
  */
 export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async (app, opts) => {
+  /** The session the guard read, whose app fee sink the burner's check needs. */
+  const guarded = new WeakMap<object, CheckoutResource>();
   app.post(
     "/sessions/:id/register",
     {
@@ -295,13 +301,18 @@ export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async
       preValidation: async (request) => {
         const id = sessionIdOf(request.params);
         if (id === null) return; // the params' own 400 follows: no session has such an id
-        await opts.guards.checkout(request, await opts.resources(id));
+        const resource = await opts.resources(id);
+        await opts.guards.checkout(request, resource);
+        if (resource) guarded.set(request, resource);
       },
     },
     async (request) => {
       const { id } = request.params;
       const body = request.body;
       const issuedAt = opts.now();
+      refuseServiceBurner(opts.serviceAddresses, body.burner_address, [
+        guarded.get(request)?.appFeeRecipient ?? null,
+      ]);
       const auth = await opts.chains.checks.authorization(body.eip7702_auth, body.burner_address);
       if (!auth.ok) throw gatewayError(auth.code, auth.message);
       if (body.standing_refund !== undefined) {

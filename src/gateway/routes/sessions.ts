@@ -3,6 +3,7 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
+import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { Config } from "../../config.ts";
 import type { CreateSession } from "../../domain/commands.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
@@ -25,6 +26,8 @@ export interface SessionRoutesOptions {
   config: Config;
   /** The configured chains: where a burner's authorization and signatures are checked. */
   chains: GatewayChains;
+  /** The service's own addresses: no burner may be one (src/chains/service-addresses.ts). */
+  serviceAddresses: ServiceAddresses;
   commands: CommandPort;
   sessions: SessionReadPort;
   newId: () => string;
@@ -91,6 +94,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<SessionRoutesOptions> = async 
                 : { pinnedDestinations: [], pinnedOnly: false }),
             };
       const issuedAt = now();
+      refuseServiceBurner(opts.serviceAddresses, body.burner_address);
       await verifySignatures(body, chains, Math.floor(issuedAt / 1000));
 
       const key = request.headers["idempotency-key"];
@@ -147,6 +151,22 @@ function serializeSession(session: object): string {
     sessionBodies.set(session, body);
   }
   return body;
+}
+
+/**
+ * 400 `burner_is_service_address` when `burner` (canonical spelling) is one of the service's own
+ * addresses or one of the session's fee `sinks`: every route that names a burner asks this first.
+ */
+export function refuseServiceBurner(
+  own: ServiceAddresses,
+  burner: string,
+  sinks: ReadonlyArray<string | null> = [],
+): void {
+  if (own.includes(burner, sinks))
+    throw gatewayError(
+      "burner_is_service_address",
+      `burner_address: ${burner} is one of the service's own addresses (a relayer, the vault or a fee sink)`,
+    );
 }
 
 async function verifySignatures(

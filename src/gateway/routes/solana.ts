@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
+import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { Config } from "../../config.ts";
 import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
 import { owedLegs } from "../../domain/solana-sweep.ts";
 import type { Session } from "../../domain/types.ts";
 import type { SessionView } from "../../domain/view.ts";
 import type { GatewayReply } from "../../records/gateway-replies.ts";
+import type { SessionStateRecord } from "../../records/session-state.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
 import {
@@ -26,8 +28,9 @@ import {
   solanaBurnerMessage,
   solanaBurnerResponseSchema,
   solanaCommitBodySchema,
+  solanaSessionMessage,
 } from "../solana-schemas.ts";
-import { canonicalJson, uuidFrom } from "./sessions.ts";
+import { canonicalJson, refuseServiceBurner, uuidFrom } from "./sessions.ts";
 import { type CheckoutAccess, guardCheckout } from "./settlement.ts";
 
 export interface SolanaRoutesOptions {
@@ -36,6 +39,8 @@ export interface SolanaRoutesOptions {
   solana: SolanaPort;
   /** The configured EVM chains' ids: the other destinations a Solana deposit can settle to (fast fill). */
   evmChainIds: readonly number[];
+  /** The service's own addresses: no burner may be one (src/chains/service-addresses.ts). */
+  serviceAddresses: ServiceAddresses;
   commands: CommandPort;
   /** The read model: a checkout session's guard reads its merchant and client secret hash. */
   sessions: SessionReadPort;
@@ -59,6 +64,8 @@ const errors = Object.fromEntries(
  */
 export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (app, opts) => {
   const { config, solana, evmChainIds, commands, newId, now } = opts;
+  /** A session's record as its checkout guard read it: the burner's check needs its fee sink. */
+  const records = new WeakMap<object, SessionStateRecord>();
 
   app.post(
     "/sessions/solana",
@@ -73,6 +80,17 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
     async (request) => {
       const body = request.body;
       const fields = solanaSessionFields(body, solana, evmChainIds);
+      if (fields.burner !== null) {
+        refuseServiceBurner(opts.serviceAddresses, fields.burner);
+        if (body.burner_signature === undefined) throw gatewayError("burner_signature_missing");
+        if (!solana.verifyMessage(fields.burner, solanaSessionMessage(body), body.burner_signature))
+          throw gatewayError(
+            "burner_signature_invalid",
+            "burner_signature: not the burner's ed25519 signature of deposit-settlement:solana-session:<destination_chain>:<destination_address>:<refund_address>",
+          );
+      } else if (body.burner_signature !== undefined) {
+        throw gatewayError("invalid_request", "burner_signature: only with burner_address");
+      }
       const issuedAt = now();
       const key = request.headers["idempotency-key"];
       const ids =
@@ -133,13 +151,20 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
       preValidation: async (request) => {
         const id = sessionIdOf(request.params);
         const record = id === null ? null : await opts.sessions.get(id);
-        if (record) await guardCheckout(request, record.session, opts.checkout);
+        if (record) {
+          await guardCheckout(request, record.session, opts.checkout);
+          records.set(request, record);
+        }
       },
     },
     async (request) => {
       const { id } = request.params;
       const burner = solana.parseAddress(request.body.burner_address);
       if (burner === null) throw gatewayError("invalid_request", "burner_address: not a Solana public key");
+      // A merchant's checkout names its app fee's Solana sink: that is no burner either.
+      refuseServiceBurner(opts.serviceAddresses, burner, [
+        records.get(request)?.session.app_fee_recipient_sol ?? null,
+      ]);
       if (!solana.verifyMessage(burner, solanaBurnerMessage(id), request.body.signature)) {
         throw gatewayError(
           "burner_signature_invalid",
