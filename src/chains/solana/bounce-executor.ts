@@ -94,7 +94,7 @@ export function createSolanaBouncer(deps: {
         // expired), or the account it approves is gone. Trying again cannot change either.
         const why = err instanceof Error ? err.message : String(err);
         if (/BlockhashNotFound|blockhash not found|simulation failed/i.test(why))
-          throw new StepRefused(`bounce setup not relayed: ${why.split("\n")[0]}`, null);
+          throw new StepRefused(`bounce setup not relayed: ${why.replace(/\s+/g, " ").slice(0, 200)}`, null);
         throw err;
       }
     },
