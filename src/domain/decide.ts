@@ -160,6 +160,7 @@ function decideRegister(
   }
   const { burner, auth, standingRefund, bounceSetup } = command.data;
   const addsSetup =
+    auth === null &&
     state.burner !== null &&
     sameId(state.burner, burner) &&
     bounceSetup !== null &&
