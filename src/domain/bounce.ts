@@ -22,8 +22,34 @@ export const NATIVE_MINT = "So11111111111111111111111111111111111111112";
  */
 export const MAX_BOUNCES = 3;
 
-/** The command id of the setup's relay: one per session, since the burner slot is filled once. */
+/** The command id of the setup's relay: one per session, since a session takes one setup. */
 export const bounceSetupCommandId = (sessionId: string): string => `${sessionId}:bounce-setup`;
+
+/** Whether the session holds an accepted USDC deposit on its chain: what the setup approves is there. */
+export const holdsBounceable = (s: Session): boolean =>
+  s.deposits.some((t) => t.chainId === s.originChainId && t.token !== NATIVE_MINT);
+
+/**
+ * Asks the executor to relay the burner's bounce setup, once: when the setup and an accepted USDC
+ * deposit are both recorded, whichever came second (`before` is the session without this decision's
+ * events, `after` with them). Nothing is relayer-paid before value exists: a registration whose burner
+ * is never paid costs the relayer nothing, and the deposit has opened the account the setup approves.
+ * Sent before any bounce of the same decision: the executor works a session's commands in order.
+ */
+export function relayBounceSetup(before: Session, after: Session, b: DecisionBuilder): void {
+  if (after.bounceSetup === null || after.burner === null || after.originChainId === null) return;
+  if (!holdsBounceable(after) || (before.bounceSetup !== null && holdsBounceable(before))) return;
+  b.send({
+    type: "Executor",
+    data: {
+      commandId: bounceSetupCommandId(after.id),
+      sessionId: after.id,
+      chainId: after.originChainId,
+      issuedAt: b.issuedAt,
+      work: { type: "SolanaBounceSetup", burner: after.burner, transaction: after.bounceSetup },
+    },
+  });
+}
 
 /**
  * Asks the executor to bounce every bounceable asset of the session, once per asset while one is in

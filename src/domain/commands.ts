@@ -104,7 +104,7 @@ export interface CommitIntent {
  * POST /sessions/:id/register (checkout): the widget's burner and authorization, checked by the
  * gateway like POST /sessions; a standing refund may come with it. POST /sessions/:id/solana-burner
  * (a Solana-origin session): the payer's ed25519 burner, with no authorization (auth null). Accepted
- * once, while pending.
+ * once, while pending; a Solana burner's bounce setup may come once more later, until the commit.
  */
 export interface RegisterBurner {
   type: "RegisterBurner";

@@ -1,5 +1,5 @@
 import { unsupportedReason } from "./acceptance.ts";
-import { bounceSetupCommandId, solanaBounces } from "./bounce.ts";
+import { bounceSetupCommandId, holdsBounceable, relayBounceSetup, solanaBounces } from "./bounce.ts";
 import type { SessionInput } from "./commands.ts";
 import { pinnedOnlyRefusal } from "./commit-rules.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
@@ -149,6 +149,8 @@ export const expires = (s: Session): boolean =>
  * A checkout session's burner (with its EIP-7702 authorization), or a Solana-origin session's
  * ed25519 burner (none): filled once, while pending. The slot is the session's, so two
  * registrations racing reach this one actor in turn: the first fills it, the second is refused.
+ * A Solana burner may add its bounce setup later, once, until the session is committed: the payer's
+ * client signs it at detection, so its blockhash is fresh when the relayer relays it.
  */
 function decideRegister(
   command: Extract<SessionInput, { type: "RegisterBurner" }>,
@@ -160,32 +162,28 @@ function decideRegister(
   } else if (state.clientSecretHash === null || state.originChainId !== null) {
     return refuse(reject("not_checkout"));
   }
-  if (state.burner !== null) return refuse(reject("already_registered"));
-  if (state.status !== "pending") return refuse(reject("wrong_status"));
   const { burner, auth, standingRefund, bounceSetup } = command.data;
+  const addsSetup =
+    auth === null &&
+    state.burner !== null &&
+    sameId(state.burner, burner) &&
+    bounceSetup !== null &&
+    state.bounceSetup === null;
+  if (state.burner !== null && !addsSetup) return refuse(reject("already_registered"));
+  if (state.status !== "pending" && !(addsSetup && expires(state))) return refuse(reject("wrong_status"));
   if (bounceSetup !== null) {
     if (auth !== null) return refuse(reject("not_solana_session"));
     // The address given at creation is a wish; the one the burner signs is what the bounce uses.
     if (state.refundAddress !== null && !sameId(state.refundAddress, bounceSetup.refundTo))
       return refuse(reject("refund_address_mismatch"));
   }
-  const b = DecisionBuilder.for(state, command.metadata).append({
-    type: "BurnerRegistered",
-    data: { burner, auth },
-  });
+  const b = DecisionBuilder.for(state, command.metadata);
+  if (!addsSetup) b.append({ type: "BurnerRegistered", data: { burner, auth } });
   if (standingRefund) b.append({ type: "StandingRefundAttached", data: { standingRefund } });
   if (bounceSetup !== null && state.originChainId !== null) {
     b.append({ type: "BounceSetupAttached", data: bounceSetup });
-    b.send({
-      type: "Executor",
-      data: {
-        commandId: bounceSetupCommandId(state.id),
-        sessionId: state.id,
-        chainId: state.originChainId,
-        issuedAt: b.issuedAt,
-        work: { type: "SolanaBounceSetup", burner, transaction: bounceSetup.transaction },
-      },
-    });
+    // Relayed only once the burner holds an accepted USDC deposit (now, or when one is recorded).
+    relayBounceSetup(state, b.events.reduce(evolve, state) as Session, b);
   }
   return b.decision();
 }
@@ -242,8 +240,11 @@ function decideTransfer(
   const merchantDetected = state.status === "pending" && state.merchantId !== null;
   const late =
     !known && (state.status === "expired" || state.status === "failed" || state.status === "bounced");
-  if (!merchantDetected && !late) return b.decision();
+  // The first accepted USDC deposit is what lets a stored bounce setup be relayed.
+  const setupDue = state.bounceSetup !== null && !holdsBounceable(state);
+  if (!merchantDetected && !late && !setupDue) return b.decision();
   const after = evolve(state, b.events[0] as never) as Session;
+  relayBounceSetup(state, after, b);
   // The first deposit of a pending session detects it: its merchant is told.
   if (merchantDetected) b.send(sessionWebhook(after, "payment.detected", command.metadata.issuedAt));
   // Money that reaches a session that ended expired or failed bounces where its standing refund says.

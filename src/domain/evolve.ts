@@ -35,6 +35,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       originChainId: d.originChainId ?? null,
       refundAddress: d.refundAddress ?? null,
       bounceTo: null,
+      bounceSetup: null,
       expectedAmount: d.expectedAmount,
       status: "pending",
       outcome: null,
@@ -226,6 +227,7 @@ function applyInPlace(session: Session, event: Exclude<SessionEvent, { type: "Se
       return session;
     case "BounceSetupAttached":
       session.bounceTo = event.data.refundTo;
+      session.bounceSetup = event.data.transaction;
       session.refundAddress = event.data.refundTo;
       return session;
     default:

@@ -338,6 +338,11 @@ export interface Session {
    * address the service bounces a Solana session's USDC to. null: no setup, no automatic bounce.
    */
   bounceTo: ChainAddress | null;
+  /**
+   * That setup, as the burner signed it (base64): relayed only once the session holds an accepted
+   * USDC deposit (src/domain/bounce.ts, `relayBounceSetup`). null: no setup.
+   */
+  bounceSetup: string | null;
   /** What the payer is asked for, in USDC base units (merchant sessions); null: any positive deposit. */
   expectedAmount: bigint | null;
   status: SessionStatus;

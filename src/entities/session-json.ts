@@ -74,6 +74,8 @@ export function stateFromJson(json: string): Session {
   state.refundAddress ??= null;
   // ... and those written before the Solana bounce have no bounce setup.
   state.bounceTo ??= null;
+  // ... and those written before the setup waited for a deposit keep none: theirs was relayed at once.
+  state.bounceSetup ??= null;
   // ... and those written before Flow D have no stealth destination.
   state.stealthDestinations ??= [];
   state.stealthAnnounced ??= [];

@@ -58,6 +58,8 @@ export const solanaBurnerBodySchema = z.strictObject({
   /**
    * The bounce setup the burner signed (base64 wire form; docs/SOLANA.md, "The bounce"): lets the
    * service bounce the burner's USDC to the refund address its statement names, and nowhere else.
+   * Relayed once the session holds a deposit; the same burner may send it in a second registration
+   * (once, until the sweep is committed), signed at detection so its blockhash is fresh.
    */
   bounce_setup: z.base64().max(2_000, "a Solana transaction is at most 1232 bytes").optional(),
 });

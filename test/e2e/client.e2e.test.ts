@@ -144,7 +144,7 @@ describe("the payer's client library against the service", () => {
     expect(stdout).toMatch(/settled outcome=succeeded delivered to \d+: 0x[0-9a-f]{64}/);
   }, 180_000);
 
-  it("drives a Solana USDC deposit from creation to swept: registration with a bounce setup, sweep signed after detection, exact balances", async () => {
+  it("drives a Solana USDC deposit from creation to swept: bounce setup and sweep signed after detection, exact balances, the relayer paying fees only", async () => {
     const stack = service.stack.solana;
     if (!stack) throw new Error("the local stack has no Solana node");
     const sol = new Connection(stack.rpcUrl, "confirmed");
@@ -161,6 +161,8 @@ describe("the payer's client library against the service", () => {
     const destination = Keypair.generate().publicKey;
     await getOrCreateAssociatedTokenAccount(sol, payer, mint, destination);
     const relayerBefore = await usdcOf(relayer);
+    const relayerLamports = async () => BigInt(await sol.getBalance(relayer, "confirmed"));
+    const lamportsBefore = await relayerLamports();
 
     const burner = makeSolanaBurner();
     const seen: string[] = [];
@@ -170,7 +172,7 @@ describe("the payer's client library against the service", () => {
       refundTo: payer.publicKey.toBase58(),
       onCreated: async () => {
         const from = await getOrCreateAssociatedTokenAccount(sol, payer, mint, payer.publicKey);
-        // The relayed bounce setup creates the burner's account too: whoever comes first, no failure.
+        // The payer's transfer opens the burner's USDC account (the payer pays its rent).
         const to = await createAssociatedTokenAccountIdempotent(sol, payer, mint, burner.keypair.publicKey);
         await transfer(sol, payer, from.address, to, payer, 10_000_000n);
       },
@@ -193,10 +195,13 @@ describe("the payer's client library against the service", () => {
     expect(await usdcOf(burner.keypair.publicKey)).toBe(0n);
     const sweep = await sol.getTransaction(out.settled.sweep_tx as string, { commitment: "finalized" });
     expect(sweep?.meta?.err).toBeNull();
-    // The bounce setup the flow signed was accepted and relayed: the relayer is the burner account's
-    // delegate and close authority (docs/SOLANA.md, "The bounce").
+    // The bounce setup the flow signed at detection was accepted and relayed: the relayer is the
+    // burner account's delegate and close authority (docs/SOLANA.md, "The bounce").
     const account = await getAccount(sol, getAssociatedTokenAddressSync(mint, burner.keypair.publicKey));
     expect(account.delegate?.toBase58()).toBe(relayer.toBase58());
     expect(account.closeAuthority?.toBase58()).toBe(relayer.toBase58());
+    // In lamports the relayer paid two fees of two signatures each, the setup's and the sweep's, and
+    // no rent: it opened no account for the session.
+    expect(lamportsBefore - (await relayerLamports())).toBe(20_000n);
   }, 60_000);
 });

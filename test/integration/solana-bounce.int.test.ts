@@ -1,7 +1,9 @@
 // The bounce's chain side on a real local Solana node (docs/SOLANA.md, "The bounce"): the setup the
-// burner signs at registration, checked and co-signed by the relayer, lets the relayer move the
-// burner's USDC to the signed refund address and close the emptied account; what the payer revokes
-// the relayer no longer tries; SOL goes back only with the burner's own key.
+// burner signs, checked and co-signed by the relayer once a deposit opened the burner's USDC account,
+// lets the relayer move the burner's USDC to the signed refund address and close the emptied account;
+// a setup sent before any deposit, or too late for its blockhash, is refused in preflight and costs the
+// relayer nothing; what the payer revokes the relayer no longer tries; SOL goes back only with the
+// burner's own key.
 import {
   createRevokeInstruction,
   getAccount,
@@ -48,18 +50,27 @@ afterAll(async () => {
   await stop?.();
 });
 
-/** Registration as the service does it: the client's signed setup checked, co-signed by the relayer, sent. */
-async function registerWithBounce(sessionId: string, refundTo: string) {
-  const burner = makeSolanaBurner();
+/** The burner's setup, signed on the newest blockhash. */
+async function signSetup(sessionId: string, burner: Keypair, refundTo: string) {
   const { blockhash } = await connection.getLatestBlockhash();
-  const wire = signSolanaBounceSetup({
+  return signSolanaBounceSetup({
     sessionId,
-    burner: burner.keypair,
+    burner,
     refundTo,
     relayer: relayer.publicKey.toBase58(),
     mint: mint.toBase58(),
     blockhash,
   });
+}
+
+/**
+ * A paid burner and its setup as the service relays it once the deposit is recorded: the client's
+ * signed setup checked, co-signed by the relayer, sent.
+ */
+async function paidWithBounce(sessionId: string, refundTo: string, amount: bigint) {
+  const burner = makeSolanaBurner();
+  await deposit(burner.keypair.publicKey, amount);
+  const wire = await signSetup(sessionId, burner.keypair, refundTo);
   const checked = checkBounceSetup(wire, {
     sessionId,
     burner: burner.keypair.publicKey,
@@ -74,9 +85,11 @@ async function registerWithBounce(sessionId: string, refundTo: string) {
   return { burner, signature };
 }
 
+/** The depositor pays the burner, opening its USDC account (the depositor pays that rent). */
 async function deposit(burner: PublicKey, amount: bigint) {
   const from = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, depositor.publicKey);
-  await transfer(connection, depositor, from.address, burnerTokenAccount(burner, mint), depositor, amount);
+  const to = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, burner);
+  await transfer(connection, depositor, from.address, to.address, depositor, amount);
 }
 
 /** The bounce as the relayer signs it, on a fresh blockhash. */
@@ -91,7 +104,7 @@ const usdcOf = async (owner: PublicKey) =>
   (await getAccount(connection, getAssociatedTokenAddressSync(mint, owner))).amount;
 
 describe("the Solana bounce on chain", () => {
-  it("moves the whole USDC balance to the signed refund address and returns the account's rent to the relayer", async () => {
+  it("moves the whole USDC balance and the account's rent to the signed refund address; the relayer pays only fees", async () => {
     const wallet = Keypair.generate();
     // The payer's wallet holds USDC (it paid from it): its USDC account exists, the bounce lands there.
     const walletAccount = await getOrCreateAssociatedTokenAccount(
@@ -101,7 +114,12 @@ describe("the Solana bounce on chain", () => {
       wallet.publicKey,
     );
     const relayerBefore = await lamportsOf(relayer.publicKey);
-    const { burner, signature } = await registerWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58());
+    const walletBefore = await lamportsOf(wallet.publicKey);
+    const { burner, signature } = await paidWithBounce(
+      crypto.randomUUID(),
+      wallet.publicKey.toBase58(),
+      25_000_000n,
+    );
     const setupTx = await connection.getTransaction(signature, { commitment: "confirmed" });
     expect(setupTx?.meta?.logMessages?.join("\n")).toContain("deposit-settlement bounce v1");
 
@@ -110,9 +128,10 @@ describe("the Solana bounce on chain", () => {
     expect(account.delegate?.equals(relayer.publicKey)).toBe(true);
     expect(account.delegatedAmount).toBe(BOUNCE_ALLOWANCE);
     expect(account.closeAuthority?.equals(relayer.publicKey)).toBe(true);
+    const rent = BigInt((await connection.getAccountInfo(account.address))?.lamports ?? 0);
+    expect(rent).toBe(2_039_280n);
 
-    await deposit(burner.keypair.publicKey, 25_000_000n);
-    const plan = planBounce(await getAccount(connection, account.address), walletAccount, relayer.publicKey);
+    const plan = planBounce(account, walletAccount, relayer.publicKey);
     expect(plan).toEqual({ kind: "bounce", amount: 25_000_000n, close: true });
     if (plan.kind !== "bounce") return;
     const bounce = await bounceTx(burner.keypair.publicKey, wallet.publicKey, plan.amount, plan.close);
@@ -122,15 +141,15 @@ describe("the Solana bounce on chain", () => {
     expect(refunded.amount).toBe(25_000_000n);
     expect(await connection.getAccountInfo(account.address)).toBeNull();
     expect(planBounce(null, refunded, relayer.publicKey)).toEqual({ kind: "empty" });
-    // The relayer paid the burner account's rent and got it back when it closed it. What it paid
-    // is two fees: the setup (two signatures) and the bounce (one).
+    // The relayer opened no account: it paid two fees, the setup's (two signatures) and the bounce's
+    // (one). The account's rent, paid by the deposit, went to the refund address with the money.
     expect(relayerBefore - (await lamportsOf(relayer.publicKey))).toBe(15_000n);
+    expect((await lamportsOf(wallet.publicKey)) - walletBefore).toBe(rent);
   });
 
   it("plans no bounce once the payer revoked the relayer, so the relayer sends nothing", async () => {
     const wallet = Keypair.generate();
-    const { burner } = await registerWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58());
-    await deposit(burner.keypair.publicKey, 1_000_000n);
+    const { burner } = await paidWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58(), 1_000_000n);
     const tokenAccount = burnerTokenAccount(burner.keypair.publicKey, mint);
     // The payer's own key can always take the delegation back (the depositor pays this fee).
     await sendAndConfirmTransaction(
@@ -157,34 +176,38 @@ describe("the Solana bounce on chain", () => {
 
   it("plans no bounce to a refund address without a USDC account: the relayer would pay its rent", async () => {
     const wallet = Keypair.generate();
-    const { burner } = await registerWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58());
-    await deposit(burner.keypair.publicKey, 1_000_000n);
+    const { burner } = await paidWithBounce(crypto.randomUUID(), wallet.publicKey.toBase58(), 1_000_000n);
     const account = await getAccount(connection, burnerTokenAccount(burner.keypair.publicKey, mint));
     expect(account.amount).toBe(1_000_000n);
     expect(planBounce(account, null, relayer.publicKey)).toEqual({ kind: "no_refund_account" });
   });
 
-  it("the executor's bouncer relays the setup, bounces once, and a re-run finds the landed bounce instead of sending another", async () => {
+  it("the executor's bouncer refuses a setup before any deposit at no cost, relays it after one, bounces once, and a re-run finds the landed bounce", async () => {
     const bouncer = createSolanaBouncer({ connection, relayer, mint: mint.toBase58() });
     const wallet = Keypair.generate();
     await getOrCreateAssociatedTokenAccount(connection, depositor, mint, wallet.publicKey);
     const sessionId = crypto.randomUUID();
     const burner = makeSolanaBurner();
-    const { blockhash } = await connection.getLatestBlockhash();
-    const transaction = signSolanaBounceSetup({
-      sessionId,
-      burner: burner.keypair,
-      refundTo: wallet.publicKey.toBase58(),
-      relayer: relayer.publicKey.toBase58(),
-      mint: mint.toBase58(),
-      blockhash,
-    });
     const burnerAddress = burner.keypair.publicKey.toBase58();
-    const setup = { type: "SolanaBounceSetup" as const, burner: burnerAddress, transaction };
+    const setupOf = (transaction: string) => ({
+      type: "SolanaBounceSetup" as const,
+      burner: burnerAddress,
+      transaction,
+    });
+    const before = await lamportsOf(relayer.publicKey);
+    // No deposit, no account to approve: refused in preflight, nothing spent, nothing opened.
+    const early = setupOf(await signSetup(sessionId, burner.keypair, wallet.publicKey.toBase58()));
+    await expect(bouncer.relaySetup(early, sessionId)).rejects.toThrow(StepRefused);
+    expect(await lamportsOf(relayer.publicKey)).toBe(before);
+    expect(await connection.getAccountInfo(burnerTokenAccount(burner.keypair.publicKey, mint))).toBeNull();
+
+    await deposit(burner.keypair.publicKey, 7_000_000n);
+    const setup = setupOf(await signSetup(sessionId, burner.keypair, wallet.publicKey.toBase58()));
     const relayed = await bouncer.relaySetup(setup, sessionId);
     // The same command again (a redelivery): the same signed bytes, found landed, not sent again.
     expect(await bouncer.relaySetup(setup, sessionId)).toEqual(relayed);
     await expect(bouncer.relaySetup(setup, crypto.randomUUID())).rejects.toThrow(StepRefused);
+    expect(before - (await lamportsOf(relayer.publicKey))).toBe(10_000n);
 
     const work = {
       type: "SolanaBounce" as const,
@@ -192,18 +215,12 @@ describe("the Solana bounce on chain", () => {
       mint: mint.toBase58(),
       to: wallet.publicKey.toBase58(),
     };
-    // Nothing in the burner: nothing is sent, whoever asks.
-    const before = await lamportsOf(relayer.publicKey);
-    await expect(bouncer.bounce(work)).rejects.toThrow("nothing to bounce");
-    expect(await lamportsOf(relayer.publicKey)).toBe(before);
-
-    await deposit(burner.keypair.publicKey, 7_000_000n);
     const bounced = await bouncer.bounce(work);
     expect(await usdcOf(wallet.publicKey)).toBe(7_000_000n);
     // Run again (the executor crashed before reporting): the landed bounce is the answer.
     expect(await bouncer.bounce(work)).toEqual(bounced);
-    // The bounce (one signature) was the relayer's only cost; the close returned the account's rent.
-    expect(before - (await lamportsOf(relayer.publicKey))).toBe(5_000n - 2_039_280n);
+    // Three signatures' fees in all (the setup's two, the bounce's one), and no rent.
+    expect(before - (await lamportsOf(relayer.publicKey))).toBe(15_000n);
     expect(await usdcOf(wallet.publicKey)).toBe(7_000_000n);
   });
 
@@ -233,4 +250,28 @@ describe("the Solana bounce on chain", () => {
       await refundSolanaSol({ connection, burner: burner.keypair, to: wallet.publicKey.toBase58() }),
     ).toBeNull();
   });
+
+  // Last: web3.js caches a blockhash for 30 s, which this wait outlives on a node of 100 ms slots.
+  it("a setup signed too long before its relay is refused in preflight: its blockhash expired, nothing spent", async () => {
+    const bouncer = createSolanaBouncer({ connection, relayer, mint: mint.toBase58() });
+    const sessionId = crypto.randomUUID();
+    const burner = makeSolanaBurner();
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const transaction = await signSetup(sessionId, burner.keypair, wallet);
+    const blockhash = Transaction.from(Buffer.from(transaction, "base64")).recentBlockhash ?? "";
+    await deposit(burner.keypair.publicKey, 1_000_000n);
+    // 150 slots of 100 ms on this node: the blockhash is gone after ~15 s.
+    for (let i = 0; i < 60 && (await connection.isBlockhashValid(blockhash)).value; i++)
+      await new Promise((r) => setTimeout(r, 500));
+    const before = await lamportsOf(relayer.publicKey);
+    const setup = {
+      type: "SolanaBounceSetup" as const,
+      burner: burner.keypair.publicKey.toBase58(),
+      transaction,
+    };
+    await expect(bouncer.relaySetup(setup, sessionId)).rejects.toThrow(
+      /not relayed: .*[Bb]lockhash not found/,
+    );
+    expect(await lamportsOf(relayer.publicKey)).toBe(before);
+  }, 45_000);
 });

@@ -431,6 +431,7 @@ export function generator(seed: number): Gen {
       settledAmount: maybe(amount),
       refunds: Array.from({ length: int(0, 2) }, refundRecord),
       bounceTo: maybe(() => SOL_ADDRESS),
+      bounceSetup: maybe(() => "AQIDBA=="),
       gasSpent: Array.from({ length: int(0, 2) }, gasRecord),
       recentCommandIds: [uuid()],
     };

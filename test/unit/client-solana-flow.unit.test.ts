@@ -157,12 +157,16 @@ describe("paySolanaDetectThenSign", () => {
     expect(check.ok).toBe(true);
   });
 
-  it("with refundTo: the session's refund_address and a bounce setup naming it, as the service checks it", async () => {
+  it("with refundTo: the session's refund_address, and a bounce setup naming it added once the deposit is detected", async () => {
     const burner = makeSolanaBurner();
     const client = await service(burner.address);
     await paySolanaDetectThenSign(client, { burner, destination: DEST, refundTo: wallet });
     expect(requests("POST /sessions/solana")[0]).toMatchObject({ refund_address: wallet });
-    const setup = requests("POST /sessions/:id/solana-burner")[0]?.bounce_setup as string;
+    // Registered without it (nothing for the relayer to pay before a deposit), then added with it.
+    const [first, second] = requests("POST /sessions/:id/solana-burner");
+    expect(first?.bounce_setup).toBeUndefined();
+    expect(second?.burner_address).toBe(burner.address);
+    const setup = second?.bounce_setup as string;
     const checked = checkBounceSetup(setup, {
       sessionId: ID,
       burner: burner.keypair.publicKey,

@@ -1,4 +1,7 @@
-import { createApproveInstruction } from "@solana/spl-token";
+import {
+  createApproveInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
+} from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram, type Transaction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import {
@@ -59,10 +62,9 @@ describe("the service's check of a bounce setup", () => {
     const r = checkBounceSetup(signed(), expected);
     expect(r.ok && r.refundTo).toBe(wallet.toBase58());
     if (!r.ok) return;
-    // Four instructions: the statement, the burner's account, the approval and the close authority.
+    // Three instructions: the statement, the approval and the close authority. No account is opened.
     expect(r.transaction.instructions.map((i) => i.programId.toBase58())).toEqual([
       "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
-      "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
       "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
       "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
     ]);
@@ -86,10 +88,23 @@ describe("the service's check of a bounce setup", () => {
     expect(reason(wire)).toMatch(/not the bounce setup/);
   });
 
+  it("refuses the burner's account opened at the relayer's cost (the setup's first form)", () => {
+    const account = burnerTokenAccount(burner.keypair.publicKey, mint);
+    const opens = createAssociatedTokenAccountIdempotentInstruction(
+      relayer,
+      account,
+      burner.keypair.publicKey,
+      mint,
+    );
+    expect(reason(tampered((tx) => void tx.instructions.splice(1, 0, opens)))).toMatch(
+      /not the bounce setup/,
+    );
+  });
+
   it("refuses a smaller allowance and another fee payer", () => {
     const small = tampered((tx) => {
       const account = burnerTokenAccount(burner.keypair.publicKey, mint);
-      tx.instructions[2] = createApproveInstruction(
+      tx.instructions[1] = createApproveInstruction(
         account,
         relayer,
         burner.keypair.publicKey,

@@ -142,9 +142,12 @@ function session(...commands: SessionInput[]) {
 }
 
 describe("registering a Solana burner with its bounce setup", () => {
-  it("keeps the signed refund address and asks the executor to relay the setup", () => {
+  it("keeps the signed refund address; the setup is relayed once the first deposit is recorded", () => {
     const s = session(create(null), register(WALLET));
     expect(s.last.events).toEqual(["BurnerRegistered", "BounceSetupAttached"]);
+    expect(s.executorWork()).toEqual([]);
+    expect(s.state).toMatchObject({ bounceTo: WALLET, refundAddress: WALLET });
+    s.run(record(deposit(), "confirmed"));
     expect(s.executorWork()).toEqual([
       expect.objectContaining({
         commandId: `${ID}:bounce-setup`,
@@ -152,7 +155,6 @@ describe("registering a Solana burner with its bounce setup", () => {
         work: { type: "SolanaBounceSetup", burner: BURNER, transaction: SETUP_TX },
       }),
     ]);
-    expect(s.state).toMatchObject({ bounceTo: WALLET, refundAddress: WALLET });
     // The relay's confirmation records its fee and nothing else.
     s.run(result(`${ID}:bounce-setup`, confirmed("setupSig1111111111111111111111111111111111111111")));
     expect(s.last.events).toEqual(["RelayerGasSpent"]);
@@ -176,10 +178,10 @@ describe("the bounce", () => {
     expect(s.state.status).toBe("expired");
     expect(s.executorWork()).toEqual([]);
     const late = deposit();
-    // Seen at confirmed: recorded, not moved (the slot can still be dropped).
+    // Seen at confirmed: recorded, not moved (the slot can still be dropped); the setup is relayed.
     s.run(record(late, "confirmed"));
     expect(s.last.events).toEqual(["DepositObserved"]);
-    expect(s.executorWork()).toEqual([]);
+    expect(s.executorWork().map((w) => w.work.type)).toEqual(["SolanaBounceSetup"]);
     // Final: the whole balance goes back to the signed address.
     s.run(record(late, "finalized"));
     expect(s.last.events).toEqual(["DepositFinalized", "RefundRequested"]);

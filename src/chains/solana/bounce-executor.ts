@@ -1,5 +1,5 @@
 // The executor's side of the Solana bounce (docs/SOLANA.md, "The bounce"): relays the setup a burner
-// signed at registration, and moves the burner's whole balance to its signed refund address as the
+// signed (once its session holds a deposit), and moves the burner's whole balance to its signed refund address as the
 // delegate that setup approved. Every method is one try, safe to run again after a crash: the setup is
 // the same signed bytes (the chain refuses a second copy), and a bounce that landed before the crash
 // is found again among the burner account's transactions instead of being sent twice.
@@ -87,7 +87,16 @@ export function createSolanaBouncer(deps: {
       tx.partialSign(relayer);
       // The same signed bytes every try: landed before a crash, it is found and not sent again.
       const already = await landed(signatureOf(tx));
-      return already ?? sendAndConfirm(tx);
+      try {
+        return already ?? (await sendAndConfirm(tx));
+      } catch (err) {
+        // Refused in preflight, nothing spent: signed too long before the deposit (its blockhash
+        // expired), or the account it approves is gone. Trying again cannot change either.
+        const why = err instanceof Error ? err.message : String(err);
+        if (/BlockhashNotFound|blockhash not found|simulation failed/i.test(why))
+          throw new StepRefused(`bounce setup not relayed: ${why.replace(/\s+/g, " ").slice(0, 200)}`, null);
+        throw err;
+      }
     },
 
     async relayRefund(command) {

@@ -1,11 +1,10 @@
-// What a Solana burner signs at registration so the service can bounce its USDC later (docs/SOLANA.md,
-// "The bounce"). Shared by the payer's client, which builds and signs it, and the service, which
+// What a Solana burner signs so the service can bounce its USDC later (docs/SOLANA.md, "The bounce").
+// Shared by the payer's client, which builds and signs it, and the service, which
 // rebuilds it from what it expects and relays it only when the two messages are the same bytes.
 // Imports only web3.js and spl-token: the client library runs in browsers.
 import {
   AuthorityType,
   createApproveInstruction,
-  createAssociatedTokenAccountIdempotentInstruction,
   createSetAuthorityInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
@@ -46,7 +45,7 @@ export interface BounceSetupParams {
   burner: PublicKey;
   /** Where a bounce sends the USDC (its associated token account): a wallet, on the ed25519 curve. */
   refundTo: PublicKey;
-  /** The service's relayer: fee payer, rent payer, delegate and close authority. */
+  /** The service's relayer: fee payer, delegate and close authority. */
   relayer: PublicKey;
   /** The USDC mint. */
   mint: PublicKey;
@@ -59,10 +58,11 @@ export const burnerTokenAccount = (burner: PublicKey, mint: PublicKey): PublicKe
   getAssociatedTokenAddressSync(mint, burner);
 
 /**
- * The setup transaction, unsigned: the statement (a memo the burner signs), the burner's USDC account
- * (created by the relayer if the first deposit has not made it yet), the relayer approved as delegate
- * for the whole balance, and the relayer made close authority, so the rent it paid comes back to it
- * when the bounce empties and closes the account. Fee payer: the relayer.
+ * The setup transaction, unsigned: the statement (a memo the burner signs), the relayer approved as
+ * delegate of the burner's USDC account for the whole balance, and made its close authority, so the
+ * bounce can close the account it empties (then only the burner's key moves what comes later). Fee
+ * payer: the relayer. It opens no account: the service relays it only once a deposit is recorded, and
+ * that deposit opened the account (src/domain/bounce.ts).
  */
 export function buildBounceSetup(p: BounceSetupParams): Transaction {
   const account = burnerTokenAccount(p.burner, p.mint);
@@ -74,7 +74,6 @@ export function buildBounceSetup(p: BounceSetupParams): Transaction {
   const tx = new Transaction({ feePayer: p.relayer, recentBlockhash: p.blockhash });
   tx.add(
     memo,
-    createAssociatedTokenAccountIdempotentInstruction(p.relayer, account, p.burner, p.mint),
     createApproveInstruction(account, p.relayer, p.burner, BOUNCE_ALLOWANCE),
     createSetAuthorityInstruction(account, p.burner, AuthorityType.CloseAccount, p.relayer),
   );

@@ -1,6 +1,6 @@
 // The bounce's transaction (docs/SOLANA.md, "The bounce"): the relayer, as the delegate the burner
-// approved at registration, moves the whole USDC balance of the burner's token account to the refund
-// address the burner signed, and closes the emptied account so its rent returns to the relayer.
+// approved in its setup, moves the whole USDC balance of the burner's token account to the refund
+// address the burner signed, and closes the emptied account, its rent going there too.
 import {
   type Account,
   createCloseAccountInstruction,
@@ -57,7 +57,7 @@ export interface BounceParams {
   mint: PublicKey;
   decimals: number;
   amount: bigint;
-  /** Close the burner's account after emptying it, its rent to the relayer. */
+  /** Close the burner's account after emptying it, its rent to the refund address. */
   close: boolean;
   blockhash: string;
 }
@@ -66,13 +66,14 @@ export interface BounceParams {
  * The bounce, unsigned (the relayer signs it alone: fee payer, delegate, close authority), to the
  * refund address's existing USDC account. The transfer moves `amount`, the whole balance read
  * before; money arriving in between makes the close fail, so the transaction fails whole and the
- * next try moves the new balance. Closing returns to the relayer the rent it paid at registration.
+ * next try moves the new balance. The account's rent goes with the money: the relayer paid none of
+ * it (the deposit opened the account), so it is the payer's.
  */
 export function buildBounce(p: BounceParams): Transaction {
   const from = burnerTokenAccount(p.burner, p.mint);
   const to = getAssociatedTokenAddressSync(p.mint, p.refundTo);
   const tx = new Transaction({ feePayer: p.relayer, recentBlockhash: p.blockhash });
   tx.add(createTransferCheckedInstruction(from, p.mint, to, p.relayer, p.amount, p.decimals));
-  if (p.close) tx.add(createCloseAccountInstruction(from, p.relayer, p.relayer));
+  if (p.close) tx.add(createCloseAccountInstruction(from, p.refundTo, p.relayer));
   return tx;
 }

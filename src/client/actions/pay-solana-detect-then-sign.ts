@@ -25,8 +25,9 @@ export interface PaySolanaDetectThenSignParameters {
   destination: { address: string; chainId: number };
   /**
    * The payer's wallet (base58): the session's `refund_address`, and the one address the burner's
-   * bounce setup lets the service return its USDC to if the session expires or fails. Without it
-   * there is no automatic bounce, and only the burner's key can move what it holds.
+   * bounce setup (signed once the deposit is detected) lets the service return its USDC to if the
+   * session then expires or fails. Without it there is no automatic bounce, and only the burner's key
+   * can move what it holds.
    */
   refundTo?: string | undefined;
   /** The highest platform fee signed, bps (`signSolanaSweep`). Default 100. */
@@ -67,8 +68,8 @@ export interface PaySolanaDetectThenSignReturnType {
 export type PaySolanaDetectThenSignErrorType = ApiError | ClientError | SessionEndedError;
 
 /**
- * The Solana detect-then-sign flow in one call: open a Solana-origin session, register the burner
- * (with its bounce setup when `refundTo` is given), wait for the deposit over SSE, sign the sweep of
+ * The Solana detect-then-sign flow in one call: open a Solana-origin session, register the burner,
+ * wait for the deposit over SSE (then add the burner's bounce setup when `refundTo` is given), sign the sweep of
  * exactly what was detected with a fresh blockhash, commit it, and wait until the session is swept.
  * The service co-signs the sweep as fee payer and relays it once the deposit is `finalized`.
  *
@@ -96,18 +97,7 @@ export async function paySolanaDetectThenSign(
     signal,
   });
   const { id, sweep: terms } = created;
-  const bounceSetup =
-    params.refundTo === undefined
-      ? undefined
-      : signSolanaBounceSetup({
-          sessionId: id,
-          burner: burner.keypair,
-          refundTo: params.refundTo,
-          relayer: terms.fee_payer,
-          mint: terms.usdc_mint,
-          blockhash: (await getSolanaBlockhash(client, { chainId: terms.chain_id, signal })).blockhash,
-        });
-  const registered = await registerSolanaBurner(client, { id, burner: burner.keypair, bounceSetup, signal });
+  const registered = await registerSolanaBurner(client, { id, burner: burner.keypair, signal });
 
   const first = await followThenOpen(
     (following) =>
@@ -115,6 +105,20 @@ export async function paySolanaDetectThenSign(
     () => params.onCreated?.(created),
     signal,
   );
+  // The bounce setup is signed now, on a fresh blockhash: the service relays it only once a deposit
+  // is recorded (it pays nothing for a burner never paid), and a setup signed at registration would
+  // have expired (~60 s) for any payer slower than that.
+  if (params.refundTo !== undefined) {
+    const bounceSetup = signSolanaBounceSetup({
+      sessionId: id,
+      burner: burner.keypair,
+      refundTo: params.refundTo,
+      relayer: terms.fee_payer,
+      mint: terms.usdc_mint,
+      blockhash: (await getSolanaBlockhash(client, { chainId: terms.chain_id, signal })).blockhash,
+    });
+    await registerSolanaBurner(client, { id, burner: burner.keypair, bounceSetup, signal });
+  }
   const { detected, signed, committed } = await signAndCommit(client, id, first, params, terms);
   const settled = await waitForStatus(client, {
     id,

@@ -12,7 +12,9 @@ export interface RegisterSolanaBurnerParameters {
   burner: Keypair;
   /**
    * The bounce setup the burner signed (`signSolanaBounceSetup`, base64), naming the session's
-   * `refund_address`: without it the service cannot bounce the burner's USDC.
+   * `refund_address`: without it the service cannot bounce the burner's USDC. The service relays it
+   * once a deposit is recorded, so sign it then (the same burner registers again with it, once,
+   * until the sweep is committed): one signed before would have expired for a slow payer.
    */
   bounceSetup?: string | undefined;
   /** A merchant's Solana checkout session: its `pk_` and `cs_` (sent as headers); default the client's `checkout`. */
@@ -22,8 +24,9 @@ export interface RegisterSolanaBurnerParameters {
 
 export type RegisterSolanaBurnerReturnType = SolanaBurnerResponse;
 /**
- * ApiError: 409 `already_registered` (another burner holds the slot), `not_solana_session`, or the
- * session is no longer `pending`; 400 for a setup that is not the one this burner must sign.
+ * ApiError: 409 `already_registered` (another burner holds the slot, or a setup is already attached),
+ * `not_solana_session`, `wrong_status` (no longer `pending`; for a setup, committed or ended); 400 for a
+ * setup that is not the one this burner must sign.
  * ClientError `wallet_error` when the registration could not be signed.
  */
 export type RegisterSolanaBurnerErrorType = ApiError | ClientError<"wallet_error">;
@@ -31,8 +34,9 @@ export type RegisterSolanaBurnerErrorType = ApiError | ClientError<"wallet_error
 /**
  * Registers the payer's Solana burner on its session (`POST /sessions/:id/solana-burner`): the
  * burner's address, its ed25519 signature of `deposit-settlement:solana-burner:<session id>`
- * (`signSolanaRegistration`) and, when given, its bounce setup. Once, while the session is `pending`;
- * the same registration retried is answered as the first, so the client's retries are safe.
+ * (`signSolanaRegistration`) and, when given, its bounce setup. Once, while the session is `pending`,
+ * and once more by the same burner to add its setup; the same registration retried is answered as the
+ * first, so the client's retries are safe.
  *
  * @example
  * import { createApiClient, registerSolanaBurner } from "deposit-settlement/client";

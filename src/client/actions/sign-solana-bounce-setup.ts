@@ -11,7 +11,10 @@ export interface SignSolanaBounceSetupParameters {
   /** The service's Solana relayer and USDC mint (base58), as the session's Solana chain names them. */
   relayer: string;
   mint: string;
-  /** A recent blockhash (`GET /solana/blockhash`): the service must relay the setup before it expires (~60 s). */
+  /**
+   * A recent blockhash (`GET /solana/blockhash`). The service relays the setup once a deposit is
+   * recorded, and only before the blockhash expires (~60 s): sign it once the deposit is detected.
+   */
   blockhash: string;
 }
 
@@ -22,8 +25,8 @@ export type SignSolanaBounceSetupErrorType = ClientError<"config_error">;
 /**
  * Signs, with the burner's key, the transaction that lets the service bounce the burner's USDC to
  * `refundTo` and nowhere else it would accept: a memo naming the session and `refundTo` (the
- * refund-address statement), the burner's USDC account, the relayer approved as its delegate and
- * made its close authority. The relayer pays the fee and the account's rent. docs/SOLANA.md, "The
+ * refund-address statement), the relayer approved as the delegate of the burner's USDC account (which
+ * the deposit opened) and made its close authority. The relayer pays the fee. docs/SOLANA.md, "The
  * bounce", says who can move the burner's money when.
  *
  * @example

@@ -142,7 +142,8 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
     "/sessions/:id/solana-burner",
     {
       schema: {
-        summary: "Register the payer's Solana burner on a Solana-origin session (once, while pending)",
+        summary:
+          "Register the payer's Solana burner on a Solana-origin session (once, while pending); the same burner may add its bounce setup once more, until the commit",
         params: sessionParamsSchema,
         body: solanaBurnerBodySchema,
         response: { 200: solanaBurnerResponseSchema, ...errors },
