@@ -2,7 +2,7 @@ import type { ChainBalance, RecordExecutionResult } from "./commands.ts";
 import type { Decision } from "./decision.ts";
 import type { RelayerGasSpent } from "./events.ts";
 import { type Rejection, reject } from "./rejections.ts";
-import { type Address, type ChainAddress, type Session, sameId } from "./types.ts";
+import { type ChainAddress, type Session, sameId } from "./types.ts";
 import type { ChainMoney } from "./value.ts";
 
 /**
