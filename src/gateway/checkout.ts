@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PaymentSessionCreated, PaymentSessionObject } from "../api/payment-sessions.ts";
 import type { CreateSession } from "../domain/commands.ts";
+import { setupMissing } from "../domain/merchant/readiness.ts";
 import type { AppFee, DestinationPin, StealthMeta } from "../domain/merchant/types.ts";
 import type { StealthDestination } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
@@ -110,6 +111,16 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
         deps.settings.appFee(merchantId),
         stealth ? deps.settings.stealthMeta(merchantId) : null,
       ]);
+      // A Flow D session is paid at a derived address on its own chain: it needs no pin.
+      if (!stealth) {
+        const payableChainIds =
+          solanaChainId === undefined
+            ? deps.chains.filter((c) => c.family === "evm").map((c) => c.chainId)
+            : [solanaChainId];
+        const pinnedChainIds = merchantPins.map((p) => p.sourceChainId);
+        const missing = setupMissing({ pinnedChainIds, payableChainIds });
+        if (missing !== null) throw gatewayError("merchant_not_ready", missing);
+      }
       let pins = merchantPins;
       let stealthDestinations: StealthDestination[] | null = null;
       if (stealth) {

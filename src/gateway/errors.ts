@@ -232,6 +232,12 @@ const GATEWAY_ERRORS = {
     message: "the merchant has registered no stealth meta-address",
     retryable: false,
   },
+  // A payment link or checkout session the merchant is not set up to be paid through (issue 28).
+  merchant_not_ready: {
+    status: 409,
+    message: "this merchant cannot take payments right now",
+    retryable: false,
+  },
   stealth_meta_missing: {
     status: 409,
     message: "a stealth session needs the merchant's stealth meta-address (PUT /v1/stealth-meta) first",

@@ -56,6 +56,10 @@ async function newMerchant(): Promise<Merchant> {
     body: JSON.stringify({ name: "Matrix", email: `matrix-${randomUUID()}@merchant.test` }),
   });
   const b = (await res.json()) as { merchant: { id: string }; secret_key: string; publishable_key: string };
+  // A destination pinned, so it can create checkout sessions (none: 409 merchant_not_ready).
+  const chain = stackChains()[0]?.chainId ?? 31337;
+  const pin = { source_chain_id: chain, dest_address: `0x${"d".repeat(40)}`, dest_chain_id: chain };
+  expect((await call("PUT", "/v1/destinations", bearer(b.secret_key), pin)).status).toBe(200);
   return { id: b.merchant.id, sk: b.secret_key, pk: b.publishable_key };
 }
 async function roll(m: Merchant, type: "secret" | "publishable"): Promise<string> {

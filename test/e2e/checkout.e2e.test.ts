@@ -70,13 +70,29 @@ interface Merchant {
 
 const api = (path: string, init: JsonRequest = {}) => requestJson(service.url, path, init);
 
-async function newMerchant(): Promise<Merchant> {
+/** A merchant with a destination pinned for chain A (a test pinning its own replaces it), or none. */
+async function newMerchant({ pinned = true } = {}): Promise<Merchant> {
   const r = await api("/v1/operator/merchants", {
     key: OPERATOR_SECRET,
     body: { name: "Checkout Shop", email: `checkout-${randomUUID()}@merchant.test` },
   });
   expect(r.status).toBe(201);
-  return { id: r.body.merchant.id, sk: r.body.secret_key, pk: r.body.publishable_key };
+  const m = { id: r.body.merchant.id, sk: r.body.secret_key, pk: r.body.publishable_key };
+  if (pinned) await pin(m);
+  return m;
+}
+
+async function pin(m: Merchant) {
+  const r = await api("/v1/destinations", {
+    method: "PUT",
+    key: m.sk,
+    body: {
+      source_chain_id: A.chain.chainId,
+      dest_address: makeBurner().address.toLowerCase(),
+      dest_chain_id: B.chain.chainId,
+    },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
 }
 
 async function paymentSession(m: Merchant, amount = "10000000") {
@@ -103,6 +119,22 @@ async function register(
 }
 
 describe("checkout sessions (MERCHANT_MODE=development)", () => {
+  it(
+    "before the merchant pinned a destination: 409 naming it, no session; after PUT /v1/destinations: 200",
+    async () => {
+      const m = await newMerchant({ pinned: false });
+      const early = await api("/v1/payment_sessions", { key: m.sk, body: { amount: "1000000" } });
+      expect([early.status, early.body]).toEqual([
+        409,
+        { error: "the merchant cannot be paid yet: no destination is pinned (PUT /v1/destinations)" },
+      ]);
+      await pin(m);
+      const created = await paymentSession(m, "1000000");
+      expect(created).toMatchObject({ status: "pending", amount: "1000000" });
+    },
+    T,
+  );
+
   it(
     "create: a pending session with no burner, the amount, a cs_ shown once; GET is the owner's only",
     async () => {

@@ -89,14 +89,20 @@ async function realWorld() {
   const revokedPk = me.pk;
   me.pk = (await call("POST", "/v1/keys/roll", bearer(me.sk), { type: "publishable" })).key;
   await call("PUT", "/v1/webhook_endpoints", bearer(me.sk), { url: "http://localhost:9/hooks" });
+  const [chain] = stackChains();
+  if (!chain) throw new Error("no local chain in .local/stack.json");
+  // Checkouts and links need a destination pinned first (merchant_not_ready otherwise).
+  await call("PUT", "/v1/destinations", bearer(me.sk), {
+    source_chain_id: chain.chainId,
+    dest_address: chain.funded.address,
+    dest_chain_id: chain.chainId,
+  });
   const checkout = await call("POST", "/v1/payment_sessions", bearer(me.sk), { amount: "1000000" });
   const sibling = await call("POST", "/v1/payment_sessions", bearer(me.sk), { amount: "1000000" });
   const link = await call("POST", "/v1/payment_links", bearer(me.sk), { amount: "1000000" });
   const gone = await call("POST", "/v1/payment_links", bearer(me.sk), { amount: "1000000" });
   await call("POST", `/v1/payment_links/${gone.id}/deactivate`, bearer(me.sk));
   const subscription = await registerUnchargedSubscription(service.url, me.sk);
-  const [chain] = stackChains();
-  if (!chain) throw new Error("no local chain in .local/stack.json");
   const burner = await newBurner(chain);
   const anonymous = await call("POST", "/sessions", {}, sessionBody(burner, chain));
   const slugOf = (url: string) => decodeURIComponent(url.split("/").pop() ?? "");

@@ -248,6 +248,13 @@ describe("a checkout run through the merchant library on the real stack", () => 
       baseUrl: stack.service.url,
       secretKey: (await createMerchant()).secretKey,
     });
+    // A link nobody could pay is refused until a destination is pinned.
+    expect(await statusOf(createPaymentLink(client, { amount: 5_000_000n }))).toEqual(["http", 409]);
+    await pinDestination(client, {
+      sourceChainId: stack.A.chain.chainId,
+      destAddress: makeBurner().address,
+      destChainId: stack.B.chain.chainId,
+    });
     const link = await createPaymentLink(client, { amount: 5_000_000n, description: "T-shirt" });
     expect(link).toMatchObject({
       object: "payment_link",

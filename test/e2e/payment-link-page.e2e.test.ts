@@ -269,12 +269,61 @@ describe("a payment link's hosted page", () => {
   );
 });
 
+describe("a payment link whose merchant can no longer be paid", () => {
+  it(
+    "its publishable key revoked after the link was made: the page says so up front and asks for nothing; no session is made",
+    async () => {
+      const m = await newMerchant();
+      await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "1000000" });
+      const slug = slugOf(link.url);
+      const keys = (await api("/v1/merchant", { key: m.sk })).body.keys as Array<{
+        id: string;
+        type: string;
+      }>;
+      const pk = keys.find((k) => k.type === "publishable");
+      expect((await api(`/v1/keys/${pk?.id}/revoke`, { key: m.sk, method: "POST" })).status).toBe(204);
+
+      expect((await api(`/links/${slug}`)).body).toMatchObject({ slug, payable: false });
+      const session = await api(`/links/${slug}/sessions`, { method: "POST" });
+      expect([session.status, session.body]).toEqual([
+        409,
+        { error: "this merchant cannot take payments right now" },
+      ]);
+      const profile = await newProfile(browser);
+      const page = await profile.newPage();
+      const opened = await page.goto(link.url);
+      expect(opened?.status()).toBe(200);
+      expect(await page.textContent("#status")).toMatch(/cannot take payments right now/);
+      expect(await page.textContent("#amount")).toContain("1.00");
+      // No refund address asked, no button to press: nothing the payer could start but not finish.
+      expect(await page.$("#refund")).toBeNull();
+      expect(await page.$("#pay")).toBeNull();
+      expect(await page.isHidden("#deposit")).toBe(true);
+      expect(await saved(page, slug)).toBeNull();
+      // A new pk_ makes the same link payable again.
+      expect((await api("/v1/keys/roll", { key: m.sk, body: { type: "publishable" } })).status).toBe(200);
+      await page.reload();
+      expect(await page.isVisible("#refund")).toBe(true);
+      await profile.close();
+    },
+    T,
+  );
+});
+
 describe("payment link routes", () => {
   it(
     "merchant API: create, read and deactivate under the sk_, another merchant's is 404, no key 401",
     async () => {
       const m = await newMerchant();
       const other = await newMerchant();
+      // Before a destination is pinned no link is made: nobody could pay it. The answer says what is missing.
+      const early = await api("/v1/payment_links", { key: m.sk, body: { amount: "2500000" } });
+      expect([early.status, early.body]).toEqual([
+        409,
+        { error: "the merchant cannot be paid yet: no destination is pinned (PUT /v1/destinations)" },
+      ]);
+      await pinDestination(m.sk);
       const link = await newLink(m.sk, { amount: "2500000" });
       expect((await api(`/v1/payment_links/${link.id}`, { key: m.sk })).body).toMatchObject({
         id: link.id,
@@ -322,6 +371,7 @@ describe("payment link routes", () => {
         description: "Coffee",
         expires_at: null,
         merchant_name: "Link Shop",
+        payable: true,
       });
       const html = await api(`/links/${slug}`, { accept: "text/html,application/xhtml+xml,*/*;q=0.8" });
       expect(html.headers.get("content-type")).toMatch(/^text\/html/);

@@ -4,7 +4,7 @@ import type { MerchantAdmin } from "../../src/gateway/admin/merchant-admin.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
 import { createPageScript } from "../../src/gateway/link-page/bundle.ts";
-import { formatUsdc, linkPage } from "../../src/gateway/link-page/html.ts";
+import { formatUsdc, linkPage, NOT_PAYABLE } from "../../src/gateway/link-page/html.ts";
 import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 import type { LinkRow } from "../../src/store/payment-links.ts";
@@ -17,9 +17,11 @@ const USDC = "0x2222222222222222222222222222222222222222";
 const OTHER_CHAIN = 31338;
 const sk = issueKey("secret", "test");
 const otherSk = issueKey("secret", "test");
+const nokeySk = issueKey("secret", "test");
 const keyRows: KeyByHash[] = [
   { ...sk.issued, merchantId: "mer_a", createdAt: 1, revokedAt: null },
   { ...otherSk.issued, merchantId: "mer_b", createdAt: 1, revokedAt: null },
+  { ...nokeySk.issued, merchantId: "mer_c", createdAt: 1, revokedAt: null },
 ];
 const PK = "pk_test_abc";
 const view = (id: string) => ({
@@ -37,7 +39,15 @@ const view = (id: string) => ({
       created_at: "",
       revoked_at: "x",
     },
-    { id: "k1", type: "publishable" as const, key: PK, last4: "_abc", created_at: "", revoked_at: null },
+    // mer_c revoked its publishable key and rolled none.
+    {
+      id: "k1",
+      type: "publishable" as const,
+      key: PK,
+      last4: "_abc",
+      created_at: "",
+      revoked_at: id === "mer_c" ? "x" : null,
+    },
   ],
 });
 const merchantAdmin = { view: async (id: string) => view(id) } as unknown as MerchantAdmin;
@@ -64,8 +74,12 @@ const LINKS = [
 async function gateway(env: Record<string, string> = { MERCHANT_MODE: "development" }) {
   const service = memoryService();
   const created: Array<{ merchantId: string; amount: bigint }> = [];
+  const made: string[] = [];
   const admin: LinkAdmin = {
-    create: async (merchantId, l) => link({ id: "plink_new", merchantId, slug: "new_slug", ...l }),
+    create: async (merchantId, l) => {
+      made.push(merchantId);
+      return link({ id: "plink_new", merchantId, slug: "new_slug", ...l });
+    },
     get: async (merchantId, id) => LINKS.find((l) => l.id === id && l.merchantId === merchantId) ?? null,
     deactivate: async () => link({ deactivatedAt: START_MS }),
   };
@@ -114,9 +128,9 @@ async function gateway(env: Record<string, string> = { MERCHANT_MODE: "developme
           },
         } as never,
         settings: {
-          // mer_a pinned a destination for the first chain only; mer_b none.
+          // mer_a and mer_c pinned a destination for the first chain only; mer_b none.
           destinations: async (m: string) =>
-            m === "mer_a" ? [{ sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN }] : [],
+            m === "mer_b" ? [] : [{ sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN }],
         } as never,
         resources: async () => null,
         mode: "test",
@@ -124,7 +138,7 @@ async function gateway(env: Record<string, string> = { MERCHANT_MODE: "developme
     },
     links: { admin, store: { bySlug: async (slug) => LINKS.find((l) => l.slug === slug) ?? null } },
   });
-  return { app, created };
+  return { app, created, made };
 }
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const HTML = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
@@ -221,8 +235,45 @@ describe("payment link routes", () => {
     expect(created).toEqual([{ merchantId: "mer_a", amount: 25_000_000n }]);
     // A merchant with no pinned destination: no session made that could never be committed.
     const nopin = await app.inject({ method: "POST", url: "/links/slug_nopin/sessions" });
-    expect(nopin.statusCode).toBe(400);
+    expect([nopin.statusCode, nopin.json()]).toEqual([
+      409,
+      { error: "this merchant cannot take payments right now" },
+    ]);
     expect(created).toHaveLength(1);
+  });
+
+  it("POST /v1/payment_links: 409 naming what is missing (a destination, an active pk_), nothing created", async () => {
+    const { app, made } = await gateway();
+    const create = (key: string) =>
+      app.inject({ method: "POST", url: "/v1/payment_links", headers: auth(key), payload: { amount: "1" } });
+    const nopin = await create(otherSk.key);
+    expect([nopin.statusCode, nopin.json()]).toEqual([
+      409,
+      { error: "the merchant cannot be paid yet: no destination is pinned (PUT /v1/destinations)" },
+    ]);
+    const nokey = await create(nokeySk.key);
+    expect(nokey.statusCode).toBe(409);
+    expect(nokey.json().error).toMatch(/no publishable key is active/);
+    expect(made).toEqual([]);
+    expect((await create(sk.key)).statusCode).toBe(200);
+    expect(made).toEqual(["mer_a"]);
+  });
+
+  it("a link whose merchant cannot be paid now: payable false, and a page that asks for nothing", async () => {
+    const { app } = await gateway();
+    expect((await app.inject({ method: "GET", url: "/links/slug_active" })).json().payable).toBe(true);
+    const json = await app.inject({ method: "GET", url: "/links/slug_nopin" });
+    expect([json.statusCode, json.json().payable]).toEqual([200, false]);
+    const page = await app.inject({ method: "GET", url: "/links/slug_nopin", headers: HTML });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(NOT_PAYABLE);
+    expect(page.body).not.toContain('id="refund"');
+    expect(page.body).not.toContain('id="pay"');
+    // The script still loads: a payment this browser already started resumes.
+    expect(page.body).toContain('src="/links/assets/page.js"');
+    const payable = await app.inject({ method: "GET", url: "/links/slug_active", headers: HTML });
+    expect(payable.body).toContain('id="refund"');
+    expect(payable.body).not.toContain(NOT_PAYABLE);
   });
 });
 
@@ -244,6 +295,7 @@ describe("the hosted page", () => {
         amount: "1",
         description: "</script><script>alert(1)</script>",
         merchantName: "</script><b>",
+        payable: true,
       },
       "/p.js",
     );

@@ -12,6 +12,8 @@ export interface PageLink {
   description: string | null;
   /** Who the payer pays, shown above the amount. */
   merchantName: string | null;
+  /** Whether the merchant can take a payment now; if not, the page asks the payer for nothing. */
+  payable: boolean;
 }
 
 /** 6-decimal base units as a decimal USDC string ("25000000" -> "25.00", "1500001" -> "1.500001"). */
@@ -30,8 +32,11 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u0
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** What a payer sees when the link's merchant cannot take payments (its set-up changed since). */
+export const NOT_PAYABLE = "This merchant cannot take payments right now. Nothing has been asked of you.";
+
 /**
- * The page for a payable link. The deposit address stays hidden until the payer gave a refund
+ * The page for an active link. The deposit address stays hidden until the payer gave a refund
  * address and the burner signed the standing refund to it (page.ts): no address to pay before the
  * money has a way back.
  */
@@ -44,18 +49,27 @@ export function linkPage(link: PageLink, scriptPath: string): string {
     amount: link.amount,
     description: link.description,
     merchantName: link.merchantName,
+    payable: link.payable,
   };
+  // Not payable now: no refund address asked, no pay button. The script still runs, so a payment
+  // this browser already started resumes (its session keeps the destination it was made with).
+  const start = link.payable
+    ? `<div id="start">
+  <label for="refund">Your wallet address, for a refund</label>
+  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="0x…">
+  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.</p>
+  <button id="pay" type="button">Pay with USDC</button>
+</div>`
+    : "";
+  const status = link.payable
+    ? '<p id="status" role="status" aria-live="polite"></p>'
+    : `<p id="status" role="status" aria-live="polite" data-status="error">${NOT_PAYABLE}</p>`;
   return page(
     title,
     `${link.merchantName ? `<p class="merchant">Pay <strong id="merchant">${escapeHtml(link.merchantName)}</strong></p>` : ""}
 <p class="amount" id="amount">${escapeHtml(amount)} <span>USDC</span></p>
 ${link.description ? `<p class="description">${escapeHtml(link.description)}</p>` : ""}
-<div id="start">
-  <label for="refund">Your wallet address, for a refund</label>
-  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="0x…">
-  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.</p>
-  <button id="pay" type="button">Pay with USDC</button>
-</div>
+${start}
 <div id="chains" hidden></div>
 <div id="deposit" hidden>
   <p>Send exactly <strong>${escapeHtml(amount)} USDC</strong> on <strong id="chain"></strong> to</p>
@@ -66,7 +80,7 @@ ${link.description ? `<p class="description">${escapeHtml(link.description)}</p>
   browser to finish; otherwise, once the time is up, the money goes back to <code id="refund-to"></code>.</p>
 </div>
 <ol id="steps"></ol>
-<p id="status" role="status" aria-live="polite"></p>
+${status}
 <script type="application/json" id="link-data">${scriptJson(data)}</script>
 <script type="module" src="${escapeHtml(scriptPath)}"></script>`,
   );

@@ -33,6 +33,12 @@ const { document, navigator } = globalThis as unknown as {
 export const byId = (id: string) => document.getElementById(id);
 export const body = document.body;
 
+/** Hides the refund form; a page for a merchant that cannot take payments has none (html.ts). */
+export function hideStart() {
+  const start = document.getElementById("start") as PageElement | null;
+  if (start) start.hidden = true;
+}
+
 export const link = JSON.parse(byId("link-data").textContent ?? "{}") as PageLink;
 
 export type StatusState = "progress" | "paid" | "refunded" | "error";
@@ -130,7 +136,7 @@ export async function showDeposit(
   tick();
   clearInterval(clock);
   clock = setInterval(tick, 1000);
-  byId("start").hidden = true;
+  hideStart();
   byId("deposit").hidden = false;
 }
 

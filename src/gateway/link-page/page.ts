@@ -25,6 +25,7 @@ import {
   byId,
   chooseChain,
   hideDeposit,
+  hideStart,
   link,
   reach,
   type Step,
@@ -54,14 +55,14 @@ const origin = (globalThis as unknown as { location: { origin: string } }).locat
 const REFUND_POLL_MS = 2_000;
 const REFUND_WATCH_MS = 30 * 60_000;
 
-const button = byId("pay");
 const saved = loadPayment(link.slug);
 if (saved) {
-  byId("start").hidden = true;
+  hideStart();
   run(() => resume(saved));
-} else {
-  button.addEventListener("click", () => run(start));
+} else if (link.payable) {
+  byId("pay").addEventListener("click", () => run(start));
 }
+// Otherwise the merchant cannot take payments now: the page says so and asks nothing (html.ts).
 
 function run(flow: () => Promise<void>) {
   flow().catch((err: unknown) => {
@@ -88,7 +89,7 @@ function refundAddress(): Address | null {
 async function start() {
   const refundTo = refundAddress();
   if (!refundTo) return;
-  button.disabled = true;
+  byId("pay").disabled = true;
   byId("refund").disabled = true;
   show("Creating your payment…");
   const created = await createApiClient({ baseUrl: origin }).request<LinkSession>({

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
+import { setupMissing } from "../../domain/merchant/readiness.ts";
 import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
 import type { LinkAdmin } from "../admin/link-admin.ts";
 import type { MerchantView } from "../admin/merchant-admin.ts";
@@ -52,6 +53,9 @@ const linkJsonSchema = z.object({
   description: z.string().nullable(),
   expires_at: z.number().int().nullable().describe("Unix seconds, or null for never"),
   merchant_name: z.string().nullable().describe("who the payer pays: the merchant's name"),
+  payable: z
+    .boolean()
+    .describe("whether a session can be made now (false: the merchant cannot take payments right now)"),
 });
 const linkSessionSchema = z.object({
   id: z.string(),
@@ -84,6 +88,15 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
     return link;
   };
 
+  /** The merchant's active pk_ and payable chains, or null when it cannot take a payment now. */
+  const canBePaid = async (merchantId: string) => {
+    const [publishableKey, chains] = await Promise.all([
+      opts.publishableKey(merchantId),
+      opts.payableChains(merchantId),
+    ]);
+    return publishableKey && chains.length > 0 ? { publishableKey, chains } : null;
+  };
+
   app.get(SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply
       .type("text/javascript; charset=utf-8")
@@ -102,7 +115,10 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
     },
     async (request, reply) => {
       const link = await payable(request.params.slug);
-      const merchantName = "slug" in link ? await opts.merchantName(link.merchantId) : null;
+      const [merchantName, ready] =
+        "slug" in link
+          ? await Promise.all([opts.merchantName(link.merchantId), canBePaid(link.merchantId)])
+          : [null, null];
       if (!wantsHtml(request.headers.accept)) {
         if (!("slug" in link)) throw link;
         const expires = link.expiresAt === null ? null : Math.floor(link.expiresAt / 1000);
@@ -114,6 +130,7 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
           description: link.description,
           expires_at: expires,
           merchant_name: merchantName,
+          payable: ready !== null,
         };
       }
       // Start bundling now, so the script is ready when the browser asks for it.
@@ -121,7 +138,9 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
         .script()
         .catch((err: unknown) => request.log.error({ err }, "the payment page script did not build"));
       const html =
-        "slug" in link ? linkPage({ ...link, merchantName }, SCRIPT_PATH) : closedPage(link.message);
+        "slug" in link
+          ? linkPage({ ...link, merchantName, payable: ready !== null }, SCRIPT_PATH)
+          : closedPage(link.message);
       return (
         reply
           .code("slug" in link ? 200 : link.status)
@@ -141,22 +160,16 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
       schema: {
         summary: "Create a checkout session from a payment link (no key): for the hosted page or your own",
         params: slugParams,
-        response: { 200: linkSessionSchema, 400: errorSchema, ...errors, 503: errorSchema },
+        response: { 200: linkSessionSchema, 400: errorSchema, ...errors, 409: errorSchema, 503: errorSchema },
       },
     },
     async (request) => {
       const link = await payable(request.params.slug);
       if (!("slug" in link)) throw link;
-      const [publishableKey, chains] = await Promise.all([
-        opts.publishableKey(link.merchantId),
-        opts.payableChains(link.merchantId),
-      ]);
-      // Misconfiguration on the merchant's side: a session made now could never be committed.
-      if (!publishableKey || chains.length === 0)
-        throw gatewayError(
-          "no_destination",
-          "this payment link cannot be paid yet: the merchant is not set up",
-        );
+      // The merchant's set-up changed since the link was made: a session now could never be paid.
+      const ready = await canBePaid(link.merchantId);
+      if (ready === null) throw gatewayError("merchant_not_ready");
+      const { publishableKey, chains } = ready;
       const created = await opts.checkout.create({
         merchantId: link.merchantId,
         amount: BigInt(link.amount),
@@ -188,9 +201,21 @@ export interface LinkRouteDeps {
 
 /** The merchant's /v1/payment_links routes and the public /links routes, in merchant mode. */
 export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDeps): Promise<void> {
+  const publishableKey = async (merchantId: string) => {
+    const keys = (await deps.merchants.view(merchantId))?.keys ?? [];
+    return keys.find((k) => k.type === "publishable" && k.revoked_at === null)?.key ?? null;
+  };
+  const pinnedChainIds = async (merchantId: string) =>
+    (await deps.destinations(merchantId)).map((p) => p.sourceChainId);
   await app.register(paymentLinkRoutes, {
     guards: deps.guards,
     links: deps.links.admin,
+    async setupMissing(merchantId) {
+      const [pinned, pk] = await Promise.all([pinnedChainIds(merchantId), publishableKey(merchantId)]);
+      // The hosted page pays from the chains with a burner delegate and USDC, nowhere else.
+      const payableChainIds = deps.chains.payable().map((c) => c.chainId);
+      return setupMissing({ pinnedChainIds: pinned, payableChainIds, publishableKey: pk !== null });
+    },
     publicUrl: deps.publicUrl,
     now: deps.now,
   });
@@ -198,12 +223,9 @@ export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDe
     links: deps.links.store,
     checkout: deps.checkout,
     merchantName: async (merchantId) => (await deps.merchants.view(merchantId))?.name ?? null,
-    async publishableKey(merchantId) {
-      const keys = (await deps.merchants.view(merchantId))?.keys ?? [];
-      return keys.find((k) => k.type === "publishable" && k.revoked_at === null)?.key ?? null;
-    },
+    publishableKey,
     async payableChains(merchantId) {
-      const pinned = new Set((await deps.destinations(merchantId)).map((p) => p.sourceChainId));
+      const pinned = new Set(await pinnedChainIds(merchantId));
       return deps.chains
         .payable()
         .flatMap((c) =>

@@ -9,11 +9,13 @@ import { gatewayError } from "../errors.ts";
 import { errorSchema } from "../schemas.ts";
 
 const linkParamsSchema = z.object({ id: z.string().min(1).max(64) });
-const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 503: errorSchema };
+const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 
 export interface PaymentLinkRouteOptions {
   guards: Guards;
   links: LinkAdmin;
+  /** What the merchant lacks to be paid through a link now (domain/merchant/readiness.ts), or null. */
+  setupMissing(merchantId: string): Promise<string | null>;
   /** Where the public /links/:slug routes are reached: PUBLIC_URL, or the request's own origin. */
   publicUrl: string | undefined;
   now: () => number;
@@ -61,7 +63,11 @@ export const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentLinkRouteOptions> =
       const { amount, description, expires_at } = request.body;
       if (expires_at !== undefined && expires_at * 1000 <= opts.now())
         throw gatewayError("invalid_request", "body.expires_at: must be in the future");
-      const row = await opts.links.create(principalOf(request).merchantId, {
+      const { merchantId } = principalOf(request);
+      // A link nobody could pay is refused now, not discovered by its first payer.
+      const missing = await opts.setupMissing(merchantId);
+      if (missing !== null) throw gatewayError("merchant_not_ready", missing);
+      const row = await opts.links.create(merchantId, {
         amount,
         description: description ?? null,
         expiresAt: expires_at === undefined ? null : expires_at * 1000,
