@@ -4,25 +4,13 @@
 // is a 4xx that says why and the relayer's lamports (read at "confirmed") do not move; each control
 // costs exactly its fee. Every session is opened and paid at once in beforeAll, so their TTL runs
 // together; the cases that need an ended session wait for it.
-import { createMint, getOrCreateAssociatedTokenAccount, mintTo, transfer } from "@solana/spl-token";
-import {
-  type Connection,
-  Keypair,
-  type PublicKey,
-  SystemProgram,
-  sendAndConfirmTransaction,
-  Transaction,
-} from "@solana/web3.js";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { createMint, getOrCreateAssociatedTokenAccount, mintTo } from "@solana/spl-token";
+import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSolanaRefund } from "../../src/chains/solana/refund.ts";
-import { buildSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
-import { associatedTokenBalance } from "../../src/chains/solana/token-accounts.ts";
-import { createApiClient, type Session } from "../../src/client/index.ts";
+import { NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import { type Ctx, setUpChains, tokenBalance, usdc } from "../support/delegate.ts";
 import { startTestService, type TestService } from "../support/service.ts";
-import { sessionUntil } from "../support/session-poll.ts";
-import { burnerRegistration, stackSolanaOf } from "../support/solana-node.ts";
+import { type Paid, solanaStranger } from "../support/solana-stranger.ts";
 
 const T = 60_000;
 const TTL_SECONDS = 20;
@@ -32,93 +20,11 @@ const REFUND_FEE = 10_000n;
 
 let svc: TestService;
 let dst: Ctx;
-let sol: Connection;
-let mint: PublicKey;
-let payer: Keypair;
-let relayer: PublicKey;
-let vault: PublicKey;
+let k: ReturnType<typeof solanaStranger>;
 /** The relayer's lamports and the vault's USDC before any session: what the controls are counted from. */
 let atStart: { relayer: bigint; vaultUsdc: bigint };
-
-type Paid = { id: string; burner: Keypair; terms: { fee_payer: string; sweep_to: string; fee_bps: number } };
 /** The stranger's sessions, one per case, opened together. */
 const s = {} as Record<"empty" | "dust" | "dustOnly" | "control" | "fake" | "sol" | "dustFill", Paid>;
-
-const post = async (path: string, body: object) => {
-  const res = await fetch(`${svc.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
-const until = (id: string, pred: (s: Session) => boolean, timeoutMs = 30_000) =>
-  sessionUntil(createApiClient({ baseUrl: svc.url }), id, pred, timeoutMs);
-const lamports = async (key: PublicKey) => BigInt(await sol.getBalance(key, "confirmed"));
-const usdcOf = (owner: PublicKey) => associatedTokenBalance(sol, mint, owner);
-const blockhash = async () =>
-  ((await (await fetch(`${svc.url}/solana/blockhash`)).json()) as { blockhash: string }).blockhash;
-
-/** A Solana-origin session paying a fresh EVM address, the stranger's burner registered on it. */
-async function openSession(): Promise<Paid> {
-  const created = await post("/sessions/solana", {
-    destination_address: privateKeyToAddress(generatePrivateKey()),
-    destination_chain: DEST_CHAIN,
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const id = created.body.id as string;
-  const burner = Keypair.generate();
-  const registered = await post(`/sessions/${id}/solana-burner`, burnerRegistration(burner, id));
-  expect(registered.status, JSON.stringify(registered.body)).toBe(200);
-  return { id, burner, terms: created.body.sweep as Paid["terms"] };
-}
-
-/** The payer sends `amount` of USDC (or of `viaMint`) to `to`, opening its USDC account on the way. */
-async function payUsdc(to: PublicKey, amount: bigint, viaMint = mint) {
-  const from = await getOrCreateAssociatedTokenAccount(sol, payer, viaMint, payer.publicKey);
-  const into = await getOrCreateAssociatedTokenAccount(sol, payer, viaMint, to);
-  await transfer(sol, payer, from.address, into.address, payer, amount);
-}
-async function paySol(to: PublicKey, amount: bigint) {
-  const tx = new Transaction().add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: amount }),
-  );
-  await sendAndConfirmTransaction(sol, tx, [payer]);
-}
-
-/** The burner-signed refund of `amount` (default: its whole balance) of `token` to `to`, as the route takes it. */
-async function refund(p: Paid, to: PublicKey, token = mint.toBase58(), amount?: bigint) {
-  const whole = token === NATIVE_MINT ? await lamports(p.burner.publicKey) : await usdcOf(p.burner.publicKey);
-  const tx = buildSolanaRefund({
-    burner: p.burner.publicKey.toBase58(),
-    feePayer: relayer.toBase58(),
-    token,
-    to: to.toBase58(),
-    amount: amount ?? whole,
-    blockhash: await blockhash(),
-  });
-  tx.partialSign(p.burner);
-  const transaction = tx.serialize({ requireAllSignatures: false }).toString("base64");
-  return post(`/sessions/${p.id}/solana-refund`, { transaction, to: to.toBase58(), token });
-}
-
-/** The payer's commit of a sweep of the whole deposit of `token` (the delivery to the vault, the fee to the relayer). */
-async function commit(p: Paid, amount: bigint, token = mint.toBase58()) {
-  const fee = (amount * BigInt(p.terms.fee_bps)) / 10_000n;
-  const tx = buildSolanaSweep({
-    burner: p.burner.publicKey.toBase58(),
-    feePayer: p.terms.fee_payer,
-    token,
-    legs: [
-      { to: p.terms.sweep_to, amount: amount - fee },
-      { to: p.terms.fee_payer, amount: fee },
-    ],
-    blockhash: await blockhash(),
-  });
-  tx.partialSign(p.burner);
-  const transaction = tx.serialize({ requireAllSignatures: false }).toString("base64");
-  return post(`/sessions/${p.id}/commit`, { transaction });
-}
 
 /** Every transaction the relayer has sent on the EVM destination, mined or pending. */
 const evmNonce = () =>
@@ -126,11 +32,11 @@ const evmNonce = () =>
 
 /** Runs `act` and proves the relayer paid exactly `fee` lamports for it (0: nothing) and sent nothing on the EVM chain. */
 async function relayerPays(fee: bigint, act: () => Promise<void>): Promise<void> {
-  const before = { lamports: await lamports(relayer), nonce: await evmNonce() };
+  const before = { lamports: await k.lamports(k.relayer), nonce: await evmNonce() };
   await act();
   // A relay would land within a few slots: wait before counting.
   await new Promise((r) => setTimeout(r, 2_000));
-  expect(before.lamports - (await lamports(relayer))).toBe(fee);
+  expect(before.lamports - (await k.lamports(k.relayer))).toBe(fee);
   expect(await evmNonce()).toBe(before.nonce);
 }
 /**
@@ -149,14 +55,15 @@ beforeAll(async () => {
     roles: ["actors", "projector", "indexer", "gateway", "executor"],
     env: { SESSION_TTL_SECONDS: String(TTL_SECONDS), RATE_LIMIT_BURST: "100000" },
   });
-  ({ sol, mint, payer, relayer, vault } = stackSolanaOf(svc));
-  atStart = { relayer: await lamports(relayer), vaultUsdc: await usdcOf(vault) };
+  k = solanaStranger(svc, DEST_CHAIN);
+  const { sol, payer, openSession, payUsdc, paySol } = k;
+  atStart = { relayer: await k.lamports(k.relayer), vaultUsdc: await k.usdcOf(k.vault) };
+  // The fake mint: the stranger's own token with USDC's decimals, minted to its burner below.
+  const fakeMint = await createMint(sol, payer, payer.publicKey, null, 6);
   const [empty, dust, dustOnly, control, fake, solS, dustFill] = await Promise.all(
     Array.from({ length: 7 }, () => openSession()),
   );
   Object.assign(s, { empty, dust, dustOnly, control, fake, sol: solS, dustFill });
-  // The fake mint: the stranger's own token with USDC's decimals, minted to its burner.
-  const fakeMint = await createMint(sol, payer, payer.publicKey, null, 6);
   const fakeInto = await getOrCreateAssociatedTokenAccount(sol, payer, fakeMint, s.fake.burner.publicKey);
   await Promise.all([
     // Exactly the accepted minimum (0.01 USDC): a deposit, but its refund would be dust (floor: the minimum).
@@ -168,7 +75,7 @@ beforeAll(async () => {
     payUsdc(s.dustFill.burner.publicKey, usdc(0.05)),
   ]);
   await Promise.all(
-    [s.dust, s.control, s.sol, s.dustFill].map((p) => until(p.id, (x) => x.status === "detected")),
+    [s.dust, s.control, s.sol, s.dustFill].map((p) => k.until(p.id, (x) => x.status === "detected")),
   );
 }, 240_000);
 afterAll(async () => {
@@ -181,14 +88,14 @@ describe("a stranger's fast fills (committed before the sessions expire)", () =>
     async () => {
       const before = {
         inventory: await tokenBalance(dst, dst.chain.relayer.address),
-        vault: await lamports(vault),
+        vault: await k.lamports(k.vault),
       };
       await relayerPays(0n, async () =>
-        refused(await commit(s.sol, 50_000_000n, NATIVE_MINT), 409, /settles only on its own chain/),
+        refused(await k.commit(s.sol, 50_000_000n, NATIVE_MINT), 409, /settles only on its own chain/),
       );
-      expect(await until(s.sol.id, () => true)).toMatchObject({ status: "detected", sweep_tx: null });
+      expect(await k.until(s.sol.id, () => true)).toMatchObject({ status: "detected", sweep_tx: null });
       expect(await tokenBalance(dst, dst.chain.relayer.address)).toBe(before.inventory);
-      expect(await lamports(vault)).toBe(before.vault);
+      expect(await k.lamports(k.vault)).toBe(before.vault);
     },
     T,
   );
@@ -197,9 +104,9 @@ describe("a stranger's fast fills (committed before the sessions expire)", () =>
     "a dust fast fill (0.05 USDC): 409 below the minimum, nothing relayed on Solana, nothing sent on the EVM chain",
     async () => {
       await relayerPays(0n, async () =>
-        refused(await commit(s.dustFill, usdc(0.05)), 409, /below its minimum of 100000/),
+        refused(await k.commit(s.dustFill, usdc(0.05)), 409, /below its minimum of 100000/),
       );
-      expect(await usdcOf(s.dustFill.burner.publicKey)).toBe(usdc(0.05));
+      expect(await k.usdcOf(s.dustFill.burner.publicKey)).toBe(usdc(0.05));
     },
     T,
   );
@@ -209,8 +116,8 @@ describe("a stranger's refunds (once the sessions expired)", () => {
   const wallet = Keypair.generate().publicKey;
   beforeAll(async () => {
     // The payer's wallet holds a USDC account, as a USDC refund's recipient must.
-    await getOrCreateAssociatedTokenAccount(sol, payer, mint, wallet);
-    await Promise.all(Object.values(s).map((p) => until(p.id, (x) => x.status === "expired", T)));
+    await getOrCreateAssociatedTokenAccount(k.sol, k.payer, k.mint, wallet);
+    await Promise.all(Object.values(s).map((p) => k.until(p.id, (x) => x.status === "expired", T)));
   }, T + 10_000);
 
   it(
@@ -218,15 +125,15 @@ describe("a stranger's refunds (once the sessions expired)", () => {
     async () => {
       const p = s.empty;
       // Six registrations, fake mint, two refused commits, every session expired: not a lamport yet.
-      expect(await lamports(relayer)).toBe(atStart.relayer);
+      expect(await k.lamports(k.relayer)).toBe(atStart.relayer);
       // Registration relayed nothing and opened no account: the burner still has none.
-      expect(await sol.getAccountInfo(p.burner.publicKey)).toBeNull();
+      expect(await k.sol.getAccountInfo(p.burner.publicKey)).toBeNull();
       // The route takes only a session whose accepted deposit named its source chain: before any, 409.
       await relayerPays(0n, async () => {
-        refused(await refund(p, wallet, mint.toBase58(), 1n), 409, NOT_YET_SOLANA);
-        refused(await refund(p, wallet, NATIVE_MINT, 1n), 409, NOT_YET_SOLANA);
+        refused(await k.refund(p, wallet, k.mint.toBase58(), 1n), 409, NOT_YET_SOLANA);
+        refused(await k.refund(p, wallet, NATIVE_MINT, 1n), 409, NOT_YET_SOLANA);
         // After one (the control's, refunded below), an asset the burner does not hold: 409 as well.
-        refused(await refund(s.control, wallet, NATIVE_MINT, 1n), 409, /holds none of this asset/);
+        refused(await k.refund(s.control, wallet, NATIVE_MINT, 1n), 409, /holds none of this asset/);
       });
     },
     T,
@@ -238,11 +145,11 @@ describe("a stranger's refunds (once the sessions expired)", () => {
       const p = s.control;
       await relayerPays(0n, async () => {
         for (let i = 0; i < 3; i++)
-          refused(await refund(p, p.burner.publicKey), 400, /not the burner or the relayer/);
-        refused(await refund(p, relayer), 400, /not the burner or the relayer/);
-        refused(await refund(p, wallet, mint.toBase58(), usdc(0.5)), 400, /whole balance \(1000000\)/);
+          refused(await k.refund(p, p.burner.publicKey), 400, /not the burner or the relayer/);
+        refused(await k.refund(p, k.relayer), 400, /not the burner or the relayer/);
+        refused(await k.refund(p, wallet, k.mint.toBase58(), usdc(0.5)), 400, /whole balance \(1000000\)/);
       });
-      expect(await usdcOf(p.burner.publicKey)).toBe(usdc(1));
+      expect(await k.usdcOf(p.burner.publicKey)).toBe(usdc(1));
     },
     T,
   );
@@ -250,16 +157,16 @@ describe("a stranger's refunds (once the sessions expired)", () => {
   it(
     "dust refunds: of a 0.01 USDC deposit (at the floor), of a 0.006 USDC one (below the minimum): 409, 0 lamports",
     async () => {
-      expect((await until(s.dust.id, () => true)).deposits).toMatchObject([{ amount: "10000" }]);
-      const only = await until(s.dustOnly.id, () => true);
+      expect((await k.until(s.dust.id, () => true)).deposits).toMatchObject([{ amount: "10000" }]);
+      const only = await k.until(s.dustOnly.id, () => true);
       expect(only.deposits).toEqual([]);
       expect(only.unsupported_deposits).toMatchObject([{ amount: "6000", reason: "below_minimum" }]);
       await relayerPays(0n, async () => {
-        refused(await refund(s.dust, wallet), 409, /a refund of 10000 is dust/);
-        refused(await refund(s.dustOnly, wallet), 409, NOT_YET_SOLANA);
+        refused(await k.refund(s.dust, wallet), 409, /a refund of 10000 is dust/);
+        refused(await k.refund(s.dustOnly, wallet), 409, NOT_YET_SOLANA);
       });
-      expect(await usdcOf(s.dust.burner.publicKey)).toBe(10_000n);
-      expect(await usdcOf(s.dustOnly.burner.publicKey)).toBe(6_000n);
+      expect(await k.usdcOf(s.dust.burner.publicKey)).toBe(10_000n);
+      expect(await k.usdcOf(s.dustOnly.burner.publicKey)).toBe(6_000n);
     },
     T,
   );
@@ -268,16 +175,16 @@ describe("a stranger's refunds (once the sessions expired)", () => {
     "a fake mint: never detected, never refunded at the relayer's cost (409, 400), 0 lamports",
     async () => {
       const p = s.fake;
-      const session = await until(p.id, () => true);
+      const session = await k.until(p.id, () => true);
       expect(session.deposits).toEqual([]);
       expect(session.refunds).toEqual([]);
       const fakeMint = session.unsupported_deposits[0]?.token ?? "";
       expect(session.unsupported_deposits).toMatchObject([{ reason: "token_not_accepted" }]);
-      expect(fakeMint).not.toBe(mint.toBase58());
+      expect(fakeMint).not.toBe(k.mint.toBase58());
       await relayerPays(0n, async () => {
-        refused(await refund(p, wallet, fakeMint, usdc(5)), 409, NOT_YET_SOLANA);
+        refused(await k.refund(p, wallet, fakeMint, usdc(5)), 409, NOT_YET_SOLANA);
         // Named on a session the route takes: not a token it refunds.
-        refused(await refund(s.control, wallet, fakeMint, usdc(5)), 400, /token: the USDC mint/);
+        refused(await k.refund(s.control, wallet, fakeMint, usdc(5)), 400, /token: the USDC mint/);
       });
     },
     T,
@@ -288,12 +195,12 @@ describe("a stranger's refunds (once the sessions expired)", () => {
     async () => {
       const p = s.control;
       await relayerPays(REFUND_FEE, async () => {
-        const done = await refund(p, wallet);
+        const done = await k.refund(p, wallet);
         expect(done.status, JSON.stringify(done.body)).toBe(200);
         expect(done.body).toMatchObject({ id: p.id, amount: "1000000", to: wallet.toBase58() });
       });
-      expect(await usdcOf(wallet)).toBe(usdc(1));
-      expect(await usdcOf(p.burner.publicKey)).toBe(0n);
+      expect(await k.usdcOf(wallet)).toBe(usdc(1));
+      expect(await k.usdcOf(p.burner.publicKey)).toBe(0n);
     },
     T,
   );
@@ -303,13 +210,14 @@ describe("a stranger's refunds (once the sessions expired)", () => {
     async () => {
       const p = s.control;
       // Two dust payments (each below the minimum, so no accepted deposit) hold 0.012 USDC, above the floor.
-      await payUsdc(p.burner.publicKey, 6_000n);
-      await payUsdc(p.burner.publicKey, 6_000n);
+      await k.payUsdc(p.burner.publicKey, 6_000n);
+      await k.payUsdc(p.burner.publicKey, 6_000n);
       await relayerPays(0n, async () => {
-        for (let i = 0; i < 3; i++) refused(await refund(p, wallet), 409, /no deposit of this asset arrived/);
+        for (let i = 0; i < 3; i++)
+          refused(await k.refund(p, wallet), 409, /no deposit of this asset arrived/);
       });
-      expect((await until(p.id, () => true)).refunds).toHaveLength(1);
-      expect(await usdcOf(p.burner.publicKey)).toBe(12_000n);
+      expect((await k.until(p.id, () => true)).refunds).toHaveLength(1);
+      expect(await k.usdcOf(p.burner.publicKey)).toBe(12_000n);
     },
     T,
   );
@@ -321,17 +229,17 @@ describe("a stranger's refunds (once the sessions expired)", () => {
       const payerWallet = Keypair.generate().publicKey;
       const inventory = await tokenBalance(dst, dst.chain.relayer.address);
       await relayerPays(REFUND_FEE, async () => {
-        const done = await refund(p, payerWallet, NATIVE_MINT);
+        const done = await k.refund(p, payerWallet, NATIVE_MINT);
         expect(done.status, JSON.stringify(done.body)).toBe(200);
       });
-      expect(await lamports(payerWallet)).toBe(50_000_000n);
-      expect(await usdcOf(vault)).toBe(atStart.vaultUsdc);
+      expect(await k.lamports(payerWallet)).toBe(50_000_000n);
+      expect(await k.usdcOf(k.vault)).toBe(atStart.vaultUsdc);
       expect(await tokenBalance(dst, dst.chain.relayer.address)).toBe(inventory);
     },
     T,
   );
 
   it("in all, the relayer paid exactly the two controls' fees", async () => {
-    expect(atStart.relayer - (await lamports(relayer))).toBe(2n * REFUND_FEE);
+    expect(atStart.relayer - (await k.lamports(k.relayer))).toBe(2n * REFUND_FEE);
   });
 });
