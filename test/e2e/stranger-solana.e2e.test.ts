@@ -3,7 +3,8 @@
 // process. A stranger holds its own burner key and tries to make the relayer pay: each abusive request
 // is a 4xx that says why and the relayer's lamports (read at "confirmed") do not move; each control
 // costs exactly its fee. Every session is opened and paid at once in beforeAll, so their TTL runs
-// together; the cases that need an ended session wait for it.
+// together; the cases that need an ended session wait for it. The copied stealth withdrawal, the
+// remaining case of the list, is test/e2e/stealth-solana.e2e.test.ts's.
 import { createMint, getOrCreateAssociatedTokenAccount, mintTo } from "@solana/spl-token";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
