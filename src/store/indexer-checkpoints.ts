@@ -158,15 +158,34 @@ export async function readFreshness(client: CassandraClient): Promise<Freshness[
 }
 
 // recent_blocks: contiguous, so the numbers are implied by the first one.
-const recentSchema = z.object({ first: z.string().regex(/^\d+$/), hashes: z.array(z.string()) });
+/**
+ * The recent blocks as stored: `first` and the hashes, each block one past the last, as on an EVM
+ * chain. A chain whose blocks skip numbers (a Solana slot with no block) also stores `numbers`:
+ * numbering such a list from `first` read a slot's hash back as another's, and the indexer then
+ * took its own history for a fork deeper than it keeps, and stopped. A row written before `numbers`
+ * existed is read as before.
+ */
+const recentSchema = z.object({
+  first: z.string().regex(/^\d+$/),
+  hashes: z.array(z.string()),
+  numbers: z.array(z.string().regex(/^\d+$/)).optional(),
+});
 
-function encodeRecent(recent: readonly BlockRef[]): string {
-  return JSON.stringify({ first: String(recent[0]?.number ?? 0n), hashes: recent.map((b) => b.hash) });
+export function encodeRecent(recent: readonly BlockRef[]): string {
+  const first = recent[0]?.number ?? 0n;
+  const contiguous = recent.every((b, i) => b.number === first + BigInt(i));
+  return JSON.stringify({
+    first: String(first),
+    hashes: recent.map((b) => b.hash),
+    ...(contiguous ? {} : { numbers: recent.map((b) => String(b.number)) }),
+  });
 }
 
-function decodeRecent(text: string | null): BlockRef[] {
+export function decodeRecent(text: string | null): BlockRef[] {
   if (!text) return [];
-  const { first, hashes } = recentSchema.parse(JSON.parse(text));
+  const { first, hashes, numbers } = recentSchema.parse(JSON.parse(text));
+  if (numbers !== undefined && numbers.length === hashes.length)
+    return hashes.map((hash, i) => ({ number: BigInt(numbers[i] as string), hash }));
   return hashes.map((hash, i) => ({ number: BigInt(first) + BigInt(i), hash }));
 }
 
