@@ -34,6 +34,12 @@ const envSchema = z.object({
    */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Where the logs go (src/logging.ts): `auto` writes JSON lines to stdout when it is not a terminal,
+   * and on a terminal to <stack root>/logs/service.log (errors shown on stderr too), leaving the
+   * terminal to the CLI's own lines; `json` always to stdout; `pretty` to stdout made readable.
+   */
+  LOG_FORMAT: z.enum(["auto", "json", "pretty"]).default("auto"),
 
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLIENT_ID: z.string().default("settlement"),

@@ -85,8 +85,28 @@ const delegateConstructorParams = parseAbiParameters(
 const subscriptionsParams = parseAbiParameters("address, address");
 const stealthRelayParams = parseAbiParameters("address");
 
-const USDC_FLOOR = 1_000_000n * 10n ** 6n;
-const USDC_MINT = 10_000_000n * 10n ** 6n;
+const USDC = 10n ** 6n;
+/**
+ * The USDC each test account keeps on every local chain: found under `floor`, the deployer mints it
+ * back up to `target`, so a restart mints nothing while it holds enough and never mints without bound.
+ */
+const USDC_HOLDINGS = [
+  // The payer of the demo and the tests.
+  {
+    account: DEV_ACCOUNTS.funded,
+    role: "the funded account",
+    floor: 1_000_000n * USDC,
+    target: 10_000_000n * USDC,
+  },
+  // The relayer's inventory: what a fast fill pays an EVM destination out of (docs/SOLANA.md), so a
+  // Solana deposit to an EVM destination settles on the local stack without an operator's top-up.
+  {
+    account: DEV_ACCOUNTS.relayer,
+    role: "the relayer's fill inventory",
+    floor: 10_000n * USDC,
+    target: 100_000n * USDC,
+  },
+] as const;
 const ETH_FLOOR = parseEther("1000");
 const ETH_TOPUP = parseEther("10000");
 const STATE_INTERVAL_SECONDS = 30;
@@ -540,22 +560,22 @@ async function topUp(
       log(`${name}: topped up ETH of ${acct.address}`);
     }
   }
-  const funded = DEV_ACCOUNTS.funded.address;
-  const balance = await client.readContract({
-    address: usdc,
-    abi: testUsdcAbi,
-    functionName: "balanceOf",
-    args: [funded],
-  });
-  if (balance < USDC_FLOOR) {
-    batch.call("mint USDC to the funded account", {
+  for (const { account, role, floor, target } of USDC_HOLDINGS) {
+    const balance = await client.readContract({
+      address: usdc,
+      abi: testUsdcAbi,
+      functionName: "balanceOf",
+      args: [account.address],
+    });
+    if (balance >= floor) continue;
+    batch.call(`mint USDC to ${role}`, {
       address: usdc,
       abi: testUsdcAbi,
       functionName: "mint",
-      args: [funded, USDC_MINT],
+      args: [account.address, target - balance],
       gas: 100_000n,
     });
-    log(`${name}: minting ${USDC_MINT / 10n ** 6n} USDC to ${funded}`);
+    log(`${name}: minting ${(target - balance) / USDC} USDC to ${role} ${account.address}`);
   }
 }
 

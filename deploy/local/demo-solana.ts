@@ -6,11 +6,14 @@
  * 0.05 SOL with DEMO_TOKEN=native) from the payer's wallet to the burner, and let the flow run:
  * detected over SSE, the sweep signed by the burner for exactly what arrived, committed, co-signed
  * and relayed by the service once the deposit is finalized, swept to the recipient's wallet.
+ * With DEMO_DEST=evm the recipient is a fresh wallet on the local EVM destination chain: the sweep moves
+ * the USDC into the service's vault on Solana and the relayer pays the recipient out of its USDC there,
+ * the fast fill (docs/SOLANA.md, "EVM destinations"). Only USDC crosses: SOL to an EVM destination is
+ * refused at commit (409 asset_not_bridgeable).
  */
 import { getBase58Encoder } from "@solana/kit";
 import {
   createAssociatedTokenAccountIdempotent,
-  getAssociatedTokenAddressSync,
   getOrCreateAssociatedTokenAccount,
   transfer,
 } from "@solana/spl-token";
@@ -23,20 +26,48 @@ import {
   Transaction,
 } from "@solana/web3.js";
 import { createApiClient, makeSolanaBurner, paySolanaDetectThenSign } from "deposit-settlement/client";
+import { createPublicClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import { SOLANA_LOCAL_CHAIN_ID } from "../../src/chains/solana/config.ts";
 import { readStack } from "./stack.ts";
 
-const local = (await readStack())?.solana; // .local/stack.json, written by `npm start`
+const stack = await readStack(); // .local/stack.json, written by `npm start`
+const local = stack?.solana;
 if (!local) throw new Error("no local Solana node: run `npm start` first");
 const connection = new Connection(local.rpcUrl, "confirmed");
 const usdc = new PublicKey(local.usdcMint);
 const native = process.env.DEMO_TOKEN === "native";
+const destKind = process.env.DEMO_DEST ?? "solana";
+if (destKind !== "solana" && destKind !== "evm")
+  throw new Error(`DEMO_DEST=${destKind}: "solana" (the default) or "evm"`);
+if (destKind === "evm" && native)
+  throw new Error("DEMO_DEST=evm pays USDC: SOL to an EVM destination is refused (asset_not_bridgeable)");
+const evmDest = destKind === "evm" ? stack?.chains.find((c) => c.name === "destination") : undefined;
+if (destKind === "evm" && !evmDest) throw new Error("no local EVM destination chain: run `npm start` first");
 
-// The payer's wallet: the stack's funded test key. The recipient: a fresh wallet with a USDC account
-// (the sweep pays token accounts that exist, as a wallet that holds USDC has).
+// The payer's wallet: the stack's funded test key.
 const payer = Keypair.fromSecretKey(new Uint8Array(getBase58Encoder().encode(local.testKey.secretKey)));
-const recipient = Keypair.generate().publicKey;
-await getOrCreateAssociatedTokenAccount(connection, payer, usdc, recipient);
+
+/** The recipient: a fresh wallet on the destination chain, and what it holds there (read once swept). */
+async function freshRecipient(): Promise<{ address: string; chainId: number; holds: () => Promise<string> }> {
+  if (evmDest) {
+    const address = privateKeyToAddress(generatePrivateKey());
+    const evm = createPublicClient({ transport: http(evmDest.rpcUrl) });
+    const holds = async () =>
+      `${await evm.readContract({ address: evmDest.usdc, abi: testUsdcAbi, functionName: "balanceOf", args: [address] })} USDC base units`;
+    return { address, chainId: evmDest.chainId, holds };
+  }
+  // On Solana, with a USDC account: the sweep pays token accounts that exist, as a wallet holding USDC has.
+  const owner = Keypair.generate().publicKey;
+  const account = await getOrCreateAssociatedTokenAccount(connection, payer, usdc, owner);
+  const holds = async () =>
+    native
+      ? `${await connection.getBalance(owner)} lamports`
+      : `${(await connection.getTokenAccountBalance(account.address)).value.amount} USDC base units`;
+  return { address: owner.toBase58(), chainId: SOLANA_LOCAL_CHAIN_ID, holds };
+}
+const recipient = await freshRecipient();
 
 // Pay: send USDC (or SOL) from the payer's wallet to the burner, once the session is open.
 const pay = async (burner: PublicKey) => {
@@ -59,7 +90,7 @@ const client = createApiClient({ baseUrl: process.env.GATEWAY_URL ?? "http://127
 const burner = makeSolanaBurner(); // keep its key until the session ends: only it can return SOL
 const { created, signed, committed, settled } = await paySolanaDetectThenSign(client, {
   burner,
-  destination: { address: recipient.toBase58(), chainId: SOLANA_LOCAL_CHAIN_ID },
+  destination: { address: recipient.address, chainId: recipient.chainId },
   // Where the service bounces the burner's USDC if the session expires or fails: signed by the burner.
   refundTo: payer.publicKey.toBase58(),
   onCreated: () => pay(burner.keypair.publicKey),
@@ -69,8 +100,7 @@ console.log("created", created);
 console.log(`signed sweep ${signed.legs.map((l) => `${l.amount} to ${l.to}`).join(", ")}`);
 console.log(`committed fee_bps=${committed.fee_bps}`);
 console.log(`settled outcome=${settled.outcome} sweep ${settled.sweep_tx}`);
-const received = native
-  ? `${await connection.getBalance(recipient)} lamports`
-  : `${(await connection.getTokenAccountBalance(getAssociatedTokenAddressSync(usdc, recipient))).value.amount} USDC base units`;
-console.log(`recipient ${recipient.toBase58()} holds ${received}`);
+// To an EVM destination the sweep went to the vault; the relayer's fill is the delivery there.
+if (evmDest) console.log(`filled on chain ${evmDest.chainId}: ${settled.dest_tx}`);
+console.log(`recipient ${recipient.address} holds ${await recipient.holds()} on chain ${recipient.chainId}`);
 console.log("session", settled);

@@ -7,6 +7,7 @@
  *   npm start                               (in one terminal)
  *   npm run demo                            (in another; DEMO_TOKEN=native sends ETH instead)
  *   DEMO_CHAIN=solana npm run demo          (a Solana deposit; DEMO_TOKEN=native sends SOL instead)
+ *   DEMO_CHAIN=solana DEMO_DEST=evm npm run demo  (Solana USDC paid out on the EVM destination chain)
  *   GATEWAY_URL=http://… npm run demo       (another gateway)
  */
 const chain = process.env.DEMO_CHAIN ?? "evm";

@@ -1,17 +1,18 @@
+import path from "node:path";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { topicCatalogue } from "../../topics/catalogue.ts";
 import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { createKafka } from "../kafka/client.ts";
 import { ensureTopics } from "../kafka/topics.ts";
-import { createLogger, type Logger } from "../logging.ts";
+import { createLogger, type Logger, logSink } from "../logging.ts";
 import { registry } from "../ops/metrics.ts";
 import { metricsPortOf, startMetricsServer } from "../ops/metrics-server.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
 import { migrate } from "../store/cassandra.ts";
 import { boot } from "./boot.ts";
 import { DEADLETTER_USAGE, deadLetterCommand } from "./deadletter-cli.ts";
-import { type EnsureStack, resolveInfra } from "./infra.ts";
+import { type EnsureStack, resolveInfra, stackRoot } from "./infra.ts";
 import { merchantCommand } from "./merchant-cli.ts";
 import { ROLES, type Role, startRoles, stopRoles } from "./roles.ts";
 
@@ -45,7 +46,7 @@ export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack }
     return command ? 0 : 2;
   }
   const config = parseConfig();
-  const log = createLogger(config.LOG_LEVEL);
+  const log = createLogger(config.LOG_LEVEL, "service", logOptions(config));
 
   if (command === "topics" || command === "migrate") {
     const infra = await resolveInfra(config, {});
@@ -67,6 +68,19 @@ export async function runCli(argv: string[], opts: { ensureStack?: EnsureStack }
   if ((ROLES as readonly string[]).includes(command)) return serve(config, [command as Role], log, undefined);
   process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
   return 2;
+}
+
+/** On a terminal the logs go to the stack root's logs folder, beside the servers' (LOG_FORMAT). */
+const logOptions = (config: Config) => ({
+  format: config.LOG_FORMAT,
+  file: path.join(stackRoot(config), "logs", "service.log"),
+});
+
+/** Says where the logs go: the file on a terminal, else stdout (nothing to say). */
+function sayLogs(config: Config): void {
+  const options = logOptions(config);
+  if (logSink(options) === "file")
+    say(`logs       ${options.file} (JSON lines, errors shown here too; LOG_FORMAT=json: to stdout)`);
 }
 
 /** Runs a command to its exit code; a bad configuration is one line, anything else its stack. */
@@ -94,6 +108,7 @@ async function serve(
     metricsPort === undefined
       ? undefined
       : await startMetricsServer({ host: config.HOST, port: metricsPort, registry });
+  sayLogs(config);
   if (ensureStack) say("starting the local stack (Kafka, Cassandra, anvil) if it is not running...");
   const { abort, ...shared } = await boot(config, log, { ensureStack });
   if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);
