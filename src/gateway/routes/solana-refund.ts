@@ -50,7 +50,10 @@ export const solanaRefundRoutes: FastifyPluginAsyncZod<SolanaRefundRoutesOptions
       if (record === null) throw gatewayError("session_not_found");
       const s = record.session;
       const burner = s.burner_address === null ? null : solana.parseAddress(s.burner_address);
-      if (s.source_chain_id !== solana.chainId || burner === null) throw gatewayError("not_solana_session");
+      // A Solana session has a base58 burner; its source chain is named only once a deposit is accepted,
+      // so a session with none yet (or only unsupported ones) is judged by the session core's rulebook.
+      if ((s.source_chain_id !== null && s.source_chain_id !== solana.chainId) || burner === null)
+        throw gatewayError("not_solana_session");
       const to = solana.parseAddress(body.to);
       if (to === null) throw gatewayError("invalid_request", "to: not a Solana public key");
       if (to === burner || to === solana.feePayer)
