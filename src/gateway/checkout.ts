@@ -111,12 +111,13 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
         deps.settings.appFee(merchantId),
         stealth ? deps.settings.stealthMeta(merchantId) : null,
       ]);
+      // The chains this checkout can be paid on: its Solana chain, or the EVM ones.
+      const payableChainIds =
+        solanaChainId === undefined
+          ? deps.chains.filter((c) => c.family === "evm").map((c) => c.chainId)
+          : [solanaChainId];
       // A Flow D session is paid at a derived address on its own chain: it needs no pin.
       if (!stealth) {
-        const payableChainIds =
-          solanaChainId === undefined
-            ? deps.chains.filter((c) => c.family === "evm").map((c) => c.chainId)
-            : [solanaChainId];
         const pinnedChainIds = merchantPins.map((p) => p.sourceChainId);
         const missing = setupMissing({ pinnedChainIds, payableChainIds });
         if (missing !== null) throw gatewayError("merchant_not_ready", missing);
@@ -126,12 +127,8 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
       if (stealth) {
         if (meta === null) throw gatewayError("stealth_meta_missing");
         stealthDestinations = deriveStealthDestinations(meta, deps.solanaStealth);
-        const sources =
-          solanaChainId === undefined
-            ? deps.chains.filter((c) => c.family === "evm").map((c) => c.chainId)
-            : [solanaChainId];
         const familyOf = (id: number) => deps.chains.find((c) => c.chainId === id)?.family;
-        pins = stealthPins(merchantPins, sources, familyOf, stealthDestinations);
+        pins = stealthPins(merchantPins, payableChainIds, familyOf, stealthDestinations);
         if (!deps.stealthRegistry) throw new Error("Flow D needs the stealth address registry");
         // Recorded before the session exists: a withdrawal then finds it once it is paid.
         await deps.stealthRegistry.record(ids.sessionId, stealthDestinations);
