@@ -1,5 +1,5 @@
 import { TOPIC } from "../../topics/catalogue.ts";
-import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../chains/adapter.ts";
+import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined, StepTry } from "../chains/adapter.ts";
 import type { SubscriptionCommand } from "../domain/subscription/types.ts";
 import type { PlainProducer } from "../kafka/at-least-once.ts";
 import type { Codecs } from "../kafka/codecs.ts";
@@ -29,6 +29,7 @@ export function subscriptionResultWriter(producer: PlainProducer, codecs: Codecs
 export async function handleSubscriptionWork(
   command: ExecutorCommand,
   work: ChargeSubscriptionCommand | CancelMandateCommand,
+  call: (t: StepTry) => Promise<Mined>,
   deps: CommandDeps,
 ): Promise<void> {
   const stepName = work.type === "ChargeSubscription" ? "charge" : "cancel-mandate";
@@ -48,7 +49,7 @@ export async function handleSubscriptionWork(
           await chain.cancel(stepKey).catch((err: unknown) => deps.log("cancel failed", { stepKey, err }));
         },
       },
-      (t) => chain.subscriptionCall(work, t),
+      call,
     );
     outcome = { mined };
   } catch (err) {
