@@ -16,7 +16,7 @@ import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { Pacer } from "../support/pacer.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
-import type { SignatureProblemCode } from "./signatures.ts";
+import type { SignatureProblemCode } from "./signature-problems.ts";
 
 /**
  * What the service needs from a chain, whatever its family. One implementation per family
