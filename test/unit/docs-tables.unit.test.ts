@@ -8,6 +8,7 @@ import {
   allTables,
   commandKeys,
   type DocTable,
+  docFiles,
   literalDefaults,
   readDoc,
   routesIn,
@@ -176,5 +177,16 @@ describe("the docs' command tables", () => {
       "a",
       "b",
     ]);
+  });
+});
+
+describe("the README's index of docs/", () => {
+  it("names every page of docs/, and only pages that exist", () => {
+    const index = tablesOf("README.md", readDoc("README.md")).find((t) => t.header[0] === "page");
+    const named = (index?.rows ?? []).flatMap((row) =>
+      [...(row[0] ?? "").matchAll(/docs\/[A-Z-]+\.md/g)].map((m) => m[0]),
+    );
+    const pages = docFiles().filter((f) => f.startsWith("docs/"));
+    expect(sorted(named)).toEqual(sorted(pages));
   });
 });
