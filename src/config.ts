@@ -264,6 +264,9 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** The name of every setting, as the environment spells it (the docs' settings tables are held to it). */
+export const SETTING_NAMES = Object.keys(envSchema.shape) as (keyof Env)[];
+
 export interface Config extends Omit<Env, "CHAINS" | "EVM_CHAINS"> {
   /** Every configured chain, whatever its family; undefined when the environment names none. */
   chains: ChainConfig[] | undefined;
