@@ -191,11 +191,15 @@ const envSchema = z.object({
     .regex(/^[0-9]{1,78}$/)
     .default("10000"),
   /**
-   * Gas units the relayer may spend on one session (sweep, bridge relay, refunds); once reached, no
-   * new transaction starts for it (409 gas_budget_spent). Default 2,000,000: a settlement and a
-   * dozen refunds.
+   * What the relayer may spend on one session, in USDC base units, on every chain family alike
+   * (sweep, bridge relay, fast fill, refunds, bounces, bounce setup, announcement, stealth account):
+   * no transaction starts whose estimated cost would pass it (409 gas_budget_spent). Default 6 USDC,
+   * what the 2,000,000 gas it replaces (SESSION_GAS_BUDGET) cost on the local chains.
    */
-  SESSION_GAS_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
+  SESSION_RELAYER_BUDGET: z
+    .string()
+    .regex(/^[0-9]{1,78}$/)
+    .default("6000000"),
 
   // The executor (docs/EXECUTOR.md). The relayer keys are each chain's `relayer` in CHAINS.
   /**

@@ -169,6 +169,11 @@ export interface GasRecord extends GasSpent {
   txHash: TxId;
   /** The executor command it carried out. */
   commandId: string;
+  /**
+   * The fee in ledger units (USDC base units), priced when it was recorded; null on a record
+   * written before the ledger, priced by its chain's fee price when summed (spentBy).
+   */
+  cost: bigint | null;
 }
 
 export interface StealthAnnouncement {
