@@ -290,6 +290,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // One port for both would put the operator's metrics back on the public API's port.
   if (rest.METRICS_PORT !== undefined && rest.METRICS_PORT !== 0 && rest.METRICS_PORT === rest.PORT)
     throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");
+  // A budget in gas units would bound nothing on Solana; its silent loss would lift the operator's limit.
+  if (env.SESSION_GAS_BUDGET !== undefined)
+    throw new ConfigError(
+      "invalid configuration:\n  SESSION_GAS_BUDGET: replaced by SESSION_RELAYER_BUDGET, in USDC base units for every chain family (2,000,000 gas at 1 gwei and 3,000 USDC per ETH is 6000000)",
+    );
   if (CHAINS !== undefined && EVM_CHAINS !== undefined)
     throw new ConfigError(
       "invalid configuration:\n  CHAINS: set CHAINS or its older name EVM_CHAINS, not both",

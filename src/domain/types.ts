@@ -392,7 +392,7 @@ export interface Session {
   errorMessage: string | null;
   /** Refunds asked of the executor, oldest first. */
   refunds: RefundRecord[];
-  /** Every mined transaction the relayer paid for this session, oldest first (its gas budget). */
+  /** Every mined transaction the relayer paid for this session, oldest first (its relayer budget). */
   gasSpent: GasRecord[];
   /** Recently applied command ids: a retried command is answered, never applied twice. */
   recentCommandIds: string[];
