@@ -7,8 +7,8 @@ import { type ChainMoney, costOf, dustFloorOf, feeInLedger, moneyOf, type Relaye
 
 /**
  * What the relayer may be asked to pay for: a transaction it sends for a session must move value
- * the session recorded, and what the relayer spends on a session is bounded. Pure rules, judged on the chain
- * facts the gateway put on the command (ChainBalance) and on the session's own records.
+ * the session recorded, and what the relayer spends on a session is bounded. Pure rules, judged on
+ * the chain facts the gateway put on the command (ChainBalance) and on the session's own records.
  */
 
 /**
@@ -28,8 +28,8 @@ export interface SessionPolicy {
 
 /**
  * 6 USDC: what 2,000,000 gas cost at the local stack's 1 gwei and 3,000 USDC per ETH, the gas
- * budget it replaces. A settlement (about 1.5 USDC of gas there) and a dozen refunds fit, and a
- * stranger's loop is bounded to it.
+ * budget it replaces. A settlement (about 1.5 USDC of gas there) and fifteen refunds (0.3 USDC
+ * each) fit, and a stranger's loop is bounded to it.
  */
 export const DEFAULT_RELAYER_BUDGET = 6_000_000n;
 
