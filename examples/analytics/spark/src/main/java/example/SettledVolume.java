@@ -25,6 +25,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.storage.StorageLevel;
 
 /**
  * Settled volume per merchant per day, read from the service's session.events topic with nothing
@@ -73,7 +74,9 @@ public final class SettledVolume {
             .option("startingOffsets", "earliest")
             .option("endingOffsets", "latest")
             .load()
-            .select(col("value"));
+            .select(col("value"))
+            // Read from Kafka once: each writer schema's slice below filters this copy.
+            .persist(StorageLevel.MEMORY_AND_DISK());
 
     // One decoded slice per writer schema, reduced to the columns the volume needs.
     Dataset<Row> events = null;
