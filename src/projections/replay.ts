@@ -21,16 +21,6 @@ import { foldShare, type ReplayJob, type ReplayWorkerMessage, replayShare } from
  */
 export const DEFAULT_MAX_OPEN_SESSIONS = 100_000;
 
-/** Journals of this many records or more are folded in worker threads only (replayJournal). */
-const OWN_SHARE_BELOW = 200_000;
-
-/**
- * A replay worker's young generation: three 128 MiB semi-spaces' worth. Measured on 1,000,000
- * events of 100,000 open sessions, one thread: 10.1 µs of CPU per record with V8's default, 7.3 with
- * 64 MiB semi-spaces, 6.7 with 128 (docs/PERFORMANCE.md, "Replay").
- */
-const YOUNG_GENERATION_MB = 384;
-
 export interface ReplayProgress {
   /** Records read so far, and in all (from where the replay started to the stable end offsets when it began). */
   read: number;
@@ -48,8 +38,6 @@ export interface ReplayOptions {
    * at most one per partition.
    */
   workers?: number;
-  /** Below this many records a share is folded on the calling thread (default 200,000). */
-  ownShareBelow?: number;
   /** The most states held at once (DEFAULT_MAX_OPEN_SESSIONS); split between the partitions. */
   maxOpenSessions?: number;
   onProgress?: (p: ReplayProgress) => void;
@@ -94,11 +82,6 @@ export async function replayJournal(
     0,
   );
   const count = Math.max(1, Math.min(opts.workers ?? availableParallelism(), partitions.length));
-  // A long replay folds every share in a worker, whose young generation can be set large: states
-  // held across many records survive the young collections, and with the default 16 MiB semi-space
-  // copying them took over a third of the CPU (docs/PERFORMANCE.md, "Replay"). A short one keeps
-  // a share on this thread, which starts at once.
-  const ownShare = total < (opts.ownShareBelow ?? OWN_SHARE_BELOW);
   const shares = Array.from({ length: count }, (_, i) => partitions.filter((_, j) => j % count === i));
   const maxOpen = opts.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
 
@@ -138,18 +121,14 @@ export async function replayJournal(
         sink,
       }),
     );
-    const own = ownShare ? jobs[0] : undefined;
-    const others = ownShare ? jobs.slice(1) : jobs;
-    const first = ownShare ? 1 : 0;
+    const [own, ...others] = jobs;
     type Done = Extract<ReplayWorkerMessage, { type: "done" }>;
     const inWorkers = others.map(
       (job, i) =>
         new Promise<Omit<Done, "type">>((resolve, reject) => {
-          const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job, {
-            resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-          });
+          const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job);
           workers.push(worker);
-          const progress = onRead(i + first);
+          const progress = onRead(i + 1);
           worker.on("message", (m: ReplayWorkerMessage) => {
             if (m.type === "read") progress(m);
             else {
@@ -173,10 +152,7 @@ export async function replayJournal(
           });
         }),
     );
-    const results = await Promise.all([
-      ...(own ? [replayShare(own, onRead(0), stop.signal)] : []),
-      ...inWorkers,
-    ]);
+    const results = await Promise.all([replayShare(own as ReplayJob, onRead(0), stop.signal), ...inWorkers]);
     read = total;
     held.fill(0);
     report();

@@ -8,6 +8,8 @@
  *
  *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3] [shape=open] [maxOpen]
  *
+ * rounds 0 writes the journal and stops.
+ *
  * shape "open": every session stays open (created, then 1 to 17 deposits); "ended": the same, but
  * nine sessions in ten expire after their deposits, as most sessions of a real journal end. maxOpen:
  * the replay's bound on states held (replayJournal's default when left out).
@@ -79,6 +81,8 @@ if (held !== records) {
 } else {
   console.log(`reusing ${TOPIC}: ${records.toLocaleString("en")} records`);
 }
+
+if (rounds === 0) process.exit(0); // the journal alone: writing a large one takes minutes
 
 const load = () =>
   loadavg()

@@ -111,7 +111,6 @@ describe("a replay into a read-model table", () => {
     const result = await rebuildReadModel(settings(table), {
       topic: TOPIC,
       workers: 2,
-      ownShareBelow: 0, // both shares in workers, as a long replay runs
       maxOpenSessions: MAX_OPEN,
     });
     expect(result.sessions).toBe(expected.size);
