@@ -30,6 +30,8 @@ export default defineConfig({
       },
       { test: { name: "int-off-chain", include: [INT_OFF_CHAIN], ...slow } },
       { test: { name: "e2e-off-chain", include: [E2E_OFF_CHAIN], ...slow } },
+      // By hand (npm run test:analytics): Spark from Maven Central takes minutes (docs/ANALYTICS.md).
+      { test: { name: "analytics", include: ["test/analytics/**/*.analytics.test.ts"], ...slow } },
     ],
   },
 });

@@ -191,11 +191,15 @@ const envSchema = z.object({
     .regex(/^[0-9]{1,78}$/)
     .default("10000"),
   /**
-   * Gas units the relayer may spend on one session (sweep, bridge relay, refunds); once reached, no
-   * new transaction starts for it (409 gas_budget_spent). Default 2,000,000: a settlement and a
-   * dozen refunds.
+   * What the relayer may spend on one session, in USDC base units, on every chain family alike
+   * (sweep, bridge relay, fast fill, refunds, bounces, bounce setup, announcement, stealth account):
+   * no transaction starts whose estimated cost would pass it (409 gas_budget_spent). Default 6 USDC,
+   * what the 2,000,000 gas it replaces (SESSION_GAS_BUDGET) cost on the local chains.
    */
-  SESSION_GAS_BUDGET: z.coerce.number().int().min(0).default(2_000_000),
+  SESSION_RELAYER_BUDGET: z
+    .string()
+    .regex(/^[0-9]{1,78}$/)
+    .default("6000000"),
 
   // The executor (docs/EXECUTOR.md). The relayer keys are each chain's `relayer` in CHAINS.
   /**
@@ -264,6 +268,9 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** The name of every setting, as the environment spells it (the docs' settings tables are held to it). */
+export const SETTING_NAMES = Object.keys(envSchema.shape) as (keyof Env)[];
+
 export interface Config extends Omit<Env, "CHAINS" | "EVM_CHAINS"> {
   /** Every configured chain, whatever its family; undefined when the environment names none. */
   chains: ChainConfig[] | undefined;
@@ -286,6 +293,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // One port for both would put the operator's metrics back on the public API's port.
   if (rest.METRICS_PORT !== undefined && rest.METRICS_PORT !== 0 && rest.METRICS_PORT === rest.PORT)
     throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");
+  // A budget in gas units would bound nothing on Solana; its silent loss would lift the operator's limit.
+  if (env.SESSION_GAS_BUDGET !== undefined)
+    throw new ConfigError(
+      "invalid configuration:\n  SESSION_GAS_BUDGET: replaced by SESSION_RELAYER_BUDGET, in USDC base units for every chain family (2,000,000 gas at 1 gwei and 3,000 USDC per ETH is 6000000)",
+    );
   if (CHAINS !== undefined && EVM_CHAINS !== undefined)
     throw new ConfigError(
       "invalid configuration:\n  CHAINS: set CHAINS or its older name EVM_CHAINS, not both",

@@ -3,14 +3,11 @@
  * (src/client/, the package entry `deposit-settlement/client`; docs/CLIENT.md): make a burner and
  * sign its EIP-7702 authorization and a standing refund, open a session, pay USDC (or ETH) to the
  * burner, and let the detect-then-sign flow run: detected over SSE, quote (not for USDC), Intent
- * signed by the burner, commit, swept on the destination chain. The README's example ("The payer's
- * client library") is taken from this file, line for line. Run by `npm run demo` (deploy/local/demo.ts).
+ * signed by the burner, commit, swept on the destination chain. docs/CLIENT.md's example ("The demo, line
+ * for line") is taken from this file, line for line. Run by `npm run demo` (deploy/local/demo.ts).
  */
 import { createApiClient, newBurner, payDetectThenSign, signStandingRefund } from "deposit-settlement/client";
-import { createPublicClient, createWalletClient, http, parseUnits } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { testUsdcAbi } from "../../src/chains/evm/abi.ts";
-import { toViemChain } from "./chains.ts";
+import { testPayer } from "./demo-payer.ts";
 import { readStack } from "./stack.ts";
 
 const stack = await readStack(); // .local/stack.json, written by `npm start`
@@ -18,31 +15,7 @@ const [source, dest] = stack?.chains ?? [];
 if (!source || !dest) throw new Error("no local stack: run `npm start` first");
 
 // Pay: send USDC (or ETH) to the burner on the source chain, once the session is open.
-const chain = toViemChain(source);
-const payer = createWalletClient({
-  account: privateKeyToAccount(source.funded.privateKey),
-  chain,
-  transport: http(source.rpcUrl),
-});
-const pay = async (to: `0x${string}`) => {
-  const hash =
-    process.env.DEMO_TOKEN === "native"
-      ? await payer.sendTransaction({ to, value: parseUnits("0.01", 18) })
-      : await payer.writeContract({
-          address: source.usdc,
-          abi: testUsdcAbi,
-          functionName: "transfer",
-          args: [to, parseUnits("25", 6)],
-        });
-  await createPublicClient({
-    chain,
-    transport: http(source.rpcUrl),
-    pollingInterval: 200,
-  }).waitForTransactionReceipt({
-    hash,
-  });
-  console.log(`sent to burner ${to} on chain ${source.chainId}: ${hash}`);
-};
+const { payer, pay, reader } = testPayer(source);
 
 const client = createApiClient({ baseUrl: process.env.GATEWAY_URL ?? "http://127.0.0.1:8080" });
 const burner = await newBurner(source); // the source chain's { chainId, delegate }
@@ -50,6 +23,7 @@ const { created, signed, committed, settled } = await payDetectThenSign(client, 
   burner,
   destination: { address: dest.funded.address, chainId: dest.chainId },
   usdc: { [source.chainId]: source.usdc }, // a USDC deposit is not swapped, so not quoted
+  publicClient: reader, // ETH is: the payer's own on-chain quote checks the service's before signing
   // Where the money goes back if the session expires or fails: signed up front, run by the service.
   standingRefund: await signStandingRefund({
     signer: burner.account,

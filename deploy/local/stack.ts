@@ -10,7 +10,7 @@ import { ensureSolana, type LocalSolana, stopSolana } from "./solana/launcher.ts
 
 /**
  * The whole local stack: Kafka, Cassandra, two anvil chains with the contracts deployed and a Solana node. What a
- * user needs to drive it is written to the stack file (default .local/stack.json, see README).
+ * user needs to drive it is written to the stack file (default .local/stack.json, docs/LOCAL.md).
  */
 export interface StackInfo {
   kafka: { brokers: string[] };
@@ -35,6 +35,9 @@ export interface StackInfo {
 }
 
 export const DEFAULT_ROOT = ".local";
+/** What `npm run stack -- <action>` does (deploy/local/cli.ts handles each; docs/CLI.md lists them). */
+export const STACK_ACTIONS = ["start", "stop", "status"] as const;
+export type StackAction = (typeof STACK_ACTIONS)[number];
 export const stackFile = (root: string) => path.join(root, "stack.json");
 
 export async function ensureStack(

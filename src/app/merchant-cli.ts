@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/merchant/types.ts";
-import { MerchantRefusedError } from "../gateway/admin/merchant-admin.ts";
+import { type MerchantAdmin, MerchantRefusedError } from "../gateway/admin/merchant-admin.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import { createGatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
@@ -40,34 +40,26 @@ export async function merchantCommand(args: string[], config: Config, log: Logge
     (action === "revoke" && values.id && values.key);
   if (!ok) return usage(`merchant: missing or invalid arguments for "${action ?? ""}"`);
 
-  const shared = await boot(config, log);
-  const bus = createGatewayBus({
-    kafka: shared.kafka,
-    codecs: shared.codecs,
-    replyTimeoutMs: config.REPLY_TIMEOUT_MS,
-    log,
-  });
-  await bus.start();
   try {
-    const admin = merchantGatewayDeps(shared, bus, { commands: bus.commands })?.admin;
-    if (!admin) return usage("MERCHANT_MODE is off");
-    if (action === "create") {
-      const { merchant, publishableKey, secretKey } = await admin.create({
-        name: values.name as string,
-        email: values.email as string,
-      });
-      say(`merchant        ${merchant.id} (${merchant.name} <${merchant.email}>)`);
-      say(`publishable key ${publishableKey}`);
-      say(`secret key      ${secretKey}`);
-      say("The secret key is shown this once and stored only as a hash: keep it now.");
-    } else if (action === "roll") {
-      const rolled = await admin.roll(values.id as string, values.type as KeyKind);
-      say(`new ${values.type} key ${rolled.key} (${rolled.keyId}); the previous one is revoked`);
-    } else {
-      await admin.revoke(values.id as string, values.key as string);
-      say(`revoked ${values.key}`);
-    }
-    return 0;
+    return await withMerchantAdmin(config, log, async (admin) => {
+      if (action === "create") {
+        const { merchant, publishableKey, secretKey } = await admin.create({
+          name: values.name as string,
+          email: values.email as string,
+        });
+        say(`merchant        ${merchant.id} (${merchant.name} <${merchant.email}>)`);
+        say(`publishable key ${publishableKey}`);
+        say(`secret key      ${secretKey}`);
+        say("The secret key is shown this once and stored only as a hash: keep it now.");
+      } else if (action === "roll") {
+        const rolled = await admin.roll(values.id as string, values.type as KeyKind);
+        say(`new ${values.type} key ${rolled.key} (${rolled.keyId}); the previous one is revoked`);
+      } else {
+        await admin.revoke(values.id as string, values.key as string);
+        say(`revoked ${values.key}`);
+      }
+      return 0;
+    });
   } catch (err) {
     if (err instanceof MerchantRefusedError) {
       process.stderr.write(`refused: ${err.code} (${err.shortMessage})\n`);
@@ -81,6 +73,32 @@ export async function merchantCommand(args: string[], config: Config, log: Logge
       return 1;
     }
     throw err;
+  }
+}
+
+/**
+ * Runs `use` with the operator's merchant admin, which reaches the running merchant actors through
+ * Kafka as a gateway's does (the service must run in merchant mode); the connections close after.
+ */
+export async function withMerchantAdmin<T>(
+  config: Config,
+  log: Logger,
+  use: (admin: MerchantAdmin) => Promise<T>,
+): Promise<T> {
+  if (config.MERCHANT_MODE === "off")
+    throw new Error("MERCHANT_MODE is off: set it to development or production");
+  const shared = await boot(config, log);
+  const bus = createGatewayBus({
+    kafka: shared.kafka,
+    codecs: shared.codecs,
+    replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+    log,
+  });
+  await bus.start();
+  try {
+    const admin = merchantGatewayDeps(shared, bus, { commands: bus.commands })?.admin;
+    if (!admin) throw new Error("MERCHANT_MODE is off");
+    return await use(admin);
   } finally {
     await bus.stop();
     await shared.cassandra.shutdown();

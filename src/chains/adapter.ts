@@ -16,9 +16,7 @@ import type { CassandraClient } from "../store/cassandra.ts";
 import type { ExecutorLedger } from "../store/executor-ledger.ts";
 import type { Pacer } from "../support/pacer.ts";
 import type { ChainConfig, ChainFamily } from "./config.ts";
-import type { SignatureProblemCode } from "./signatures.ts";
-import type { SolanaBouncer } from "./solana/bounce-executor.ts";
-import type { SolanaGatewaySide } from "./solana-side.ts";
+import type { SignatureProblemCode } from "./signature-problems.ts";
 
 /**
  * What the service needs from a chain, whatever its family. One implementation per family
@@ -39,16 +37,19 @@ export interface ChainAdapter {
   createIndexer(deps: ChainIndexerDeps): ChainIndexer;
   /** The account that pays fees on this chain; null when none is configured (a read-only role). */
   readonly relayer: ChainAddress | null;
+  /**
+   * Every address of the service on this chain (the relayer, a vault, a fee payer): never a
+   * watched burner, never a refund's recipient (src/chains/service-addresses.ts).
+   */
+  readonly serviceAddresses: readonly ChainAddress[];
+  /** How the chain is followed, in a few words, for the indexer's start line. */
+  readonly summary: string;
   /** The least the relayer must hold (wei, lamports) for /health to pass. */
   readonly minRelayerBalance: bigint;
   /** The relayer's balance in the chain's smallest unit, for /health; one try, no retries (the caller bounds its time). */
   relayerBalance(): Promise<bigint>;
-  /**
-   * Settlement's side of the chain (sweeps, bridge relays, refunds); needs the relayer's key. Absent
-   * while a family sends nothing yet (Solana, until its executor lands): the executor role then has
-   * no relayer on the chain and gives up any command for it.
-   */
-  createExecutor?(deps: ChainExecutorDeps): ChainExecutor;
+  /** Settlement's side of the chain (src/chains/<family>/ carries out its commands); needs the relayer's key. */
+  createExecutor(deps: ChainExecutorDeps): ChainExecutor;
   /** The gateway's side of the chain: one-try reads and signature checks on a request path. */
   readonly gateway: GatewayChain;
   /**
@@ -107,11 +108,6 @@ export interface GatewayChain {
   readonly verifierWarning: { message: string; err: Error } | null;
   /** The chain's subscription manager (docs/SUBSCRIPTIONS.md); null where the chain has none. */
   readonly subscriptions: GatewaySubscriptions | null;
-  /**
-   * What the gateway's Solana routes need of the chain (src/chains/solana-side.ts); null on EVM
-   * chains and on a Solana chain without the relayer and vault those routes name.
-   */
-  readonly solana: SolanaGatewaySide | null;
 }
 
 /** A payer's subscription mandate as signed (the manager's struct, field for field). */
@@ -334,43 +330,64 @@ export interface ChainExecutorDeps {
   signal: AbortSignal;
 }
 
-/** Every method is one try: safe to call again (the ledger resumes its transaction); errors say whether to. */
+/** A command's work as executor.commands carries it; each family carries out its own kinds. */
+export type ExecutorWork = ExecutorCommand["command"];
+export type ExecutorWorkType = ExecutorWork["type"];
+
+/** The kinds of command a family carries out: the set the executor role checks, the guard its switch narrows by. */
+export function commandKinds<const T extends ExecutorWorkType>(kinds: readonly T[]) {
+  const carriesOut: ReadonlySet<ExecutorWorkType> = new Set(kinds);
+  const isOwn = (w: ExecutorWork): w is Extract<ExecutorWork, { type: T }> => carriesOut.has(w.type);
+  return { carriesOut, isOwn };
+}
+/** The commands of a family's `commandKinds`. */
+export type OwnWork<K> = K extends { isOwn(w: ExecutorWork): w is infer W extends ExecutorWork } ? W : never;
+
+/** The fast fill's payer on a chain: its USDC inventory and its payout (src/executor/fast-fill.ts). */
+export interface FillPayer {
+  /** The relayer's USDC on this chain, its inventory, in base units. */
+  inventory(): Promise<bigint>;
+  /** `amount` of this chain's USDC from the relayer's inventory to `to`. */
+  payout(to: string, amount: bigint, step: StepTry): Promise<Mined>;
+}
+
+/**
+ * What the executor role lends a family's executor for one command (src/executor/handle-command.ts):
+ * the step runner and the reports are the role's, the same for every family; the transactions are
+ * the family's.
+ */
+export interface CommandRun {
+  readonly command: ExecutorCommand;
+  /**
+   * One step of the command on `chainId`, tried until it is done or given up (its ledger key is
+   * "<commandId>/<name>"). `submitted`: each hash put on the wire is reported as the session's
+   * TransactionSubmitted (a sweep's), else said nowhere until the result.
+   */
+  step<T>(name: string, chainId: number, fn: (t: StepTry) => Promise<T>, submitted?: boolean): Promise<T>;
+  /** Reports one result of the command on executor.results (for `chainId`, default the command's). */
+  report(result: ExecutorResult["result"], chainId?: number): Promise<void>;
+  /** The executor of another chain the process sends on (a bridge relay's destination); gives up when none. */
+  executorOf(chainId: number): ChainExecutor;
+  /** Gives the command up for good, before anything (more) is signed: reported as a final ExecutionFailed. */
+  giveUp(reason: string): never;
+  /** The fast fill, reserved in the inventory ledger and paid by `payer` (src/executor/fast-fill.ts). */
+  fastFill(payer: FillPayer): Promise<void>;
+  /** A subscription's work: its outcome goes back to the subscription, not to executor.results. */
+  subscriptionWork(call: (t: StepTry) => Promise<Mined>): Promise<void>;
+}
+
+/**
+ * The executor's side of one chain, whatever its family: the kinds of command the family carries
+ * out, and the carrying out. The executor role refuses any other kind before anything is signed,
+ * so a family names only its own commands and has no stubs for the others'.
+ */
 export interface ChainExecutor {
-  /** The Settle command's sweep on this (the source) chain. */
-  sweep(command: SettleCommand, step: StepTry): Promise<SweepDone>;
-  /** The attested bridge message the sweep transaction `txHash` sent (polls until the attestation is ready). */
-  attestation(txHash: TxHash): Promise<AttestedMessage>;
-  /**
-   * Receives a bridge message on this (the destination) chain, for `recipient`. `attested` is asked
-   * only when a transaction must be signed: a relay found in the ledger needs no attestation.
-   */
-  relay(attested: () => Promise<AttestedMessage>, recipient: string, step: StepTry): Promise<RelayDone>;
-  refund(command: RefundCommand, step: StepTry): Promise<Mined>;
-  refundAll(command: RefundAllCommand, step: StepTry): Promise<Mined>;
-  /** A subscription's charge or the payer's relayed cancel, on the chain's SubscriptionManager (docs/SUBSCRIPTIONS.md). */
-  subscriptionCall(command: ChargeSubscriptionCommand | CancelMandateCommand, step: StepTry): Promise<Mined>;
-  /**
-   * The fast fill (docs/SOLANA.md): the relayer's USDC on this chain, its inventory, in base units.
-   * Absent on a family that does not pay fills.
-   */
-  inventory?(): Promise<bigint>;
-  /** The fast fill's payout: `amount` of this chain's USDC from the relayer's inventory to `to`. */
-  payout?(to: string, amount: bigint, step: StepTry): Promise<Mined>;
+  readonly carriesOut: ReadonlySet<ExecutorWorkType>;
+  /** Carries out `run.command` (of a kind in `carriesOut`): every step through `run.step`, safe to run again. */
+  execute(run: CommandRun): Promise<void>;
   /**
    * A step given up on must not happen later: replaces its pending transaction with a no-op at the
    * same nonce. Returns the no-op's hash, or null when nothing of the step was pending.
    */
   cancel(stepKey: string): Promise<TxHash | null>;
-  /**
-   * Solana chains only: co-signs a Solana-origin session's checked sweep as fee payer, sends it and
-   * confirms it at `finalized` (src/chains/solana/executor.ts).
-   */
-  relaySolanaSweep?(command: RelaySolanaSweepCommand, step: StepTry): Promise<SolanaMined>;
-  /** Solana: relays a burner's bounce setup and bounces its USDC (docs/SOLANA.md, "The bounce"); absent on EVM. */
-  readonly bouncer?: SolanaBouncer;
-  /**
-   * A Flow D session's announcement of the scheme this chain's family announces (docs/STEALTH.md):
-   * EVM, the ERC-5564 announcer; Solana, a Memo v2 transaction. Absent: this chain announces nothing.
-   */
-  announce?(command: AnnounceCommand, step: StepTry): Promise<Mined | SolanaMined>;
 }

@@ -52,6 +52,8 @@ export interface PayableChain {
 export interface GatewayChains {
   /** Whether `chainId` is a configured chain. */
   has(chainId: number): boolean;
+  /** `raw` in the canonical spelling of `chainId`'s family, or null when it is no address there (or no such chain). */
+  parseAddress(chainId: number, raw: string): ChainAddress | null;
   /** Whether any configured chain takes burner delegations (POST /sessions needs one). */
   readonly delegating: boolean;
   reads: ChainReadPort;
@@ -72,6 +74,7 @@ export function createGatewayChains(adapters: readonly ChainAdapter[]): GatewayC
   const all = adapters.map((a) => ({ chainId: a.chain.chainId, gateway: a.gateway }));
   return {
     has: (chainId) => byId.has(chainId),
+    parseAddress: (chainId, raw) => byId.get(chainId)?.parseAddress(raw) ?? null,
     delegating: adapters.some((a) => a.gateway.burnerDelegate !== null),
     reads: {
       quote: async (chainId, token, amountIn) => adapterOf(chainId).gateway.quote(token, amountIn),

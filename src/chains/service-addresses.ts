@@ -18,16 +18,18 @@ export interface ServiceAddresses {
 }
 
 export function serviceAddresses(
-  adapters: ReadonlyArray<Pick<ChainAdapter, "relayer" | "gateway">>,
+  adapters: ReadonlyArray<Pick<ChainAdapter, "relayer" | "serviceAddresses">>,
   /** A Solana side the gateway was handed besides its adapters (the same one in production). */
   solana?: Pick<SolanaGatewaySide, "feePayer" | "vault">,
 ): ServiceAddresses {
   const own = new Set<ChainAddress>();
-  for (const a of adapters) if (a.relayer !== null) own.add(a.relayer);
-  for (const side of [...adapters.map((a) => a.gateway.solana), solana]) {
-    if (!side) continue;
-    own.add(side.feePayer);
-    own.add(side.vault);
+  for (const a of adapters) {
+    if (a.relayer !== null) own.add(a.relayer);
+    for (const address of a.serviceAddresses) own.add(address);
+  }
+  if (solana) {
+    own.add(solana.feePayer);
+    own.add(solana.vault);
   }
   return {
     includes: (address, sinks = []) => own.has(address) || sinks.includes(address),

@@ -1,5 +1,6 @@
 import type { Authorization, ChainAddress, Intent, StandingRefund } from "../domain/types.ts";
 import type { GatewayChain, RefundTerms, SignedMessage, Verdict } from "./adapter.ts";
+import { AUTHORIZATION_PROBLEMS, type SignatureProblemCode } from "./signature-problems.ts";
 
 /**
  * The signature checks a request passes before it becomes a command, over every configured chain:
@@ -7,19 +8,6 @@ import type { GatewayChain, RefundTerms, SignedMessage, Verdict } from "./adapte
  * routes name no family and no signing scheme.
  */
 
-/** Every way a check can fail; the gateway answers each with 400 (docs/API.md lists them). */
-export const AUTHORIZATION_PROBLEMS = {
-  authorization_chain_unsupported: "the authorization's chain has no configured delegate",
-  authorization_wrong_delegate: "the authorization does not delegate to the service's delegate contract",
-  authorization_invalid_signature: "the authorization's signature is invalid",
-  authorization_not_burner: "the authorization was not signed by the burner",
-  standing_refund_expired: "the standing refund's deadline has passed",
-  standing_refund_invalid_signature: "a standing refund signature does not recover to the burner",
-  intent_invalid_signature: "an intent signature does not recover to the burner",
-  refund_invalid_signature: "the refund's signature does not recover to the burner",
-} as const;
-
-export type SignatureProblemCode = keyof typeof AUTHORIZATION_PROBLEMS;
 export type CheckResult = { ok: true } | { ok: false; code: SignatureProblemCode; message: string };
 
 const OK: CheckResult = { ok: true };

@@ -1,3 +1,7 @@
+import { deriveSolanaStealthDestination, type SolanaStealthDerive } from "../stealth/flow-d.ts";
+import type { ChainAdapter } from "./adapter.ts";
+import type { ChainConfig } from "./config.ts";
+
 /**
  * What the gateway's Solana routes need of a Solana chain (docs/SOLANA.md), in types of no family
  * folder: the Solana adapter builds it (src/chains/solana/gateway-side.ts) and the gateway reaches
@@ -12,6 +16,11 @@ export interface SolanaGatewaySide {
   readonly vault: string;
   /** The chain's USDC mint (base58). */
   readonly usdcMint: string;
+  /**
+   * The other chains a session here may settle to: where this chain's USDC can be delivered (the
+   * fast fill), the money facts' `reaches` (src/chains/solana/money.ts).
+   */
+  readonly reaches: readonly number[];
   /** The canonical base58 spelling of a public key, or null when `raw` is not one. */
   parseAddress(raw: string): string | null;
   /** Whether `signature` (base58, 64 bytes) is `signer`'s ed25519 signature of `message`. */
@@ -54,3 +63,27 @@ export interface SolanaGatewaySide {
     expected: { burner: string; token: string; to: string },
   ): Promise<{ ok: true; amount: bigint; signature: string } | { ok: false; reason: string; empty: boolean }>;
 }
+
+/**
+ * The Solana side of each Solana adapter that has one. The generic ChainAdapter carries no family's
+ * extras: the Solana routes find their side here, by the adapters the process holds.
+ */
+const sides = new WeakMap<ChainAdapter, SolanaGatewaySide>();
+
+/** Gives a Solana adapter the side its routes use (src/chains/solana/adapter.ts). */
+export function withSolanaSide(adapter: ChainAdapter, side: SolanaGatewaySide): void {
+  sides.set(adapter, side);
+}
+
+/** The Solana routes' side: that of the one Solana chain configured (docs/SOLANA.md), if it has one. */
+export function solanaSideOf(adapters: readonly ChainAdapter[]): SolanaGatewaySide | undefined {
+  for (const adapter of adapters) {
+    const side = sides.get(adapter);
+    if (side) return side;
+  }
+  return undefined;
+}
+
+/** Flow D's Solana stealth derivation, where a Solana checkout can pay what it derives (a Solana chain is configured). */
+export const solanaStealthDerive = (chains: readonly ChainConfig[]): SolanaStealthDerive | undefined =>
+  chains.some((c) => c.family === "solana") ? deriveSolanaStealthDestination : undefined;

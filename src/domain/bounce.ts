@@ -1,5 +1,6 @@
 import type { DecisionBuilder } from "./decision.ts";
 import { isFinal } from "./finality.ts";
+import { automaticRefusal, budgetRefusal, type SessionPolicy } from "./relayer-work.ts";
 import { type ChainAddress, type Session, sameId } from "./types.ts";
 
 /**
@@ -36,9 +37,16 @@ export const holdsBounceable = (s: Session): boolean =>
  * is never paid costs the relayer nothing, and the deposit has opened the account the setup approves.
  * Sent before any bounce of the same decision: the executor works a session's commands in order.
  */
-export function relayBounceSetup(before: Session, after: Session, b: DecisionBuilder): void {
+export function relayBounceSetup(
+  before: Session,
+  after: Session,
+  b: DecisionBuilder,
+  policy: SessionPolicy,
+): void {
   if (after.bounceSetup === null || after.burner === null || after.originChainId === null) return;
   if (!holdsBounceable(after) || (before.bounceSetup !== null && holdsBounceable(before))) return;
+  if (budgetRefusal(after, policy, [{ chainId: after.originChainId, action: "bounce_setup" }]) !== null)
+    return;
   b.send({
     type: "Executor",
     data: {
@@ -56,7 +64,12 @@ export function relayBounceSetup(before: Session, after: Session, b: DecisionBui
  * flight: called when the session ends expired or failed, when money reaches it afterwards, and when
  * such money's slot is finalized. `only` limits it to one asset (a late deposit).
  */
-export function solanaBounces(state: Session, b: DecisionBuilder, only: string | null = null): void {
+export function solanaBounces(
+  state: Session,
+  b: DecisionBuilder,
+  policy: SessionPolicy,
+  only: string | null = null,
+): void {
   if (state.originChainId === null || state.bounceTo === null || state.burner === null) return;
   if (state.status !== "expired" && state.status !== "failed" && state.status !== "bounced") return;
   const chainId = state.originChainId;
@@ -66,12 +79,13 @@ export function solanaBounces(state: Session, b: DecisionBuilder, only: string |
     if (only !== null && !sameId(t.token, only)) continue;
     tokens.add(t.token);
   }
-  for (const token of tokens) requestBounce(state, b, chainId, token, state.burner, state.bounceTo);
+  for (const token of tokens) requestBounce(state, b, policy, chainId, token, state.burner, state.bounceTo);
 }
 
 function requestBounce(
   state: Session,
   b: DecisionBuilder,
+  policy: SessionPolicy,
   chainId: number,
   token: ChainAddress,
   burner: ChainAddress,
@@ -87,6 +101,8 @@ function requestBounce(
   const last = same.findLast((r) => r.status === "confirmed");
   if (last !== undefined && deposits.length <= (last.depositsCovered ?? 0)) return;
   if (bounces.length >= MAX_BOUNCES) return;
+  // It moves more than it costs, within the session's relayer budget (src/domain/relayer-work.ts).
+  if (automaticRefusal(state, policy, { chainId, token, action: "bounce", moved: same }) !== null) return;
   const id = `${state.id}:bounce:${chainId}:${token}:${same.length}`;
   b.append({
     type: "RefundRequested",

@@ -76,7 +76,7 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
         data: { chainId, txHash, logIndex },
       });
       // A committed Solana sweep waiting on the dropped deposit is relayed, or failed and bounced.
-      afterRetraction(state, evolve(state, b.events[0] as never) as Session, b, command.metadata);
+      afterRetraction(state, evolve(state, b.events[0] as never) as Session, b, command.metadata, policy);
       return b.decision();
     }
     case "ExpireSession": {
@@ -88,7 +88,7 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       if (state.deposits.length > 0) {
         const expired = evolve(state, b.events[0] as never) as Session;
         standingRefunds(expired, b, null, policy);
-        solanaBounces(expired, b);
+        solanaBounces(expired, b, policy);
       }
       return b.decision();
     }
@@ -101,7 +101,7 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
     case "RequestRefundAll":
       return decideRefundAll(command, state, policy);
     case "RegisterBurner":
-      return decideRegister(command, state);
+      return decideRegister(command, state, policy);
     case "CommitSolanaSweep":
       return decideSolanaCommit(command, state, policy);
     case "RequestSolanaRefund":
@@ -111,23 +111,33 @@ function decideCore(command: SessionInput, state: SessionState, policy: SessionP
       // The bounce setup's relay: nothing to record but its fee. The bounce reads the chain, so an
       // approval that never landed is seen then (nothing is sent).
       if (executorCommandId === bounceSetupCommandId(state.id) && state.bounceTo !== null) {
-        return withGasSpent(state, command, nothingToDo());
+        return withGasSpent(state, command, nothingToDo(), policy);
       }
       const committed = state.commitment !== null || state.solanaSweep !== null;
       if (executorCommandId === settleCommandId(state.id) && committed) {
-        return withGasSpent(state, command, decideSettlementResult(state, outcome, command.metadata, policy));
+        return withGasSpent(
+          state,
+          command,
+          decideSettlementResult(state, outcome, command.metadata, policy),
+          policy,
+        );
       }
       if (executorCommandId === announceCommandId(state.id) && state.stealthDestinations.length > 0) {
         const { chainId } = command.data;
-        return withGasSpent(state, command, decideAnnounceResult(state, chainId, outcome, command.metadata));
+        return withGasSpent(
+          state,
+          command,
+          decideAnnounceResult(state, chainId, outcome, command.metadata),
+          policy,
+        );
       }
       if (executorCommandId === fillCommandId(state.id) && paidByFastFill(state)) {
-        return withGasSpent(state, command, decideFillResult(state, outcome, command.metadata));
+        return withGasSpent(state, command, decideFillResult(state, outcome, command.metadata), policy);
       }
       const refund = state.refunds.find((r) => r.id === executorCommandId);
       if (refund) {
         const decision = decideRefundResult(state, refund, outcome, command.metadata, policy);
-        return withGasSpent(state, command, decision);
+        return withGasSpent(state, command, decision, policy);
       }
       // A result is never guessed at: the session sent no command with this id.
       return refuse(reject("execution_unknown"));
@@ -155,6 +165,7 @@ export const expires = (s: Session): boolean =>
 function decideRegister(
   command: Extract<SessionInput, { type: "RegisterBurner" }>,
   state: Session,
+  policy: SessionPolicy,
 ): Decision {
   // The burner's family is the session's: an EVM burner on a Solana session could never be paid.
   if (command.data.auth === null) {
@@ -183,7 +194,7 @@ function decideRegister(
   if (bounceSetup !== null && state.originChainId !== null) {
     b.append({ type: "BounceSetupAttached", data: bounceSetup });
     // Relayed only once the burner holds an accepted USDC deposit (now, or when one is recorded).
-    relayBounceSetup(state, b.events.reduce(evolve, state) as Session, b);
+    relayBounceSetup(state, b.events.reduce(evolve, state) as Session, b, policy);
   }
   return b.decision();
 }
@@ -219,7 +230,7 @@ function decideTransfer(
         data: { chainId, txHash, logIndex },
       });
       // Money that reached an ended Solana session is bounced once it is final.
-      solanaBounces(evolve(state, b.events[0] as never) as Session, b, known.token);
+      solanaBounces(evolve(state, b.events[0] as never) as Session, b, policy, known.token);
       // A Solana sweep committed before its deposit was final is relayed now.
       relayWhenFinal(state, evolve(state, b.events[0] as never) as Session, b, command.metadata);
       return b.decision();
@@ -244,13 +255,13 @@ function decideTransfer(
   const setupDue = state.bounceSetup !== null && !holdsBounceable(state);
   if (!merchantDetected && !late && !setupDue) return b.decision();
   const after = evolve(state, b.events[0] as never) as Session;
-  relayBounceSetup(state, after, b);
+  relayBounceSetup(state, after, b, policy);
   // The first deposit of a pending session detects it: its merchant is told.
   if (merchantDetected) b.send(sessionWebhook(after, "payment.detected", command.metadata.issuedAt));
   // Money that reaches a session that ended expired or failed bounces where its standing refund says.
   if (late) {
     standingRefunds(after, b, { chainId: transfer.chainId, token: transfer.token }, policy);
-    solanaBounces(after, b, transfer.token);
+    solanaBounces(after, b, policy, transfer.token);
   }
   return b.decision();
 }

@@ -10,7 +10,13 @@ import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.
 import type { SessionEvent } from "./events.ts";
 import { evolve } from "./evolve.ts";
 import { reject } from "./rejections.ts";
-import { budgetLeft, isDeposited, refundRefusal, type SessionPolicy } from "./relayer-work.ts";
+import {
+  automaticRefusal,
+  budgetRefusal,
+  isDeposited,
+  refundRefusal,
+  type SessionPolicy,
+} from "./relayer-work.ts";
 import { type Address, type RefundRecord, type Session, type StandingRefund, sameId } from "./types.ts";
 import { sessionWebhook } from "./webhooks.ts";
 
@@ -128,8 +134,8 @@ export function decideAttachStandingRefund(
  * The automatic bounce ("the poller" of the interface): every asset the burner received on a chain
  * the standing refund covers goes back to its recipient, once per asset while one is in flight.
  * Called when a session ends expired or failed, and for money that reaches it afterwards. `only`
- * limits it to one asset (a late deposit). Nothing bounces once the session's gas budget is spent
- * (the burner's owner can still submit the signed refund and pay for it).
+ * limits it to one asset (a late deposit). Nothing bounces that is dust or would pass the session's
+ * relayer budget (the burner's owner can still submit the signed refund and pay for it).
  */
 export function standingRefunds(
   state: Session,
@@ -144,6 +150,13 @@ export function standingRefunds(
     const key = `${t.chainId}:${t.token.toLowerCase()}`;
     if (seen.has(key) || signatureFor(state.standingRefund, t.chainId) === null) continue;
     seen.add(key);
+    // Started by the service, not asked for: it moves more than it costs, within the budget.
+    const moved = refundAllsOf(state, t.chainId, t.token);
+    if (
+      automaticRefusal(state, policy, { chainId: t.chainId, token: t.token, action: "refund", moved }) !==
+      null
+    )
+      continue;
     requestRefundAll(state, b, t.chainId, t.token as Address, policy);
   }
 }
@@ -163,7 +176,7 @@ function requestRefundAll(
   const signature = signatureFor(sr, chainId);
   if (sr === null || signature === null) return;
   if (state.burner !== null && sameId(sr.to, state.burner)) return;
-  if (budgetLeft(state, policy) !== null) return;
+  if (budgetRefusal(state, policy, [{ chainId, action: "refund" }]) !== null) return;
   const same = refundAllsOf(state, chainId, token);
   if (same.some(inFlight)) return;
   const id = `${state.id}:refund-all:${chainId}:${token.toLowerCase()}:${same.length}`;
@@ -221,7 +234,7 @@ export function decideRefundResult(
         const after = evolve(state, b.events[0] as SessionEvent) as Session;
         b.send(sessionWebhook(after, "payment.bounced", metadata.issuedAt));
         // Money recorded since the bounce was asked for may have come after its transaction.
-        solanaBounces(after, b, refund.token);
+        solanaBounces(after, b, policy, refund.token);
         return b.decision();
       }
       b.send(sessionWebhook(state, "payment.refunded", metadata.issuedAt));

@@ -8,8 +8,8 @@ import { fastFillMessage, paidByFastFill } from "./fast-fill.ts";
 import { outcomeOf } from "./outcome.ts";
 import { standingRefunds } from "./refunds.ts";
 import { reject } from "./rejections.ts";
-import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
-import { stealthAnnouncement } from "./stealth.ts";
+import { budgetRefusal, type RelayerWork, type SessionPolicy } from "./relayer-work.ts";
+import { stealthAnnouncement, stealthDestinationOf } from "./stealth.ts";
 import { type Authorization, type Intent, type Session, sameId } from "./types.ts";
 import { deliveryBelowFloor, valueRoute } from "./value.ts";
 import { OUTCOME_EVENTS, overpaidBy, sessionWebhook } from "./webhooks.ts";
@@ -26,7 +26,7 @@ const CLOSED = new Set<Session["status"]>(["swept", "failed", "expired", "bounce
  * POST /sessions/:id/commit, after the gateway checked the signature: the Intent must name the
  * detected deposit, the session's destination and app fee, and still be in time. Accepted, the
  * executor is asked to settle it; the status stays detected until the sweep is broadcast. The
- * relayer pays for the sweep: a session whose gas budget is spent (by refunds) is not swept.
+ * relayer pays for the sweep: a session whose relayer budget would be passed (after refunds) is not swept.
  */
 export function decideCommit(command: CommitIntent, state: Session, policy: SessionPolicy): Decision {
   const { intent, signature, sourceChainId, feeBps } = command.data;
@@ -66,9 +66,15 @@ export function decideCommit(command: CommitIntent, state: Session, policy: Sess
   const tooSmall = deliveryBelowFloor(
     route,
     route.type === "settle" && route.swap ? intent.minOut : detected.amount,
+    "relay",
   );
   if (tooSmall !== null) return refuse(tooSmall);
-  const spent = budgetLeft(state, policy);
+  // Everything the relayer pays for this settlement, admitted together: the sweep, the bridge
+  // relay on the destination, a Flow D announcement there.
+  const work: RelayerWork[] = [{ chainId: sourceChainId, action: "sweep" }];
+  if (intent.destChainId !== sourceChainId) work.push({ chainId: intent.destChainId, action: "relay" });
+  if (stealthDestinationOf(state) !== null) work.push({ chainId: intent.destChainId, action: "announce" });
+  const spent = budgetRefusal(state, policy, work);
   if (spent !== null) return refuse(spent);
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > MAX_FEE_BPS) {
     throw new RangeError(`platform fee ${feeBps} bps is outside 0..${MAX_FEE_BPS}`);
@@ -195,7 +201,7 @@ export function decideSettlementResult(
       // standing refund says.
       if (state.feeAmount === null) {
         standingRefunds({ ...state, status: "failed" }, b, null, policy);
-        solanaBounces({ ...state, status: "failed" }, b);
+        solanaBounces({ ...state, status: "failed" }, b, policy);
       }
       return b.decision();
     }

@@ -4,7 +4,6 @@ import { newDeposits } from "./refunds.ts";
 import { reject } from "./rejections.ts";
 import { refundRefusal, type SessionPolicy } from "./relayer-work.ts";
 import { type Session, sameId } from "./types.ts";
-import { dustFloorOf } from "./value.ts";
 
 /**
  * The payer's Solana refund (POST /sessions/:id/solana-refund, docs/SOLANA.md "The payer's refund"):
@@ -53,7 +52,8 @@ export function decideSolanaRefund(
   // The rulebook every relayer-paid refund follows, whatever the family (src/domain/relayer-work.ts):
   // a recorded deposit of the asset, not to the burner, above the dust floor, within the budget, and
   // something new since the last refund or bounce of it moved the balance.
-  const onChain = { balance: d.amount, dustFloor: dustFloorOf(policy.chains, chainId, d.token) };
+  // The dust floor is the one rule's (dustRefusal): no live floor to add on Solana.
+  const onChain = { balance: d.amount, dustFloor: 0n };
   const paid = state.refunds.filter((r) => r.chainId === chainId && sameId(r.token, d.token));
   const refused =
     refundRefusal(state, policy, { chainId, token: d.token, to: d.to, amount: d.amount, onChain }) ??

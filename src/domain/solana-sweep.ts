@@ -4,8 +4,9 @@ import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.
 import { detectedDeposit } from "./evolve.ts";
 import { depositsFinal } from "./finality.ts";
 import { reject } from "./rejections.ts";
-import { budgetLeft, type SessionPolicy } from "./relayer-work.ts";
+import { budgetRefusal, type RelayerWork, type SessionPolicy } from "./relayer-work.ts";
 import { MAX_FEE_BPS, settleCommandId } from "./settlement.ts";
+import { stealthDestinationOf } from "./stealth.ts";
 import { type ChainAddress, type Session, type SolanaSweep, type SolanaSweepLeg, sameId } from "./types.ts";
 import { deliveryBelowFloor, valueRoute } from "./value.ts";
 import { sessionWebhook } from "./webhooks.ts";
@@ -73,7 +74,7 @@ export function decideSolanaCommit(
   });
   if (route.type === "refused") return refuse(route.rejection);
   const owed = owedLegs(state, { amount: detected.amount, ...d });
-  const tooSmall = deliveryBelowFloor(route, owed.delivered);
+  const tooSmall = deliveryBelowFloor(route, owed.delivered, "fill");
   if (tooSmall !== null) return refuse(tooSmall);
   const mismatch = !sameId(d.burner, state.burner)
     ? "it is not signed by the session's burner"
@@ -84,7 +85,15 @@ export function decideSolanaCommit(
         : null;
   if (mismatch !== null)
     return refuse(reject("intent_mismatch", `the sweep does not match the session: ${mismatch}`));
-  const spent = budgetLeft(state, policy);
+  // Everything the relayer pays for this settlement, admitted together: the sweep's fees, the
+  // fast fill on the destination, a Flow D announcement and the stealth account the sweep opens.
+  const chainId = detected.first.chainId;
+  const destChainId = state.destChainId ?? chainId;
+  const work: RelayerWork[] = [{ chainId, action: "sweep" }];
+  if (destChainId !== chainId) work.push({ chainId: destChainId, action: "fill" });
+  if (stealthDestinationOf(state) !== null)
+    work.push({ chainId: destChainId, action: "announce" }, { chainId, action: "account_open" });
+  const spent = budgetRefusal(state, policy, work);
   if (spent !== null) return refuse(spent);
   const sweep: SolanaSweep = {
     transaction: d.transaction,
@@ -136,6 +145,7 @@ export function afterRetraction(
   after: Session,
   b: DecisionBuilder,
   metadata: CommandMetadata,
+  policy: SessionPolicy,
 ) {
   const sweep = after.solanaSweep;
   if (sweep === null || after.sweepTx !== null || after.feeAmount !== null) return;
@@ -155,7 +165,7 @@ export function afterRetraction(
     },
   });
   b.send(sessionWebhook(after, "payment.failed", metadata.issuedAt));
-  solanaBounces({ ...after, status: "failed" }, b);
+  solanaBounces({ ...after, status: "failed" }, b, policy);
 }
 
 function relayCommand(state: Session, sweep: SolanaSweep, metadata: CommandMetadata) {

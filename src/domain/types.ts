@@ -169,6 +169,11 @@ export interface GasRecord extends GasSpent {
   txHash: TxId;
   /** The executor command it carried out. */
   commandId: string;
+  /**
+   * The fee in ledger units (USDC base units), priced when it was recorded; null on a record
+   * written before the ledger, priced by its chain's fee price when summed (spentBy).
+   */
+  cost: bigint | null;
 }
 
 export interface StealthAnnouncement {
@@ -387,7 +392,7 @@ export interface Session {
   errorMessage: string | null;
   /** Refunds asked of the executor, oldest first. */
   refunds: RefundRecord[];
-  /** Every mined transaction the relayer paid for this session, oldest first (its gas budget). */
+  /** Every mined transaction the relayer paid for this session, oldest first (its relayer budget). */
   gasSpent: GasRecord[];
   /** Recently applied command ids: a retried command is answered, never applied twice. */
   recentCommandIds: string[];

@@ -34,6 +34,39 @@ export interface ChainMoney {
    * which are set at that cost; EVM refunds judge a live gas-priced floor the gateway reads instead.
    */
   dustFloors: Readonly<Record<string, bigint>>;
+  /** The chain's native coin, as its family spells it (what its fees are paid in). */
+  nativeToken: ChainAddress;
+  /** What the relayer's work on this chain costs, from the family's estimator (src/chains/<family>/cost.ts). */
+  costs: RelayerCosts;
+}
+
+/**
+ * The relayer's ledger is kept in one unit for every family: base units of a 6-decimal USD
+ * settlement asset (USDC's), so one micro-dollar. A budget, a cost and a recorded spend compare
+ * across chains without knowing their fee coins.
+ */
+export const LEDGER_DECIMALS = 6;
+
+/** Every transaction the relayer may pay for on a session's behalf. */
+export const RELAYER_ACTIONS = [
+  "sweep",
+  "relay",
+  "fill",
+  "refund",
+  "bounce",
+  "bounce_setup",
+  "announce",
+  "account_open",
+  "stealth_withdraw",
+] as const;
+export type RelayerAction = (typeof RELAYER_ACTIONS)[number];
+
+/** A chain family's cost estimate, as data: the domain prices with it and never asks the chain. */
+export interface RelayerCosts {
+  /** One unit of the fee coin (wei, lamport) is worth `num / den` ledger units. */
+  feePrice: { num: bigint; den: bigint };
+  /** Each action's expected cost on this chain, in ledger units: fees, plus rent it leaves unrecovered. */
+  actions: Readonly<Record<RelayerAction, bigint>>;
 }
 
 /** 0.10 USDC: a cross-chain delivery below it costs the relayer more than it carries (a chain may set its own). */
@@ -55,9 +88,44 @@ export interface ValueQuestion {
   priced: boolean;
 }
 
-/** The dust floor of one asset on one chain (0 when no family named one). */
-export const dustFloorOf = (chains: readonly ChainMoney[], chainId: number, token: ChainAddress): bigint =>
-  moneyOf(chains, chainId)?.dustFloors[token] ?? 0n;
+/** An amount of a fee coin's smallest unit in ledger units at `price`: rounded up, spend is never under-counted. */
+export const inLedger = (fee: bigint, price: RelayerCosts["feePrice"]): bigint =>
+  ceilDiv(fee * price.num, price.den);
+
+/** A fee paid on `chain`, in its fee coin's smallest unit, in ledger units. */
+export const feeInLedger = (chain: ChainMoney, fee: bigint): bigint => inLedger(fee, chain.costs.feePrice);
+
+/** What `action` on chain `chainId` is expected to cost, in ledger units (0 on a chain without money facts). */
+export const costOf = (chains: readonly ChainMoney[], chainId: number, action: RelayerAction): bigint =>
+  moneyOf(chains, chainId)?.costs.actions[action] ?? 0n;
+
+/**
+ * The dust floor of a relayer-paid transfer of `token` by `action`: what the action costs, in the
+ * token's base units (the settlement asset by its decimals, the native coin by the fee price), or
+ * the family's floor for the token when that is higher. A token the chain cannot price has only the
+ * family's floor. The transfer must move more than this: the one dust rule of every family.
+ */
+export function dustFloorOf(
+  chains: readonly ChainMoney[],
+  chainId: number,
+  token: ChainAddress,
+  action: RelayerAction,
+): bigint {
+  const chain = moneyOf(chains, chainId);
+  if (chain === null) return 0n;
+  const cost = chain.costs.actions[action];
+  const named = Object.entries(chain.dustFloors).find(([t]) => sameId(t, token))?.[1] ?? 0n;
+  let priced = 0n;
+  if (chain.settlementToken !== null && sameId(token, chain.settlementToken)) {
+    const shift = chain.settlementDecimals - LEDGER_DECIMALS;
+    priced = shift >= 0 ? cost * 10n ** BigInt(shift) : ceilDiv(cost, 10n ** BigInt(-shift));
+  } else if (sameId(token, chain.nativeToken)) {
+    priced = ceilDiv(cost * chain.costs.feePrice.den, chain.costs.feePrice.num);
+  }
+  return named > priced ? named : priced;
+}
+
+const ceilDiv = (a: bigint, b: bigint): bigint => (b === 0n ? 0n : (a + b - 1n) / b);
 
 /** The facts of one chain, or null when no family described it. */
 export const moneyOf = (chains: readonly ChainMoney[], chainId: number): ChainMoney | null =>
@@ -110,16 +178,25 @@ export function inSettlementUnits(amount: bigint, from: ChainMoney, to: ChainMon
 }
 
 /**
- * A cross-chain settlement must deliver at least the destination's floor (in its units): less is
- * dust the relayer would pay more to move than it is worth.
+ * A cross-chain settlement must deliver at least the destination's floor (in its units): its
+ * `minDelivery`, or what the relayer's transaction there (`action`: the bridge relay or the fast
+ * fill) costs, whichever is higher. Less is dust the relayer would pay more to move than it is worth.
  */
-export function deliveryBelowFloor(route: ValueRoute, delivered: bigint): Rejection | null {
+export function deliveryBelowFloor(
+  route: ValueRoute,
+  delivered: bigint,
+  action: "relay" | "fill",
+): Rejection | null {
   if (route.type !== "settle" || !route.crossChain) return null;
-  const arriving = inSettlementUnits(delivered, route.source, route.dest);
-  if (arriving >= route.dest.minDelivery) return null;
+  const { dest } = route;
+  const arriving = inSettlementUnits(delivered, route.source, dest);
+  const cost =
+    dest.settlementToken === null ? 0n : dustFloorOf([dest], dest.chainId, dest.settlementToken, action);
+  const floor = cost > dest.minDelivery ? cost : dest.minDelivery;
+  if (arriving >= floor) return null;
   return reject(
     "delivery_below_minimum",
-    `the delivery would be ${arriving} base units on chain ${route.dest.chainId}, below its minimum of ${route.dest.minDelivery}: refund it instead`,
+    `the delivery would be ${arriving} base units on chain ${dest.chainId}, below its minimum of ${floor}: refund it instead`,
   );
 }
 

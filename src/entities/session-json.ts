@@ -40,7 +40,12 @@ export function stateToJson(state: Session): string {
       },
     },
     refunds: state.refunds.map((r) => ({ ...r, amount: bigOrNull(r.amount) })),
-    gasSpent: state.gasSpent.map((g) => ({ ...g, gasUsed: big(g.gasUsed), feeWei: big(g.feeWei) })),
+    gasSpent: state.gasSpent.map((g) => ({
+      ...g,
+      gasUsed: big(g.gasUsed),
+      feeWei: big(g.feeWei),
+      cost: bigOrNull(g.cost),
+    })),
   });
 }
 
@@ -61,6 +66,8 @@ export function stateFromJson(json: string): Session {
   state.refunds ??= [];
   // ... and those written before the relayer's gas was recorded, none.
   state.gasSpent ??= [];
+  // ... and those written before the ledger priced each fee, no cost (spentBy prices them).
+  for (const g of state.gasSpent) g.cost ??= null;
   // ... and those written before checkout lack its two.
   state.pinnedDestinations ??= [];
   state.clientSecretHash ??= null;

@@ -44,7 +44,7 @@ export function createExecutor(opts: ExecutorOptions) {
   const executors = new Map<number, ChainExecutor>();
   const attestationPacer = createPacer(opts.settings.attestationMaxPerSecond);
   for (const adapter of opts.chains) {
-    if (!adapter.relayer || !adapter.createExecutor) continue;
+    if (!adapter.relayer) continue;
     executors.set(
       adapter.chain.chainId,
       adapter.createExecutor({ ledger, settings: opts.settings, attestationPacer, signal: abort.signal }),

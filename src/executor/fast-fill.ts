@@ -1,4 +1,4 @@
-import type { ChainExecutor, Mined, StepTry } from "../chains/adapter.ts";
+import type { FillPayer, Mined, StepTry } from "../chains/adapter.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
 import type { FillInventory, Inventory } from "../store/fill-inventory.ts";
 import { sleep } from "../support/retry.ts";
@@ -47,12 +47,10 @@ const shortfall = (needed: bigint, free: bigint, i: Inventory, chainId: number) 
 export async function runFastFill(
   command: ExecutorCommand,
   c: FastFillCommand,
-  chain: ChainExecutor,
+  payer: FillPayer,
   deps: FillDeps,
 ): Promise<void> {
   const { chainId, commandId } = command;
-  const { inventory: balanceOf, payout } = chain;
-  if (!balanceOf || !payout) throw new StepGaveUp(`chain ${chainId} cannot pay a fast fill`, null);
   const reserve = () =>
     deps.step(
       "fill-reserve",
@@ -63,7 +61,7 @@ export async function runFastFill(
           key: commandId,
           amount: c.amount,
           floor: deps.settings.floor,
-          balance: () => balanceOf.call(chain),
+          balance: () => payer.inventory(),
         }),
       false,
     );
@@ -102,7 +100,7 @@ export async function runFastFill(
   let paid: Mined;
   try {
     // The payout's hash is not a TransactionSubmitted: the session reads that as its sweep's.
-    paid = await deps.step("fill", chainId, (t) => payout.call(chain, c.to, c.amount, t), false);
+    paid = await deps.step("fill", chainId, (t) => payer.payout(c.to, c.amount, t), false);
   } catch (err) {
     // Given up: its pending transaction was cancelled, nothing was paid, the inventory is free again.
     // A shutdown leaves the reservation for the next delivery of the command, which resumes it.

@@ -1,4 +1,4 @@
-import type { ChainExecutor, Mined, SolanaMined, StepTry, TxHash } from "../chains/adapter.ts";
+import type { ChainExecutor, StepTry, TxHash } from "../chains/adapter.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
 import { type FillDeps, runFastFill } from "./fast-fill.ts";
 import type { Report } from "./results.ts";
@@ -52,119 +52,35 @@ export async function handleCommand(command: ExecutorCommand, deps: CommandDeps)
   };
 
   const c = command.command;
+  const giveUp = (reason: string): never => {
+    throw new StepGaveUp(reason, null);
+  };
   try {
-    switch (c.type) {
-      case "Settle": {
-        const source = executorOf(command.chainId);
-        const swept = await step("sweep", command.chainId, (t) => source.sweep(c, t));
-        const { destChainId, destAddr, txHash, blockNumber, bridged, ...amounts } = swept;
-        await report(command, { type: "SweepConfirmed", txHash, blockNumber, bridged, ...amounts });
-        if (!bridged) return;
-        const dest = executorOf(destChainId);
-        // The relay's hash is not a TransactionSubmitted: the session's sweep_tx is the sweep's.
-        const relayed = await step(
-          "relay",
-          destChainId,
-          (t) => dest.relay(() => source.attestation(txHash), destAddr, t),
-          false,
-        );
-        await report(command, { type: "BridgeRelayed", destChainId, ...relayed });
-        return;
-      }
-      case "Refund":
-      case "RefundAll": {
-        const chain = executorOf(command.chainId);
-        const done: Mined = await step(c.type === "Refund" ? "refund" : "refund-all", command.chainId, (t) =>
-          c.type === "Refund" ? chain.refund(c, t) : chain.refundAll(c, t),
-        );
-        await report(command, { type: "TransactionConfirmed", ...done });
-        return;
-      }
-      case "RelaySolanaSweep": {
-        const chain = executorOf(command.chainId);
-        const relay = chain.relaySolanaSweep?.bind(chain);
-        if (!relay)
-          throw new StepGaveUp(
-            `chain ${command.chainId} is no Solana chain: it relays no Solana sweep`,
-            null,
-          );
-        const done = await step("sweep", command.chainId, (t) => relay(c, t));
-        // The transaction was checked to be exactly these transfers, and it succeeded: they happened.
-        const { amountIn, feeAmount, appFeeAmount, deliveredAmount, bridged } = c;
-        await report(command, {
-          type: "SweepConfirmed",
-          ...done,
-          amountIn,
-          swapOutputAmount: amountIn,
-          feeAmount,
-          appFeeAmount,
-          deliveredAmount,
-          bridged,
-          swapped: false,
-        });
-        return;
-      }
-      case "SolanaBounceSetup":
-      case "SolanaBounce":
-      case "RelaySolanaRefund": {
-        const bouncer = executorOf(command.chainId).bouncer;
-        if (!bouncer) throw new StepGaveUp(`chain ${command.chainId} has no Solana bouncer`, null);
-        const sessionId = command.sessionId ?? "";
-        // Not a TransactionSubmitted: the session records the bounce or refund once it is confirmed.
-        const done = await step(
-          c.type === "SolanaBounce" ? "bounce" : c.type === "RelaySolanaRefund" ? "refund" : "bounce-setup",
-          command.chainId,
-          () =>
-            c.type === "SolanaBounce"
-              ? bouncer.bounce(c)
-              : c.type === "RelaySolanaRefund"
-                ? bouncer.relayRefund(c)
-                : bouncer.relaySetup(c, sessionId),
-          false,
-        );
-        await report(command, { type: "TransactionConfirmed", ...done });
-        return;
-      }
-      case "Announce": {
-        const chain = executorOf(command.chainId);
-        const announce = chain.announce?.bind(chain);
-        if (!announce) throw new StepGaveUp(`chain ${command.chainId} announces no stealth payment`, null);
-        // Not a TransactionSubmitted: the session's sweep_tx is the sweep's; it records the announcement once mined.
-        const done: Mined | SolanaMined = await step(
-          "announce",
-          command.chainId,
-          (t) => announce(c, t),
-          false,
-        );
-        await report(command, { type: "TransactionConfirmed", ...done });
-        return;
-      }
-      case "ChargeSubscription":
-      case "CancelMandate":
-        await handleSubscriptionWork(command, c, deps);
-        return;
-      case "FastFill": {
-        if (!deps.fill)
-          throw new StepGaveUp("this executor has no fill inventory: it cannot pay a fast fill", null);
-        const { report, policy, log } = deps;
-        await runFastFill(command, c, executorOf(command.chainId), {
-          ...deps.fill,
-          report,
-          step,
-          log,
-          signal: policy.signal,
-        });
-        return;
-      }
-      case "Sweep":
-      case "Charge":
-        await fail(`unsupported command ${c.type}`, false, null);
-        return;
-      default: {
-        const never: never = c;
-        await fail(`unsupported command ${(never as { type: string }).type}`, false, null);
-      }
+    if (c.type === "Sweep" || c.type === "Charge") {
+      // Written by an older session core; nothing carries them out any more.
+      await fail(`unsupported command ${c.type}`, false, null);
+      return;
     }
+    const chain = executorOf(command.chainId);
+    if (!chain.carriesOut.has(c.type)) giveUp(`chain ${command.chainId} does not carry out ${c.type}`);
+    await chain.execute({
+      command,
+      step,
+      report: (result, chainId) => report(command, result, chainId),
+      executorOf,
+      giveUp,
+      fastFill(payer) {
+        if (c.type !== "FastFill") return giveUp(`${c.type} is no fast fill`);
+        if (!deps.fill) return giveUp("this executor has no fill inventory: it cannot pay a fast fill");
+        const { policy, log } = deps;
+        return runFastFill(command, c, payer, { ...deps.fill, report, step, log, signal: policy.signal });
+      },
+      subscriptionWork(call) {
+        if (c.type !== "ChargeSubscription" && c.type !== "CancelMandate")
+          return giveUp(`${c.type} is no subscription's work`);
+        return handleSubscriptionWork(command, c, call, deps);
+      },
+    });
   } catch (err) {
     if (!(err instanceof StepGaveUp)) throw err;
     deps.log("command failed", { commandId: command.commandId, error: err.message });

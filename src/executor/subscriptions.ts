@@ -1,11 +1,16 @@
 import { TOPIC } from "../../topics/catalogue.ts";
-import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../chains/adapter.ts";
+import type {
+  CancelMandateCommand,
+  ChainExecutor,
+  ChargeSubscriptionCommand,
+  Mined,
+  StepTry,
+} from "../chains/adapter.ts";
 import type { SubscriptionCommand } from "../domain/subscription/types.ts";
 import type { PlainProducer } from "../kafka/at-least-once.ts";
 import type { Codecs } from "../kafka/codecs.ts";
 import type { ExecutorCommand } from "../records/executor-commands.ts";
-import type { CommandDeps } from "./handle-command.ts";
-import { messageOf, runStep, StepGaveUp } from "./step.ts";
+import { messageOf, runStep, StepGaveUp, type StepPolicy } from "./step.ts";
 
 /** Where a charge's outcome goes: the subscription's own input, subscription.commands (not executor.results). */
 export type SubscriptionResults = (command: SubscriptionCommand) => Promise<void>;
@@ -16,6 +21,14 @@ export function subscriptionResultWriter(producer: PlainProducer, codecs: Codecs
     producer.send(TOPIC.subscriptionCommands, [
       { key: command.data.subscriptionId, value: codecs.subscriptionCommand.encode(command) },
     ]);
+}
+
+/** What a subscription's work needs of the executor role (a part of handle-command's deps). */
+export interface SubscriptionWorkDeps {
+  executors: ReadonlyMap<number, Pick<ChainExecutor, "cancel">>;
+  policy: StepPolicy;
+  log: (msg: string, fields?: object) => void;
+  subscriptionResults?: SubscriptionResults | undefined;
 }
 
 /**
@@ -29,7 +42,8 @@ export function subscriptionResultWriter(producer: PlainProducer, codecs: Codecs
 export async function handleSubscriptionWork(
   command: ExecutorCommand,
   work: ChargeSubscriptionCommand | CancelMandateCommand,
-  deps: CommandDeps,
+  call: (t: StepTry) => Promise<Mined>,
+  deps: SubscriptionWorkDeps,
 ): Promise<void> {
   const stepName = work.type === "ChargeSubscription" ? "charge" : "cancel-mandate";
   const stepKey = `${command.commandId}/${stepName}`;
@@ -48,7 +62,7 @@ export async function handleSubscriptionWork(
           await chain.cancel(stepKey).catch((err: unknown) => deps.log("cancel failed", { stepKey, err }));
         },
       },
-      (t) => chain.subscriptionCall(work, t),
+      call,
     );
     outcome = { mined };
   } catch (err) {

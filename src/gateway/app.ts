@@ -217,11 +217,9 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       resources: checkout.resources,
       destinations: checkout.settings.destinations,
     };
-  const evmChainIds = (config.chains ?? []).filter((c) => c.family === "evm").map((c) => c.chainId);
   const solana = deps.solana && {
     ...session,
     solana: deps.solana,
-    evmChainIds,
     checkout: checkoutAccess,
     stealthOf: checkout?.stealthOf,
   };

@@ -1,5 +1,5 @@
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { AUTHORIZATION_PROBLEMS, type SignatureProblemCode } from "../chains/signatures.ts";
+import { AUTHORIZATION_PROBLEMS, type SignatureProblemCode } from "../chains/signature-problems.ts";
 import { MERCHANT_REJECTION_MESSAGES } from "../domain/merchant/types.ts";
 import { REJECTION_MESSAGES, type RejectionCode } from "../domain/rejections.ts";
 import { SUBSCRIPTION_REJECTION_MESSAGES } from "../domain/subscription/types.ts";

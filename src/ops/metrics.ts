@@ -31,7 +31,7 @@ export const projectedEvents = new client.Counter({
 
 /**
  * The relayer's spending on sessions, from the RelayerGasSpent events the projector folds (each
- * session's own total is on its events; its budget is SESSION_GAS_BUDGET).
+ * session's own total is on its events; its budget is SESSION_RELAYER_BUDGET, in USDC base units).
  */
 export const relayerGasUsed = new client.Counter({
   name: "settlement_relayer_gas_used_total",
@@ -47,10 +47,22 @@ export const relayerFeeWei = new client.Counter({
   registers: [registry],
 });
 
-export const sessionGasUsed = new client.Histogram({
-  name: "settlement_session_relayer_gas",
-  help: "A session's relayer gas so far, observed at each of its transactions (the budget bounds it)",
-  buckets: [100_000, 250_000, 500_000, 1_000_000, 2_000_000, 4_000_000],
+/**
+ * The relayer's spend in one unit for every family (USDC base units, the ledger's: each mined
+ * transaction's fee priced by its chain's fee price, rent included on Solana), by chain; the chain
+ * id tells the family (chain ids are unique across families).
+ */
+export const relayerSpend = new client.Counter({
+  name: "settlement_relayer_spend_usdc_total",
+  help: "What the relayer spent on sessions' transactions, in USDC base units (every family alike), by chain",
+  labelNames: ["chain_id"] as const,
+  registers: [registry],
+});
+
+export const sessionRelayerSpend = new client.Histogram({
+  name: "settlement_session_relayer_spend_usdc",
+  help: "A session's relayer spend so far in USDC base units, observed at each of its transactions (SESSION_RELAYER_BUDGET bounds it)",
+  buckets: [10_000, 100_000, 500_000, 1_000_000, 3_000_000, 6_000_000, 12_000_000],
   registers: [registry],
 });
 

@@ -1,7 +1,6 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import { isApplied } from "../domain/decider.ts";
 import type { SessionEvent } from "../domain/events.ts";
-import { gasUsedBy } from "../domain/relayer-work.ts";
 import { sessionDecider } from "../domain/session-decider.ts";
 import type { Session } from "../domain/types.ts";
 import { sessionView } from "../domain/view.ts";
@@ -9,7 +8,13 @@ import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once
 import type { KafkaClient } from "../kafka/client.ts";
 import type { Codecs } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
-import { projectedEvents, relayerFeeWei, relayerGasUsed, sessionGasUsed } from "../ops/metrics.ts";
+import {
+  projectedEvents,
+  relayerFeeWei,
+  relayerGasUsed,
+  relayerSpend,
+  sessionRelayerSpend,
+} from "../ops/metrics.ts";
 import { createLru } from "../support/lru.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
@@ -29,7 +34,13 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
      */
     async fold(events: SessionEvent[]): Promise<{ states: Session[]; commit(): void }> {
       const changed = new Map<string, Session>();
-      const spent: Array<{ chainId: number; gasUsed: bigint; feeWei: bigint; sessionTotal: bigint }> = [];
+      const spent: Array<{
+        chainId: number;
+        gasUsed: bigint;
+        feeWei: bigint;
+        cost: bigint | null;
+        sessionTotal: bigint;
+      }> = [];
       for (const event of events) {
         const id = event.metadata.sessionId;
         let before: Session | null = changed.get(id) ?? cache.get(id) ?? null;
@@ -50,7 +61,9 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
         const after = sessionDecider.evolve(before, event);
         if (after) changed.set(id, after);
         if (after && event.type === "RelayerGasSpent") {
-          spent.push({ ...event.data, sessionTotal: gasUsedBy(after) });
+          // The session's spend as recorded (an event from before the ledger carries no cost).
+          const sessionTotal = after.gasSpent.reduce((sum, g) => sum + (g.cost ?? 0n), 0n);
+          spent.push({ ...event.data, sessionTotal });
         }
       }
       const states = [...changed.values()];
@@ -63,7 +76,8 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
             const labels = { chain_id: String(g.chainId) };
             relayerGasUsed.inc(labels, Number(g.gasUsed));
             relayerFeeWei.inc(labels, Number(g.feeWei));
-            sessionGasUsed.observe(Number(g.sessionTotal));
+            if (g.cost !== null) relayerSpend.inc(labels, Number(g.cost));
+            sessionRelayerSpend.observe(Number(g.sessionTotal));
           }
         },
       };

@@ -90,7 +90,7 @@ for (const count of [TEST_CHAINS.length, 30]) {
     destChainId: EVM_DEST,
     priced: false,
   };
-  const rule = perCall(() => deliveryBelowFloor(valueRoute(chains, q), 9_920_000n));
+  const rule = perCall(() => deliveryBelowFloor(valueRoute(chains, q), 9_920_000n, "fill"));
   const d = decide(commit, state, policy);
   if (!d.ok) throw new Error(`commit refused: ${d.rejection.code}`);
   const whole = perCall(() => decide(commit, state, policy));

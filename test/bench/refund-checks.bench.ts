@@ -63,6 +63,7 @@ function sessionWith(deposits: number, gasRecords: number): Session {
     commandId: `c${i}`,
     gasUsed: 60_000n,
     feeWei: 60_000n * 10n ** 9n,
+    cost: null,
   }));
   return { ...s, gasSpent: gas };
 }

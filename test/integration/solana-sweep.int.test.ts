@@ -121,6 +121,7 @@ it("refuses a SOL sweep that would open an account below the rent-exempt minimum
     usdcMint: mint.toBase58(),
     feePayer: relayer.publicKey.toBase58(),
     vault: relayer.publicKey.toBase58(),
+    reaches: [],
   };
   const side = createSolanaGatewaySide(sideChain);
   const burnerKey = Keypair.generate();

@@ -74,6 +74,7 @@ export function generator(seed: number): Gen {
     commandId: uuid(),
     gasUsed: amount(),
     feeWei: amount(),
+    cost: maybe(amount),
   });
   const hexDigits = (n: number) => Array.from({ length: n }, () => "0123456789abcdef"[int(0, 15)]).join("");
   const hex = (bytes: number): Hex => `0x${hexDigits(bytes * 2)}`;

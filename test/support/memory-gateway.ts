@@ -11,7 +11,7 @@ import type { SessionCommand } from "../../src/domain/commands.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import type { Address, SessionState } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
-import { createGateway } from "../../src/gateway/app.ts";
+import { createGateway, type GatewayDeps } from "../../src/gateway/app.ts";
 import { toGatewayError } from "../../src/gateway/errors.ts";
 import type {
   CommandPort,
@@ -142,7 +142,7 @@ export function healthReport(healthy: boolean): HealthReport {
 
 export async function testGateway(
   env: Record<string, string> = {},
-  opts: { logger?: Logger; solana?: SolanaPort; metrics?: Registry } = {},
+  opts: { logger?: Logger; solana?: SolanaPort; metrics?: Registry; deps?: Partial<GatewayDeps> } = {},
 ) {
   const service = memoryService();
   let clock = START_MS;
@@ -158,6 +158,7 @@ export async function testGateway(
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.solana ? { solana: opts.solana } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...opts.deps,
   });
   return {
     app,

@@ -6,7 +6,9 @@ import type {
   SessionMessage,
   SessionState,
 } from "../../src/domain/index.ts";
-import { testSessionDecider as sessionDecider } from "./money.ts";
+import type { SessionPolicy } from "../../src/domain/relayer-work.ts";
+import { sessionDeciderWith } from "../../src/domain/session-decider.ts";
+import { TEST_POLICY } from "./money.ts";
 
 // The session core driven input by input in unit tests, and the Solana-origin session's inputs the
 // Solana tests (session, sweep, fast fill) start from.
@@ -16,6 +18,12 @@ import { testSessionDecider as sessionDecider } from "./money.ts";
  * actor host does. `setup` must be accepted (a refused one throws: the test would start elsewhere).
  */
 export function sessionRun(...setup: SessionInput[]) {
+  return sessionRunUnder(TEST_POLICY, ...setup);
+}
+
+/** A session run under another policy than the test chains' default (a smaller relayer budget). */
+export function sessionRunUnder(policy: SessionPolicy, ...setup: SessionInput[]) {
+  const sessionDecider = sessionDeciderWith(policy);
   let state: SessionState = null;
   let last: ReturnType<typeof sessionDecider.decide> | null = null;
   const send = (input: SessionInput) => {

@@ -23,6 +23,15 @@ describe("configuration", () => {
     expect(parseConfig({ PORT: "0", METRICS_PORT: "0" }).METRICS_PORT).toBe(0);
   });
 
+  it("takes the relayer budget in USDC base units and refuses the gas budget it replaced", () => {
+    expect(parseConfig({}).SESSION_RELAYER_BUDGET).toBe("6000000");
+    expect(parseConfig({ SESSION_RELAYER_BUDGET: "2500000" }).SESSION_RELAYER_BUDGET).toBe("2500000");
+    expect(() => parseConfig({ SESSION_RELAYER_BUDGET: "6 USDC" })).toThrow(/SESSION_RELAYER_BUDGET/);
+    expect(() => parseConfig({ SESSION_GAS_BUDGET: "2000000" })).toThrow(
+      /SESSION_GAS_BUDGET: replaced by SESSION_RELAYER_BUDGET/,
+    );
+  });
+
   it("parses lists and booleans", () => {
     const c = parseConfig({
       CORS_ALLOWED_ORIGINS: "https://a.example, https://b.example",

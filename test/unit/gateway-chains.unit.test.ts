@@ -36,7 +36,6 @@ function nonDelegating(chainId: number, asked: string[]): ChainAdapter {
     usdc: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
     verifierWarning: null,
     subscriptions: null,
-    solana: null,
     async balance(address) {
       asked.push(`balance ${address}`);
       return 7n;

@@ -7,7 +7,7 @@ import {
   KafkaJSRequestTimeoutError,
 } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import { AUTHORIZATION_PROBLEMS } from "../../src/chains/signatures.ts";
+import { AUTHORIZATION_PROBLEMS } from "../../src/chains/signature-problems.ts";
 import { REJECTION_MESSAGES } from "../../src/domain/rejections.ts";
 import { ERRORS, GatewayError, replyError, toGatewayError } from "../../src/gateway/errors.ts";
 import { ReplyTimeoutError } from "../../src/gateway/ports.ts";

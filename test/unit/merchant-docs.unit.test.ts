@@ -35,7 +35,7 @@ describe("the examples of verifyWebhook", () => {
     const found = SOURCES.flatMap((file) => examples(read(file)).map((code) => ({ file, code })));
     const calls = found.filter(({ code }) => code.includes("verifyWebhook("));
     expect(calls.map((c) => c.file)).toEqual(
-      expect.arrayContaining(["README.md", "docs/MERCHANT-CLIENT.md", "docs/WEBHOOKS.md"]),
+      expect.arrayContaining(["docs/MERCHANTS.md", "docs/MERCHANT-CLIENT.md", "docs/WEBHOOKS.md"]),
     );
     expect(calls.flatMap(({ file, code }) => unawaited(code).map((call) => `${file}: ${call}`))).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/domain/events.ts";
 import type { Session } from "../../src/domain/types.ts";
 import { sessionView } from "../../src/domain/view.ts";
+import { relayerSpend } from "../../src/ops/metrics.ts";
 import { createStateFolder } from "../../src/projections/projector.ts";
 import type { SessionReadModel } from "../../src/projections/read-model.ts";
 import { depositObserved, newSessionId, sessionCreated } from "../bench/workload.ts";
@@ -77,5 +78,38 @@ describe("the projector's fold", () => {
     await readModel.write((await createStateFolder(readModel).fold(events)).states);
     const { states } = await createStateFolder(readModel).fold(events.slice(1, 3));
     expect(states.map((s) => s.version)).toEqual([5]);
+  });
+
+  it("counts the relayer's spend in USDC base units per chain, once per written batch; an event without a cost adds nothing", async () => {
+    const id = newSessionId();
+    const spent = (version: number, chainId: number, cost: bigint | null): SessionEvent => ({
+      type: "RelayerGasSpent",
+      data: {
+        chainId,
+        txHash: `tx${version}`,
+        commandId: `cmd${version}`,
+        gasUsed: 1n,
+        feeWei: 10_000n,
+        cost,
+      },
+      metadata: { sessionId: id, version, occurredAt: T0, commandId: `c${version}` },
+    });
+    const total = async (chainId: number) =>
+      (await relayerSpend.get()).values.find((v) => v.labels.chain_id === String(chainId))?.value ?? 0;
+    const before = [await total(31337), await total(792703810)];
+    const folder = createStateFolder(memoryReadModel());
+    const batch = await folder.fold([
+      sessionCreated(id, T0),
+      spent(2, 31337, 300_000n),
+      spent(3, 792703810, 1_500n),
+      spent(4, 792703810, null),
+    ]);
+    // Not counted before the batch is written.
+    expect(await total(31337)).toBe(before[0]);
+    batch.commit();
+    expect([await total(31337), await total(792703810)]).toEqual([
+      (before[0] ?? 0) + 300_000,
+      (before[1] ?? 0) + 1_500,
+    ]);
   });
 });

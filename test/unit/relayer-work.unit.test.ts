@@ -3,7 +3,6 @@ import {
   type Address,
   type ChainBalance,
   type CommandMetadata,
-  DEFAULT_SESSION_POLICY,
   depositedAssets,
   type EventMetadata,
   evolve,
@@ -19,10 +18,10 @@ import {
   type Transfer,
 } from "../../src/domain/index.ts";
 import { deciderSpec } from "../support/given-when-then.ts";
-import { testDecide as decide } from "../support/money.ts";
+import { testDecide as decide, TEST_POLICY } from "../support/money.ts";
 
 // Relayer-paid work only moves value (docs/SECURITY.md): the refund rules of src/domain/relayer-work.ts,
-// judged on the chain facts the gateway puts on the command, and the session's gas budget.
+// judged on the chain facts the gateway puts on the command, and the session's relayer budget.
 
 const hex = (n: number, bytes = 32): Hex => `0x${n.toString(16).padStart(bytes * 2, "0")}`;
 const address = (n: number): Address => hex(n, 20);
@@ -35,7 +34,7 @@ const DAI = address(0xda1);
 const BURNER = address(0xb0);
 const PAYER = address(0xfa);
 
-const spec = (policy: SessionPolicy = DEFAULT_SESSION_POLICY) =>
+const spec = (policy: SessionPolicy = TEST_POLICY) =>
   deciderSpec<SessionInput, SessionEvent, SessionState, RejectionCode>({
     decide: (command, state) => decide(command, state, policy),
     evolve,
@@ -130,11 +129,19 @@ const refundUpdated =
     data: { id, status, txHash: hex(0x900), errorMessage: null },
     metadata: m(),
   });
+/** A mined transaction that cost the relayer `cost` USDC base units (its gas at 1 gwei, 3,000 USDC per ETH). */
 const gasSpent =
-  (gasUsed: bigint, n = 1) =>
+  (cost: bigint, n = 1) =>
   (m: () => EventMetadata): SessionEvent => ({
     type: "RelayerGasSpent",
-    data: { chainId: CHAIN, txHash: hex(0xa00 + n), commandId: `cmd${n}`, gasUsed, feeWei: gasUsed * 10n },
+    data: {
+      chainId: CHAIN,
+      txHash: hex(0xa00 + n),
+      commandId: `cmd${n}`,
+      gasUsed: cost / 3_000n,
+      feeWei: (cost / 3_000n) * 10n ** 9n,
+      cost,
+    },
     metadata: m(),
   });
 
@@ -224,14 +231,17 @@ describe("a burner-signed refund the relayer pays for", () => {
       .thenRejects("refund_to_burner");
   });
 
-  it("once the session's gas budget is spent is refused", () => {
-    given(...funded(gasSpent(2_000_000n)))
+  it("that would take the relayer's spend on the session past its budget is refused", () => {
+    // A refund is estimated at 100,000 gas: 0.3 USDC at the test chains' prices; the budget is 6 USDC.
+    given(...funded(gasSpent(5_700_001n)))
       .when(refund())
       .thenRejects("gas_budget_spent");
-    const decision = spec({ ...DEFAULT_SESSION_POLICY, gasBudget: 2_000_001n })(
-      ...funded(gasSpent(2_000_000n)),
-    ).when(refund());
-    decision.thenState((s) => s?.refunds.length === 1);
+    given(...funded(gasSpent(5_700_000n)))
+      .when(refund())
+      .thenState((s) => s?.refunds.length === 1);
+    spec({ ...TEST_POLICY, relayerBudget: 5_700_000n })(...funded(gasSpent(5_400_001n)))
+      .when(refund())
+      .thenRejects("gas_budget_spent");
   });
 
   it("sent again with the same salt after it was accepted answers as the first, whatever the chain shows now", () => {
@@ -288,7 +298,7 @@ describe("refund-all, run by the relayer on an expired session", () => {
     given(...expiredWithUsdc)
       .when(refundAll(chain(900n)))
       .thenRejects("refund_below_dust");
-    given(...history(deposit(USDC, 5_000_000n, 1), expired, gasSpent(2_000_000n)))
+    given(...history(deposit(USDC, 5_000_000n, 1), expired, gasSpent(6_000_000n)))
       .when(refundAll())
       .thenRejects("gas_budget_spent");
   });
@@ -338,7 +348,7 @@ describe("the relayer's gas on the session", () => {
           type: "TransactionConfirmed",
           txHash: hex(0x900),
           blockNumber: 10n,
-          gas: gasUsed === null ? null : { gasUsed, feeWei: gasUsed * 7n },
+          gas: gasUsed === null ? null : { gasUsed, feeWei: gasUsed * 10n ** 9n },
         },
       },
       metadata: meta(commandId),
@@ -355,7 +365,9 @@ describe("the relayer's gas on the session", () => {
       txHash: hex(0x900),
       commandId: "ra0",
       gasUsed: 61_000n,
-      feeWei: 427_000n,
+      feeWei: 61_000n * 10n ** 9n,
+      // Priced in the ledger's unit at the chain's fee price: 0.000061 ETH at 3,000 USDC.
+      cost: 183_000n,
     });
     // Versions stay consecutive after the refund's own event.
     expect(decision.events.map((e) => e.metadata.version)).toEqual([5, 6]);
@@ -397,7 +409,8 @@ describe("the relayer's gas on the session", () => {
         },
         metadata: meta("commit"),
       },
-      history(deposit(USDC, 5_000_000n, 1), gasSpent(1_000_000n, 1), gasSpent(1_000_000n, 2)).reduce(
+      // 5 USDC spent: the sweep's 1.05 USDC would pass the 6 USDC budget.
+      history(deposit(USDC, 5_000_000n, 1), gasSpent(2_500_000n, 1), gasSpent(2_500_000n, 2)).reduce(
         evolve,
         initialState(),
       ),

@@ -1,10 +1,15 @@
+import { getBase58Decoder } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import type { ChainConfig } from "../../src/chains/config.ts";
 import { createEvmAdapter } from "../../src/chains/evm/adapter.ts";
 import { createGatewayChains } from "../../src/chains/gateway-chains.ts";
 import { serviceAddresses } from "../../src/chains/service-addresses.ts";
+import { createSolanaAdapter } from "../../src/chains/solana/adapter.ts";
+import { solanaChainSchema } from "../../src/chains/solana/config.ts";
+import { solanaSideOf } from "../../src/chains/solana-side.ts";
 import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import type { CheckoutResource, Guards } from "../../src/gateway/auth.ts";
 import { registerRoutes } from "../../src/gateway/routes/checkout.ts";
@@ -43,6 +48,29 @@ describe("serviceAddresses", () => {
     expect(own.includes(payer as string)).toBe(false);
     expect(own.includes(sink as string)).toBe(false);
     expect(own.includes(sink as string, [null, sink as string])).toBe(true);
+  });
+
+  it("takes a Solana chain's relayer and vault from its adapter, which alone gives the Solana routes their side", () => {
+    const relayer = Keypair.generate();
+    const vault = Keypair.generate().publicKey.toBase58();
+    const solana = (withVault: boolean) =>
+      createSolanaAdapter(
+        solanaChainSchema.parse({
+          family: "solana",
+          name: "local-solana",
+          chainId: 792703810,
+          rpcUrl: "http://127.0.0.1:1",
+          usdcMint: Keypair.generate().publicKey.toBase58(),
+          relayer: getBase58Decoder().decode(relayer.secretKey),
+          ...(withVault ? { vault } : {}),
+        }) as ChainConfig & { family: "solana" },
+      );
+    const own = serviceAddresses([evm(), solana(true)]);
+    expect(own.includes(relayer.publicKey.toBase58())).toBe(true);
+    expect(own.includes(vault)).toBe(true);
+    expect(solanaSideOf([evm(), solana(true)])?.vault).toBe(vault);
+    // Without a vault the Solana routes have nothing to sweep to: no side, no routes.
+    expect(solanaSideOf([evm(), solana(false)])).toBeUndefined();
   });
 });
 

@@ -493,9 +493,17 @@ describe("refunds", () => {
       data: { work: { type: "RefundAll", token: USDC, to: REFUND_TO, signature: hex(0x55, 65) } },
     });
     const late = run(createCommand({ standingRefund }), expire());
-    late.send(deposit(transfer(NATIVE_TOKEN, 1n)));
+    // Above the refund's cost in ETH (100,000 gas at 1 gwei: 10^14 wei).
+    late.send(deposit(transfer(NATIVE_TOKEN, 10n ** 14n + 1n)));
     expect(late.events()).toEqual(["DepositObserved", "RefundRequested"]);
     expect(late.state.status).toBe("expired");
+  });
+
+  it("a late deposit worth less than the refund that would return it is not bounced at the relayer's cost", () => {
+    const late = run(createCommand({ standingRefund }), expire());
+    late.send(deposit(transfer(NATIVE_TOKEN, 10n ** 14n)));
+    expect(late.events()).toEqual(["DepositObserved"]);
+    expect(late.outbox().filter((m) => m.type === "Executor")).toEqual([]);
   });
 
   it("a deposit nobody committed by expires_at bounces through the standing refund; a committed one never expires", () => {

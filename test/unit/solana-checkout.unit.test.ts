@@ -150,6 +150,7 @@ const solanaPort = (over: Partial<SolanaPort> = {}): SolanaPort => ({
   feePayer: RELAYER,
   vault: VAULT,
   usdcMint: MINT,
+  reaches: [31337],
   parseAddress: parseSolanaAddress,
   verifyMessage: () => false,
   checkBounceSetup: () => ({ ok: false, reason: "not used" }),

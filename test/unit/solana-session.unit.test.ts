@@ -59,6 +59,8 @@ const port: SolanaPort = {
   feePayer,
   vault,
   usdcMint: USDC_MINT,
+  // The test gateway's EVM chain: where this chain's USDC is delivered (the fast fill).
+  reaches: [EVM],
   parseAddress: parseSolanaAddress,
   verifyMessage: verifyEd25519,
   checkBounceSetup: (wire, expected) => {

@@ -91,13 +91,29 @@ describe("the money policy: what a deposit is worth and where it may go", () => 
     expect(route).toMatchObject({ type: "refused", rejection: { code: "asset_not_bridgeable" } });
   });
 
-  it("refuses a cross-chain delivery below the destination's minimum, and only a cross-chain one", () => {
-    const q = (destChainId: number) =>
-      valueRoute(chains, { deposit: { chainId: SOL, token: SOL_USDC }, destChainId, priced: false });
-    expect(deliveryBelowFloor(q(EVM_B), 9_920n)?.code).toBe("delivery_below_minimum");
-    expect(deliveryBelowFloor(q(EVM_B), 99_999n)?.code).toBe("delivery_below_minimum");
-    expect(deliveryBelowFloor(q(EVM_B), 100_000n)).toBeNull();
-    expect(deliveryBelowFloor(q(SOL), 1n)).toBeNull();
+  it("refuses a cross-chain delivery below the destination's floor: its minimum or its transaction's cost, the higher", () => {
+    const solToEvmB = (facts: typeof chains) =>
+      valueRoute(facts, { deposit: { chainId: SOL, token: SOL_USDC }, destChainId: EVM_B, priced: false });
+    const route = solToEvmB(chains);
+    // The fast fill's 65,000 gas at 1 gwei and 3,000 USDC per ETH: 0.195 USDC, above the 0.10 minimum.
+    expect(deliveryBelowFloor(route, 9_920n, "fill")?.code).toBe("delivery_below_minimum");
+    expect(deliveryBelowFloor(route, 194_999n, "fill")?.code).toBe("delivery_below_minimum");
+    expect(deliveryBelowFloor(route, 195_000n, "fill")).toBeNull();
+    // The CCTP relay's 150,000 gas: 0.45 USDC.
+    expect(deliveryBelowFloor(route, 449_999n, "relay")?.code).toBe("delivery_below_minimum");
+    // A destination whose minimum is above what its transaction costs: the minimum is the floor.
+    const strict = solToEvmB(
+      chains.map((c) => (c.chainId === EVM_B ? { ...c, minDelivery: 1_000_000n } : c)),
+    );
+    expect(deliveryBelowFloor(strict, 999_999n, "fill")?.code).toBe("delivery_below_minimum");
+    expect(deliveryBelowFloor(strict, 1_000_000n, "fill")).toBeNull();
+    // Only a cross-chain delivery has a floor.
+    const local = valueRoute(chains, {
+      deposit: { chainId: SOL, token: SOL_USDC },
+      destChainId: SOL,
+      priced: false,
+    });
+    expect(deliveryBelowFloor(local, 1n, "fill")).toBeNull();
   });
 
   it("converts the settlement asset between chains by their decimals, rounding down", () => {

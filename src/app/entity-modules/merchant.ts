@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { solanaStealthDerive } from "../../chains/solana-side.ts";
 import { merchantEntity } from "../../entities/merchant.ts";
 import {
   createMerchantAdmin,
@@ -15,7 +16,6 @@ import { createStealthRegistry, type StealthRegistry } from "../../gateway/steal
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import { createMerchantProjector } from "../../projections/merchant-projection.ts";
 import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
-import { deriveSolanaStealthDestination } from "../../stealth/flow-d.ts";
 import { idempotencyKeys } from "../../store/idempotency-keys.ts";
 import { merchantEmails } from "../../store/merchant-emails.ts";
 import { createMerchantStore } from "../../store/merchants.ts";
@@ -97,9 +97,7 @@ export function merchantGatewayDeps(
         mode: keyMode,
         chains: (shared.config.chains ?? []).map((c) => ({ chainId: c.chainId, family: c.family })),
         // A Solana address is derived only where a Solana checkout can pay it.
-        solanaStealth: (shared.config.chains ?? []).some((c) => c.family === "solana")
-          ? deriveSolanaStealthDestination
-          : undefined,
+        solanaStealth: solanaStealthDerive(shared.config.chains ?? []),
         stealthRegistry,
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,

@@ -17,7 +17,7 @@ export const sessionModule: EntityModule = {
   // Under the operator's limit on relayer-paid work, and the money facts of every configured chain.
   entity: ({ config, codecs }) =>
     sessionEntityWith(codecs, {
-      gasBudget: BigInt(config.SESSION_GAS_BUDGET),
+      relayerBudget: BigInt(config.SESSION_RELAYER_BUDGET),
       chains: chainMoney(config.chains ?? []),
     }),
   ownedGauge: {

@@ -1,5 +1,6 @@
 import { createStealthWithdrawals } from "../../chains/evm/settle/stealth-withdrawals.ts";
 import { solanaStealthWithdrawals } from "../../chains/solana/stealth-withdrawals.ts";
+import { solanaSideOf } from "../../chains/solana-side.ts";
 import { createGateway } from "../../gateway/app.ts";
 import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
@@ -64,12 +65,12 @@ export const gatewayRole: RoleModule = {
       }),
       ...entities,
       // The Solana routes exist when a Solana chain is configured (docs/SOLANA.md).
-      solana: shared.chains.map((chain) => chain.gateway.solana).find((side) => side !== null) ?? undefined,
+      solana: solanaSideOf(shared.chains),
       // Token options, balances, swap quotes: the configured providers, else the local stack's servers.
       providers: createProviders(config, config.chains ?? [], shared.infra.providers),
       // Sent through the executor's ledger-backed relayer wallets: nonces shared safely with settlement.
       stealthWithdrawals: createStealthWithdrawals({
-        chains: shared.chains.flatMap((a) => (a.chain.family === "evm" ? [a.chain] : [])),
+        chains: config.chains ?? [],
         ledger: executorLedger(shared.cassandra),
         maxFee: config.STEALTH_WITHDRAW_MAX_FEE,
         // The fee floor at the gateway's DEX price, as the refund fee floor is priced.

@@ -58,11 +58,7 @@ export const indexerRole: RoleModule = {
     return {
       role: "indexer",
       summary: `${shared.chains
-        .map(({ chain: c }) =>
-          c.family === "evm"
-            ? `${c.name} (chain ${c.chainId}, ${c.confirmations} confirmations)`
-            : `${c.name} (Solana node ${c.rpcUrl}, chain ${c.chainId}, detected at confirmed, settled at finalized)`,
-        )
+        .map((a) => a.summary)
         .join(
           ", ",
         )}${caughtUp ? "" : " (burner feed still catching up)"}${watchers.summary ? `; ${watchers.summary}` : ""}`,

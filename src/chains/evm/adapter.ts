@@ -31,6 +31,8 @@ export function createEvmAdapter(chain: ChainConfig & { family: "evm" }): ChainA
     parseAddress: parseEvmAddress,
     createIndexer: (deps) => createEvmIndexer({ ...deps, chain, client: scanClient() }),
     relayer,
+    serviceAddresses: relayer === null ? [] : [relayer],
+    summary: `${chain.name} (chain ${chain.chainId}, ${chain.confirmations} confirmations)`,
     minRelayerBalance: BigInt(chain.minRelayerBalanceWei),
     async relayerBalance() {
       if (!relayer) throw new Error("no relayer configured");

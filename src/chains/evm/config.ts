@@ -64,6 +64,13 @@ export const evmChainSchema = z.object({
   minDelivery: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
   /** Health turns 503 when the relayer holds less than this (wei, decimal string). */
   minRelayerBalanceWei: z.string().regex(/^\d+$/).default("10000000000000000"),
+  /**
+   * What 1 ETH (the chain's coin) is worth in USDC base units (decimal string), for the relayer's
+   * ledger (src/chains/evm/cost.ts); unset: 3,000 USDC, the local stack's WETH/USDC pool price.
+   */
+  nativePrice: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
+  /** The gas price the relayer's actions are estimated at (wei, decimal string); unset: 1 gwei, the local chains'. */
+  gasPriceWei: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
 });
 export type EvmChainConfig = z.infer<typeof evmChainSchema>;
 

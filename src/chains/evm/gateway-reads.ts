@@ -66,7 +66,6 @@ export function createEvmGatewayChain(chain: EvmChainConfig): GatewayChain {
     usdc: chain.usdc ?? null,
     verify: evmVerifier(chainId, chain.delegate),
     subscriptions: chain.subscriptions ? evmGatewaySubscriptions(chainId, chain.subscriptions) : null,
-    solana: null,
     verifierWarning:
       recoverSigner.loadError === null
         ? null

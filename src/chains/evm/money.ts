@@ -1,5 +1,7 @@
+import { NATIVE_TOKEN } from "../../domain/types.ts";
 import { type ChainMoney, DEFAULT_MIN_DELIVERY } from "../../domain/value.ts";
 import type { EvmChainConfig } from "./config.ts";
+import { evmCosts } from "./cost.ts";
 
 /** USDC has 6 decimals on every EVM chain the service settles on. */
 const USDC_DECIMALS = 6;
@@ -20,5 +22,7 @@ export function evmMoney(chain: EvmChainConfig, evmChains: readonly EvmChainConf
     // EVM refunds are judged on a gas-priced floor the gateway reads live (src/gateway/routes/refunds.ts).
     dustFloors: {},
     minDelivery: chain.minDelivery === undefined ? DEFAULT_MIN_DELIVERY : BigInt(chain.minDelivery),
+    nativeToken: NATIVE_TOKEN,
+    costs: evmCosts(chain),
   };
 }

@@ -21,6 +21,7 @@ import type { AnnounceCommand, SolanaMined, StepTry } from "../adapter.ts";
 import { StepRefused, StepReverted, UpstreamUnavailable } from "../execution-errors.ts";
 import { MEMO_PROGRAM_ID } from "./bounce-setup.ts";
 import { parseSolanaAddress } from "./config.ts";
+import { relayerSpend } from "./relayer-spend.ts";
 import { solanaRpcCall } from "./rpc-call.ts";
 
 const COMMITMENT = "confirmed" as const;
@@ -69,7 +70,7 @@ export function createSolanaAnnouncer(deps: {
   const pollMs = deps.pollMs ?? 400;
   const rpc = solanaRpcCall(deps.chainId);
 
-  /** The landed transaction as executor.results reports it: its signature, slot and fee in lamports. */
+  /** The landed transaction as executor.results reports it: its signature, slot and the relayer's spend in lamports. */
   async function mined(signature: string): Promise<SolanaMined | null> {
     const tx = await rpc("getTransaction", () =>
       connection.getTransaction(signature, { commitment: COMMITMENT, maxSupportedTransactionVersion: 0 }),
@@ -78,7 +79,7 @@ export function createSolanaAnnouncer(deps: {
     return {
       txHash: signature,
       blockNumber: BigInt(tx.slot),
-      gas: { gasUsed: BigInt(tx.meta?.computeUnitsConsumed ?? 0), feeWei: BigInt(tx.meta?.fee ?? 0) },
+      gas: relayerSpend(tx.meta),
     };
   }
 

@@ -18,9 +18,10 @@ import type { RelaySolanaRefundCommand, SolanaBounceCommand, SolanaBounceSetupCo
 import { StepRefused } from "../execution-errors.ts";
 import { buildBounce, planBounce } from "./bounce.ts";
 import { burnerTokenAccount, checkBounceSetup } from "./bounce-setup.ts";
+import { relayerSpend } from "./relayer-spend.ts";
 import { tokenAccountOrNull } from "./token-accounts.ts";
 
-/** What a landed transaction reports on executor.results: its signature, slot and fee (lamports). */
+/** What a landed transaction reports on executor.results: its signature, slot and the relayer's spend (lamports). */
 export interface Landed {
   txHash: string;
   blockNumber: bigint;
@@ -56,9 +57,8 @@ export function createSolanaBouncer(deps: {
     if (tx === null) return null;
     if (tx.meta?.err)
       throw new StepRefused(`transaction ${signature} failed: ${JSON.stringify(tx.meta.err)}`, null);
-    // One signature's fee per signer, from the chain's own record of it (gasUsed counts signatures).
-    const fee = BigInt(tx.meta?.fee ?? 0);
-    return { txHash: signature, blockNumber: BigInt(tx.slot), gas: { gasUsed: 1n, feeWei: fee } };
+    // What the relayer lost to it (fee and any rent), from the chain's own record of its balance.
+    return { txHash: signature, blockNumber: BigInt(tx.slot), gas: relayerSpend(tx.meta) };
   }
 
   async function sendAndConfirm(tx: Transaction): Promise<Landed> {

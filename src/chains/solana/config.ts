@@ -78,6 +78,14 @@ export const solanaChainSchema = z.object({
   minDelivery: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
   /** Health turns 503 when the relayer holds less than this (lamports, decimal string). */
   minRelayerBalanceLamports: z.string().regex(/^\d+$/).default("50000000"),
+  /**
+   * What 1 SOL is worth in USDC base units (decimal string), for the relayer's ledger
+   * (src/chains/solana/cost.ts). No pool prices SOL on the local stack, so it is a fact the operator
+   * keeps current; unset: 150 USDC.
+   */
+  nativePrice: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
+  /** The priority fee the relayer adds to each transaction it pays for (lamports, decimal string; unset: 0). */
+  priorityFeeLamports: z.string().regex(/^\d+$/, "must be a decimal integer string").optional(),
 });
 export type SolanaChainConfig = z.infer<typeof solanaChainSchema>;
 

@@ -3,7 +3,6 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import type { ChainAddress } from "../../domain/types.ts";
 import type { GatewayChain, SignedMessage, Verdict } from "../adapter.ts";
 import { ChainUnavailableError } from "../gateway-chains.ts";
-import type { SolanaGatewaySide } from "../solana-side.ts";
 import { parseSolanaAddress, SOL_TOKEN, type SolanaChainConfig } from "./config.ts";
 
 /** A request path waits this long for the RPC, then answers 502. */
@@ -14,12 +13,9 @@ const RPC_TIMEOUT_MS = 5_000;
  * unmodified web3.js Connection, one try each. Solana burners delegate nothing and sign none of the
  * EVM messages (EIP-7702 authorizations, EIP-712 intents and refunds): those checks fail as for a
  * wrong signature, so an EVM-shaped request naming this chain changes nothing. The Solana routes
- * have a side of their own (`solana`, built by ./gateway-side.ts).
+ * have a side of their own (src/chains/solana-side.ts, built by ./gateway-side.ts).
  */
-export function createSolanaGatewayChain(
-  chain: SolanaChainConfig,
-  solana: SolanaGatewaySide | null,
-): GatewayChain {
+export function createSolanaGatewayChain(chain: SolanaChainConfig): GatewayChain {
   const connection = new Connection(chain.rpcUrl, {
     commitment: "confirmed",
     disableRetryOnRateLimit: true,
@@ -57,7 +53,6 @@ export function createSolanaGatewayChain(
     verify: async (_signer, signed) => notSolanas(signed),
     verifierWarning: null,
     subscriptions: null,
-    solana,
   };
 }
 

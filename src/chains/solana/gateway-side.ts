@@ -18,6 +18,8 @@ export interface SolanaGatewayChain {
   /** The relayer's public key (base58): fee payer of what the service co-signs. */
   feePayer: string;
   vault: string;
+  /** The other chains its USDC can be delivered to (SolanaGatewaySide.reaches). */
+  reaches: readonly number[];
 }
 
 /** A request path waits this long for the RPC, then answers 502. */
@@ -81,6 +83,7 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
     feePayer: chain.feePayer,
     vault: chain.vault,
     usdcMint: chain.usdcMint,
+    reaches: chain.reaches,
     parseAddress: parseSolanaAddress,
     verifyMessage: verifyEd25519,
     latestBlockhash: () => read(() => connection.getLatestBlockhash("confirmed")),

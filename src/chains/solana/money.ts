@@ -5,6 +5,7 @@ import {
   SOL_TOKEN,
   type SolanaChainConfig,
 } from "./config.ts";
+import { solanaCosts } from "./cost.ts";
 
 const defaultAccepted = (chain: SolanaChainConfig) => [
   { token: chain.usdcMint, minAmount: String(DEFAULT_MIN_USDC_SOLANA) },
@@ -32,5 +33,7 @@ export function solanaMoney(chain: SolanaChainConfig, evmChainIds: readonly numb
       ]),
     ),
     minDelivery: chain.minDelivery === undefined ? DEFAULT_MIN_DELIVERY : BigInt(chain.minDelivery),
+    nativeToken: SOL_TOKEN,
+    costs: solanaCosts(chain),
   };
 }

@@ -2,6 +2,7 @@ import { getBase58Decoder } from "@solana/kit";
 import { Connection, type Keypair, Transaction } from "@solana/web3.js";
 import type { RelaySolanaSweepCommand, SolanaMined, StepTry } from "../adapter.ts";
 import { StepRefused, StepReverted, UpstreamUnavailable } from "../execution-errors.ts";
+import { relayerSpend } from "./relayer-spend.ts";
 import { solanaRpcCall } from "./rpc-call.ts";
 
 export interface SweepRelayDeps {
@@ -99,8 +100,9 @@ export function createSweepRelay(deps: SweepRelayDeps) {
     return {
       txHash: signature,
       blockNumber: BigInt(mined.slot),
-      // The relayer's cost of the sweep: compute units spent and the fee it paid in lamports.
-      gas: { gasUsed: BigInt(mined.meta?.computeUnitsConsumed ?? 0), feeWei: BigInt(mined.meta?.fee ?? 0) },
+      // The relayer's cost of the sweep: compute units, and the lamports it lost (fee, and the rent
+      // of an account the sweep opens, a Flow D stealth address's USDC account).
+      gas: relayerSpend(mined.meta),
     };
   };
 }

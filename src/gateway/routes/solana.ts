@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
+import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { Config } from "../../config.ts";
 import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
@@ -10,13 +11,7 @@ import type { GatewayReply } from "../../records/gateway-replies.ts";
 import type { SessionStateRecord } from "../../records/session-state.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
-import {
-  addressSchema,
-  createSessionHeadersSchema,
-  errorSchema,
-  sessionIdOf,
-  sessionParamsSchema,
-} from "../schemas.ts";
+import { createSessionHeadersSchema, errorSchema, sessionIdOf, sessionParamsSchema } from "../schemas.ts";
 import {
   blockhashQuerySchema,
   blockhashResponseSchema,
@@ -37,8 +32,8 @@ export interface SolanaRoutesOptions {
   config: Config;
   /** The Solana chain's side (its adapter's); the routes reach the chain only through it. */
   solana: SolanaPort;
-  /** The configured EVM chains' ids: the other destinations a Solana deposit can settle to (fast fill). */
-  evmChainIds: readonly number[];
+  /** The configured chains: a destination on another chain is spelled as that chain's family spells it. */
+  chains: Pick<GatewayChains, "parseAddress">;
   /** The service's own addresses: no burner may be one (src/chains/service-addresses.ts). */
   serviceAddresses: ServiceAddresses;
   commands: CommandPort;
@@ -63,7 +58,7 @@ const errors = Object.fromEntries(
  * status, whether a burner is registered) is the session actor's to decide.
  */
 export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (app, opts) => {
-  const { config, solana, evmChainIds, commands, newId, now } = opts;
+  const { config, solana, chains, commands, newId, now } = opts;
   /** A session's record as its checkout guard read it: the burner's check needs its fee sink. */
   const records = new WeakMap<object, SessionStateRecord>();
 
@@ -79,7 +74,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
     },
     async (request) => {
       const body = request.body;
-      const fields = solanaSessionFields(body, solana, evmChainIds);
+      const fields = solanaSessionFields(body, solana, chains);
       if (fields.burner !== null) {
         refuseServiceBurner(opts.serviceAddresses, fields.burner);
         if (body.burner_signature === undefined) throw gatewayError("burner_signature_missing");
@@ -257,7 +252,7 @@ export function solanaSweepTerms(
 function solanaSessionFields(
   body: CreateSolanaSessionBody,
   solana: SolanaPort,
-  evmChainIds: readonly number[],
+  chains: Pick<GatewayChains, "parseAddress">,
 ): { destAddress: string; burner: string | null; refundAddress: string | null } {
   const base58 = (field: string, raw: string | undefined): string | null => {
     if (raw === undefined) return null;
@@ -268,11 +263,14 @@ function solanaSessionFields(
   let destAddress: string;
   if (body.destination_chain === solana.chainId) {
     destAddress = base58("destination_address", body.destination_address) as string;
-  } else if (evmChainIds.includes(body.destination_chain)) {
-    const evm = addressSchema.safeParse(body.destination_address);
-    if (!evm.success)
-      throw gatewayError("invalid_request", "destination_address: must be a 0x address on an EVM chain");
-    destAddress = evm.data;
+  } else if (solana.reaches.includes(body.destination_chain)) {
+    const parsed = chains.parseAddress(body.destination_chain, body.destination_address);
+    if (parsed === null)
+      throw gatewayError(
+        "invalid_request",
+        `destination_address: not an address of chain ${body.destination_chain}`,
+      );
+    destAddress = parsed;
   } else {
     throw gatewayError(
       "chain_unsupported",

@@ -6,6 +6,7 @@ import { checkSubscriptionCall, subscriptionCallRequest } from "../subscriptions
 import { announceRequest, checkAnnouncement } from "./announce.ts";
 import { fetchAttestation } from "./attestation.ts";
 import { AlreadyReceived, checkMint, earlierReceipt, relayRequest } from "./bridge-relay.ts";
+import { type EvmChainSteps, evmExecutor } from "./carry-out.ts";
 import { checkPayout, type Payout, payoutRequest, usdcBalance } from "./payout.ts";
 import { checkRefund, refundRequest } from "./refunds.ts";
 import { createRelayerWallet } from "./relayer-wallet.ts";
@@ -13,9 +14,13 @@ import { checkSweep, sweepRequest } from "./sweep.ts";
 
 /**
  * The EVM executor of one chain: its relayer wallet (ledger-backed nonces) and the settlement
- * calls. Each method is one try; the executor role retries and reports.
+ * calls, carried out command by command in carry-out.ts.
  */
 export function createEvmExecutor(chain: EvmChainConfig, deps: ChainExecutorDeps): ChainExecutor {
+  return evmExecutor(createEvmChainSteps(chain, deps));
+}
+
+function createEvmChainSteps(chain: EvmChainConfig, deps: ChainExecutorDeps): EvmChainSteps {
   const key = chain.relayer?.privateKey;
   if (!key)
     throw new StepRefused(`chain ${chain.chainId} has no relayer key: the executor cannot send`, null);

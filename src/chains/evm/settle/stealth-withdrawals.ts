@@ -1,13 +1,14 @@
 import { type Address, createPublicClient, type Hex, http, type PublicClient } from "viem";
 import type { ExecutorLedger } from "../../../store/executor-ledger.ts";
+import { type ChainConfig, evmChainsOf } from "../../config.ts";
 import { ChainUnavailableError } from "../../gateway-chains.ts";
 import { type StealthWithdrawals, WithdrawalRefused } from "../../stealth-withdrawals.ts";
-import type { EvmChainConfig } from "../config.ts";
 import { createRelayerWallet } from "./relayer-wallet.ts";
 import { relayStealthWithdrawal, type StealthWithdrawChain } from "./stealth-withdraw.ts";
 
 export interface StealthWithdrawalsOptions {
-  chains: readonly EvmChainConfig[];
+  /** Every configured chain: the EVM ones with a StealthRelay, a USDC and a relayer relay withdrawals. */
+  chains: readonly ChainConfig[];
   ledger: ExecutorLedger;
   maxFee: bigint;
   /** The DEX-priced gas (GatewayChain.gasValue of the chain's USDC); null where there is no pool. */
@@ -21,7 +22,7 @@ export interface StealthWithdrawalsOptions {
 
 export function createStealthWithdrawals(opts: StealthWithdrawalsOptions): StealthWithdrawals {
   const byChain = new Map<number, StealthWithdrawChain>();
-  for (const chain of opts.chains) {
+  for (const chain of evmChainsOf(opts.chains)) {
     if (!chain.stealthRelay || !chain.usdc || !chain.relayer) continue;
     // Bounded requests: a withdrawal waits for the node, never forever.
     const client = createPublicClient({

@@ -2,7 +2,8 @@ import type { Hex } from "viem";
 import { hashAuthorization, hashTypedData } from "viem/utils";
 import type { Address, ChainAddress } from "../../../domain/types.ts";
 import type { GatewayChain, SignedMessage, Verdict } from "../../adapter.ts";
-import { type SignatureChecks, type SignatureProblemCode, signatureChecks } from "../../signatures.ts";
+import type { SignatureProblemCode } from "../../signature-problems.ts";
+import { type SignatureChecks, signatureChecks } from "../../signatures.ts";
 import { intentTypedData, refundTypedData, standingRefundTypedData } from "./eip712.ts";
 import { type RecoverableSignature, type RecoverSigner, recoverSigner } from "./recover.ts";
 

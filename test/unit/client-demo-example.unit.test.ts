@@ -2,15 +2,15 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 /**
- * The README's client example is taken from deploy/local/demo-evm.ts (what `npm run demo` runs), which tsc compiles and the client
- * end-to-end test runs: every line of the example must stand in the demo, in the same order, so the
- * example cannot drift from code that works.
+ * docs/CLIENT.md's example ("The demo, line for line") is taken from deploy/local/demo-evm.ts (what
+ * `npm run demo` runs), which tsc compiles and the README's "Try it" test runs: every line of the
+ * example must stand in the demo, in the same order, so the example cannot drift from code that works.
  */
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
-function example(readme: string): string[] {
-  const section = readme.split("## The payer's client library")[1] ?? "";
+function example(doc: string): string[] {
+  const section = doc.split("### The demo, line for line")[1] ?? "";
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
   return code.split("\n").filter((line) => line.trim() !== "");
 }
@@ -26,9 +26,9 @@ function missing(wanted: string[], lines: string[]): string[] {
   });
 }
 
-describe("the README's client library example", () => {
+describe("docs/CLIENT.md's demo example", () => {
   it("is a part of deploy/local/demo-evm.ts, line for line and in order", () => {
-    const lines = example(read("README.md"));
+    const lines = example(read("docs/CLIENT.md"));
     expect(lines.length).toBeGreaterThan(10);
     expect(missing(lines, read("deploy/local/demo-evm.ts").split("\n"))).toEqual([]);
   });
