@@ -51,7 +51,7 @@ const MAX_DEPOSITS = 17;
 const INTERLEAVE = 1000;
 /**
  * The baseline runs with two fetch sizes each round and counts as fast as the faster: the readers'
- * small fetches (REPLAY_FETCH, src/projections/journal-collect.ts), which suit a replay holding many records, and large
+ * small fetches (REPLAY_FETCH, src/projections/replay-worker.ts), which suit a replay holding many records, and large
  * ones, which suit a consumer that keeps nothing (fewer round trips).
  */
 const FETCHES = {
