@@ -28,7 +28,10 @@ export const USAGE = `usage: settlement <command>
                         one role (servers from the environment or the local stack file)
   topics                create the topics of topics/catalogue.ts
   migrate               create the topics and apply the Cassandra migrations, then exit
-  replay [--table T]    rebuild the sessions read model (or table T) from session.events
+  replay [--table T] [--max-open N] [--from-zero]
+                        rebuild the sessions read model (or table T) from session.events, holding at
+                        most N session states at once (default 100000); a replay of T that was stopped
+                        half way goes on from its last committed position unless --from-zero
   merchant create --name N --email E      create a merchant; prints its pk_ and sk_ once
   merchant roll --id M [--type secret|publishable]
                                           roll a merchant's key (the old one is revoked); prints the new one
@@ -148,10 +151,27 @@ function exitOnUnhandled(log: Logger): void {
 }
 
 async function replayCommand(args: string[], config: Config, log: Logger): Promise<number> {
-  const { values } = parseArgs({ args, options: { table: { type: "string", default: "sessions" } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      table: { type: "string", default: "sessions" },
+      "max-open": { type: "string" },
+      "from-zero": { type: "boolean", default: false },
+    },
+  });
+  const maxOpen = values["max-open"] === undefined ? undefined : Number(values["max-open"]);
+  if (maxOpen !== undefined && !(Number.isInteger(maxOpen) && maxOpen > 0)) {
+    say(`--max-open takes a positive whole number, not ${values["max-open"]}`);
+    return 64;
+  }
   const { infra, cassandra } = await boot(config, log);
   const bar = new cliProgress.SingleBar(
-    { format: "replay |{bar}| {percentage}% {value}/{total} events {rate}/s eta {eta}s", hideCursor: true },
+    {
+      format:
+        "replay |{bar}| {percentage}% {value}/{total} records | {sessions} sessions, {held} held | {rate} records/s | eta {eta_formatted}",
+      hideCursor: true,
+      etaBuffer: 50,
+    },
     cliProgress.Presets.shades_classic,
   );
   const started = Date.now();
@@ -161,21 +181,47 @@ async function replayCommand(args: string[], config: Config, log: Logger): Promi
     cassandra: infra.cassandra,
     table: values.table,
   };
-  const result = await rebuildReadModel(settings, {
-    onProgress: ({ read, total }) => {
-      if (!barStarted) {
-        bar.start(total, 0, { rate: 0 });
-        barStarted = true;
-      }
-      bar.update(read, { rate: Math.round(read / Math.max(0.001, (Date.now() - started) / 1000)) });
-    },
-  });
-  if (barStarted) bar.stop();
-  // The bar counts records read; after the read each thread folds its sessions and writes them.
-  say(
-    `replayed ${result.events} events into ${result.sessions} sessions (table ${values.table}) in ${Date.now() - started} ms, ` +
-      `of which ${result.foldMs} ms folding and writing after the read`,
-  );
-  await cassandra.shutdown();
-  return 0;
+  // Ctrl-C stops the replay where it is: the positions committed so far let the next run go on.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error("replay interrupted"));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const result = await rebuildReadModel(settings, {
+      resume: !values["from-zero"],
+      signal: stop.signal,
+      ...(maxOpen !== undefined ? { maxOpenSessions: maxOpen } : {}),
+      onProgress: ({ read, total, sessions, held }) => {
+        const payload = {
+          rate: Math.round(read / Math.max(0.001, (Date.now() - started) / 1000)).toLocaleString("en"),
+          sessions: sessions.toLocaleString("en"),
+          held: held.toLocaleString("en"),
+        };
+        if (!barStarted) {
+          bar.start(total, 0, payload);
+          barStarted = true;
+        }
+        bar.update(read, payload);
+      },
+    });
+    if (barStarted) bar.stop();
+    const from = result.resumedFrom
+      ? `, going on from the positions a stopped replay committed (${[...result.resumedFrom.values()].reduce((n, o) => n + o, 0n)} records in)`
+      : "";
+    say(
+      `replayed ${result.events} events into ${result.sessions} sessions (table ${values.table}) in ${Date.now() - started} ms${from}; ` +
+        `at most ${result.counts.peakHeld} states held, ${result.counts.reopened} sessions read back; ` +
+        `${result.foldMs} ms writing after the read`,
+    );
+    return 0;
+  } catch (err) {
+    if (barStarted) bar.stop();
+    if (!stop.signal.aborted) throw err;
+    say(`replay of ${values.table} stopped; run it again to go on from its last committed position`);
+    return 130;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await cassandra.shutdown();
+  }
 }

@@ -152,7 +152,7 @@ export function createOperator(deps: {
         if (await groupHasMembers(deps.kafka, group))
           throw new OperatorRefused("read_model_busy", `projector group ${group} still has members`);
         const started = Date.now();
-        const result = await rebuildReadModel({ ...deps.settings, table }, { workers: 1 });
+        const result = await rebuildReadModel({ ...deps.settings, table }, { workers: 1, resume: false });
         // The table's projector starts where the replay stopped: nothing between is lost or applied twice.
         await setGroupOffsets(deps.kafka, group, TOPIC.sessionEvents, result.until);
         const next = await change((m) => follow(m, table));

@@ -1,103 +1,214 @@
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import type { SessionEvent } from "../domain/events.ts";
 import type { Session } from "../domain/types.ts";
-import { createKafka, type KafkaSettings } from "../kafka/client.ts";
+import { createKafka, type KafkaClient, type KafkaSettings } from "../kafka/client.ts";
+import type { Codec } from "../kafka/codecs.ts";
+import { type FetchSizes, type ReadRecord, readTopic } from "../kafka/topic-reader.ts";
 import type { CassandraSettings } from "../store/cassandra.ts";
-import { collectJournal } from "./journal-collect.ts";
 import type { StatesSummary } from "./journal-fold.ts";
+import type { FoldCounts, PositionStore, StateSink } from "./journal-stream.ts";
+
+/**
+ * A replay's fetch sizes: 2 MiB per response, which then carries about one partition's records
+ * (the broker varies which: the partitions of a read still finish together).
+ * Small on purpose: kafkajs joins each response into one new buffer, and with 64 MiB responses that
+ * allocation and copy cost more than the records in them (15% of a replay's CPU in a profile);
+ * 2 MiB blocks are reused as they are freed. Twice the broker's default batch limit, so a batch is
+ * never cut for want of room (measured against other sizes in docs/PERFORMANCE.md).
+ */
+export const REPLAY_FETCH: FetchSizes = { maxBytesPerPartition: 2 * 1024 * 1024, maxBytes: 2 * 1024 * 1024 };
 
 /** What a replay worker is asked to do: read some partitions, fold their sessions, hand the states to a sink. */
 export interface ReplayJob {
   kafka: Omit<KafkaSettings, "log">;
   topic: string;
-  /** The partitions of this share and where each ends: the last stable offsets when the replay began. */
-  until: Map<number, bigint>;
+  /** The partitions of this share: where each starts (0, or a resumed replay's committed position) and ends. */
+  partitions: Map<number, { from: bigint; until: bigint }>;
+  /** The most states this share holds at once (JournalFoldOptions.maxOpen). */
+  maxOpen: number;
   /** "summary": report what the states add up to, keeping none; "read-model": write them to a table. */
-  sink: { kind: "summary" } | { kind: "read-model"; cassandra: CassandraSettings; table: string };
+  sink:
+    | { kind: "summary" }
+    | {
+        kind: "read-model";
+        cassandra: CassandraSettings;
+        table: string;
+        /** Commit each partition's position (replay_positions) so a stopped replay can resume. */
+        commitPositions?: boolean;
+        checkpointMs?: number;
+      };
+}
+
+/** Records read, sessions started and states held, since the previous message / now. */
+export interface ShareProgress {
+  records: number;
+  sessions: number;
+  held: number;
 }
 
 export type ReplayWorkerMessage =
-  | { type: "read"; records: number }
-  /** foldMs: the time after the read, folding the sessions and handing them to the sink. */
-  | { type: "done"; summary: StatesSummary; foldMs: number };
+  | ({ type: "read" } & ShareProgress)
+  /** afterReadMs: the time after the last record was read, writing what was held and what the sink still had to write. */
+  | { type: "done"; summary: StatesSummary; counts: FoldCounts; afterReadMs: number };
 
 /** Progress is sent at most this often: a fetch of many small batches must not flood the channel. */
 const PROGRESS_EVERY_MS = 100;
 
-/** States are written to a read model this many at a time, so a worker never holds them all. */
-const WRITE_CHUNK = 2000;
+export interface FoldShareOptions {
+  topic: string;
+  partitions: Map<number, { from: bigint; until: bigint }>;
+  maxOpen: number;
+  positions?: PositionStore;
+  checkpointMs?: number;
+  /** After every batch: its records, the sessions it started, the states held now. */
+  onRead?: (p: ShareProgress) => void;
+  signal?: AbortSignal;
+}
 
 /**
- * Reads one share of the partitions, folds its sessions and hands the states to the sink: in a
- * worker thread, or on the thread that started the replay (whose modules are already loaded).
+ * Reads one share of the partitions from their start positions and folds each record as it arrives
+ * (JournalFold), the states going to `sink`. The codec may still be loading when the first fetch
+ * comes back: a worker's first fetches overlap its module loading.
+ */
+export async function foldShare(
+  kafka: KafkaClient,
+  codec: Codec<SessionEvent> | Promise<Codec<SessionEvent>>,
+  sink: StateSink,
+  opts: FoldShareOptions,
+): Promise<{ counts: FoldCounts; afterReadMs: number }> {
+  const { JournalFold } = await import("./journal-stream.ts");
+  const reread = async (
+    partition: number,
+    until: bigint,
+    onBatch: (records: ReadRecord[]) => Promise<void> | void,
+  ) => {
+    await readTopic(kafka, {
+      topic: opts.topic,
+      from: new Map([[partition, 0n]]),
+      until: new Map([[partition, until]]),
+      fetch: REPLAY_FETCH,
+      onBatch,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  };
+  let fold: InstanceType<typeof JournalFold> | undefined;
+  const foldFor = async () => {
+    fold ??= new JournalFold(await codec, sink, opts.partitions, {
+      maxOpen: opts.maxOpen,
+      reread,
+      ...(opts.positions ? { positions: opts.positions } : {}),
+      ...(opts.checkpointMs !== undefined ? { checkpointMs: opts.checkpointMs } : {}),
+    });
+    return fold;
+  };
+  let sessions = 0;
+  await readTopic(kafka, {
+    topic: opts.topic,
+    from: new Map([...opts.partitions].map(([p, { from }]) => [p, from])),
+    until: new Map([...opts.partitions].map(([p, { until }]) => [p, until])),
+    fetch: REPLAY_FETCH,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onBatch: async (records) => {
+      const f = fold ?? (await foldFor());
+      await f.apply(records[0]?.partition as number, records);
+      opts.onRead?.({ records: records.length, sessions: f.counts.sessions - sessions, held: f.held });
+      sessions = f.counts.sessions;
+    },
+    onProgress: (partition, next) => fold?.advance(partition, next),
+  });
+  const started = Date.now();
+  const f = await foldFor();
+  const counts = await f.finish();
+  return { counts, afterReadMs: Date.now() - started };
+}
+
+/**
+ * One share of a replay, on its own thread or on the thread that started the replay (whose modules
+ * are already loaded): makes its own Kafka client, codec and sink from the job.
  */
 export async function replayShare(
   job: ReplayJob,
-  onRead: (records: number) => void,
+  onRead: (p: ShareProgress) => void,
   signal?: AbortSignal,
-): Promise<{ summary: StatesSummary; foldMs: number }> {
+): Promise<{ summary: StatesSummary; counts: FoldCounts; afterReadMs: number }> {
   const kafka = createKafka({ ...job.kafka });
-  // The codecs and the fold load while the first fetches are in flight (journal-collect.ts).
-  const folding = Promise.all([import("./journal-fold.ts"), import("../kafka/codecs.ts")]);
-  const journal = await collectJournal(kafka, {
+  // A worker thread is a start of its own: it builds its codecs (functions do not cross threads).
+  const codec = import("../kafka/codecs.ts").then((m) => m.singleObjectCodecs().sessionEvent);
+  const common = {
     topic: job.topic,
-    until: job.until,
+    partitions: job.partitions,
+    maxOpen: job.maxOpen,
     onRead,
     ...(signal ? { signal } : {}),
-  });
-
-  const started = Date.now();
-  const [{ foldedSessions, StatesTally }, { singleObjectCodecs }] = await folding;
-  // A worker thread is a start of its own: it builds its codecs (functions do not cross threads).
-  const codec = singleObjectCodecs().sessionEvent;
-  const tally = new StatesTally();
-  const foldAll = async (each: (state: Session) => Promise<void> | undefined) => {
-    for (const { state, events } of foldedSessions(codec, journal)) {
-      tally.add(state, events);
-      const pending = state && each(state);
-      if (pending) await pending;
-    }
   };
+  const { SummarySink, readModelSink } = await import("./replay-sinks.ts");
   if (job.sink.kind === "summary") {
-    // Nothing kept: a state held past the next young collection is copied, and that was the cost.
-    await foldAll(() => undefined);
-  } else {
-    // Loaded only for this sink: the driver's import is a tenth of a second of every worker's start.
-    const [{ connectCassandra }, { createSessionReadModel }] = await Promise.all([
+    const sink = new SummarySink();
+    const { counts, afterReadMs } = await foldShare(kafka, codec, sink, common);
+    const summary = sink.tally.summary();
+    return { summary: { ...summary, events: counts.events }, counts, afterReadMs };
+  }
+  const target = job.sink;
+  // Loaded only for this sink: the driver's import is a tenth of a second of every worker's start.
+  const [{ connectCassandra }, { createSessionReadModel }, { replayPositions }, { StatesTally }] =
+    await Promise.all([
       import("../store/cassandra.ts"),
       import("./read-model.ts"),
+      import("../store/replay-positions.ts"),
+      import("./journal-fold.ts"),
     ]);
-    const cassandra = await connectCassandra(job.sink.cassandra, { migrate: false });
-    try {
-      const model = createSessionReadModel(cassandra, job.sink.table);
-      let chunk: Session[] = [];
-      await foldAll((state) => {
-        chunk.push(state);
-        if (chunk.length < WRITE_CHUNK) return undefined;
-        const full = chunk;
-        chunk = [];
-        return model.write(full);
-      });
-      if (chunk.length > 0) await model.write(chunk);
-    } finally {
-      await cassandra.shutdown();
-    }
+  const cassandra = await connectCassandra(target.cassandra, { migrate: false });
+  try {
+    const model = createSessionReadModel(cassandra, target.table);
+    const inner = readModelSink(model);
+    // The summary of what this run wrote (a state written twice counts once: its first write is taken back).
+    const tally = new StatesTally();
+    const sink = {
+      write: (states: Session[]) => {
+        for (const s of states) tally.add(s, 0);
+        return inner.write(states);
+      },
+      load: async (ids: string[]) => {
+        const found = await (inner.load as NonNullable<typeof inner.load>)(ids);
+        for (const s of found.values()) tally.remove(s);
+        return found;
+      },
+      retract: (s: Session) => tally.remove(s),
+    };
+    const store = replayPositions(cassandra);
+    const positions: PositionStore | undefined = target.commitPositions
+      ? { commit: (marks, finished) => store.commit(target.table, marks, finished) }
+      : undefined;
+    const { counts, afterReadMs } = await foldShare(kafka, codec, sink, {
+      ...common,
+      ...(positions ? { positions } : {}),
+      ...(target.checkpointMs !== undefined ? { checkpointMs: target.checkpointMs } : {}),
+    });
+    return { summary: { ...tally.summary(), events: counts.events }, counts, afterReadMs };
+  } finally {
+    await cassandra.shutdown();
   }
-  return { summary: tally.summary(), foldMs: Date.now() - started };
 }
 
 async function runInWorker(job: ReplayJob, post: (m: ReplayWorkerMessage) => void): Promise<void> {
-  let unsent = 0;
+  const unsent = { records: 0, sessions: 0, held: 0 };
   let sentAt = 0;
-  const result = await replayShare(job, (records) => {
-    unsent += records;
+  const flush = () => {
+    post({ type: "read", ...unsent });
+    unsent.records = 0;
+    unsent.sessions = 0;
+  };
+  const result = await replayShare(job, (p) => {
+    unsent.records += p.records;
+    unsent.sessions += p.sessions;
+    unsent.held = p.held;
     const now = Date.now();
     if (now - sentAt >= PROGRESS_EVERY_MS) {
-      post({ type: "read", records: unsent });
-      unsent = 0;
+      flush();
       sentAt = now;
     }
   });
-  if (unsent > 0) post({ type: "read", records: unsent });
+  if (unsent.records > 0) flush();
   post({ type: "done", ...result });
 }
 

@@ -4,17 +4,30 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import type { Session } from "../domain/types.ts";
 import { createKafka, type KafkaClient, type KafkaSettings } from "../kafka/client.ts";
 import type { Codecs } from "../kafka/codecs.ts";
-import { recordsBefore, stableEndOffsets } from "../kafka/topics.ts";
+import { stableEndOffsets } from "../kafka/topics.ts";
 import { type CassandraSettings, connectCassandra } from "../store/cassandra.ts";
+import { replayPositions } from "../store/replay-positions.ts";
 import { startWorker } from "../support/worker.ts";
-import { addSummaries, foldJournal, type StatesSummary } from "./journal-fold.ts";
+import { addSummaries, type StatesSummary } from "./journal-fold.ts";
+import type { FoldCounts } from "./journal-stream.ts";
 import { createSessionReadModel } from "./read-model.ts";
-import { type ReplayJob, type ReplayWorkerMessage, replayShare } from "./replay-worker.ts";
+import { CollectSink } from "./replay-sinks.ts";
+import { foldShare, type ReplayJob, type ReplayWorkerMessage, replayShare } from "./replay-worker.ts";
+
+/**
+ * The most session states a replay holds at once, over all its threads, unless told otherwise:
+ * ~0.4 GiB of states of ten deposits each (docs/PERFORMANCE.md, "Replay"). More open sessions than
+ * this still replay, to the same result: the oldest are written out and read back if they go on.
+ */
+export const DEFAULT_MAX_OPEN_SESSIONS = 100_000;
 
 export interface ReplayProgress {
-  /** Records read so far, and in all (the stable end offsets when the replay began). */
+  /** Records read so far, and in all (from where the replay started to the stable end offsets when it began). */
   read: number;
   total: number;
+  /** Sessions started so far (their first event read), and states held in memory now. */
+  sessions: number;
+  held: number;
 }
 
 export interface ReplayOptions {
@@ -25,46 +38,68 @@ export interface ReplayOptions {
    * at most one per partition.
    */
   workers?: number;
+  /** The most states held at once (DEFAULT_MAX_OPEN_SESSIONS); split between the partitions. */
+  maxOpenSessions?: number;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
 }
 
 export interface ReplayResult {
+  /** What the written states add up to; `events` is the events applied by this run. */
   summary: StatesSummary;
   /** Threads that read and folded, the calling one included. */
   threads: number;
-  /** Time spent after the read, folding the sessions and handing them to the sink (the slowest thread's). */
+  /** Time after the read, writing the states still held (the slowest thread's). */
   foldMs: number;
   /** Where the read stopped in each partition (exclusive): the stable end offsets when it began. */
   until: Map<number, bigint>;
+  /** Where it started in each partition: 0, or a resumed replay's committed positions. */
+  from: Map<number, bigint>;
+  /** Summed over the threads; peakHeld is the sum of each thread's peak. */
+  counts: FoldCounts;
 }
 
 /**
- * Rebuilds every session's state from offset zero of session.events. The journal is the only input,
- * so the states equal what the live actors hold. A session's events all live in one partition, so
- * partitions fold independently: each thread reads its share of the partitions with its own
- * consumer, then folds their sessions one at a time (journal-collect.ts says why in two phases) and
- * hands the states to the sink itself; only progress and a summary cross threads. On a small
- * machine that spreads Kafka's record decoding, the Avro decoding and the fold over every core.
- * The calling thread takes the first share itself: its modules are loaded, so it reads at once,
- * and a worker fewer is a worker start fewer (about 0.4 s of module loading on this machine).
+ * Rebuilds every session's state from the journal, folding each record as it streams: a session's
+ * events all live in one partition, in order, so partitions fold independently, each thread reading
+ * its share of them with its own consumer and handing the states to the sink itself; only progress
+ * and a summary cross threads. A state leaves memory once its session is terminal, or when its
+ * partition holds more than its share of `maxOpenSessions` (journal-stream.ts), so memory follows
+ * the sessions open at once, never the journal's length. The calling thread takes the first share
+ * itself: its modules are loaded, so it reads at once, and a worker fewer is a worker start fewer.
  */
 export async function replayJournal(
   kafka: Omit<KafkaSettings, "log">,
   sink: ReplayJob["sink"],
-  opts: ReplayOptions = {},
+  opts: ReplayOptions & { from?: Map<number, bigint> } = {},
 ): Promise<ReplayResult> {
   const topic = opts.topic ?? TOPIC.sessionEvents;
   const ends = await stableEndOffsets(createKafka({ ...kafka }), topic);
   const partitions = [...ends.keys()].sort((a, b) => a - b);
-  const total = recordsBefore(ends);
+  const from = new Map(partitions.map((p) => [p, opts.from?.get(p) ?? 0n]));
+  const total = partitions.reduce(
+    (n, p) => n + Math.max(0, Number((ends.get(p) ?? 0n) - (from.get(p) ?? 0n))),
+    0,
+  );
   const count = Math.max(1, Math.min(opts.workers ?? availableParallelism(), partitions.length));
   const shares = Array.from({ length: count }, (_, i) => partitions.filter((_, j) => j % count === i));
+  const maxOpen = opts.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
 
   let read = 0;
-  const onRead = (records: number) => {
-    read += records;
-    opts.onProgress?.({ read: Math.min(read, total), total });
+  let sessions = 0;
+  const held = new Array<number>(count).fill(0);
+  const report = () =>
+    opts.onProgress?.({
+      read: Math.min(read, total),
+      total,
+      sessions,
+      held: held.reduce((a, b) => a + b, 0),
+    });
+  const onRead = (share: number) => (p: { records: number; sessions: number; held: number }) => {
+    read += p.records;
+    sessions += p.sessions;
+    held[share] = p.held;
+    report();
   };
   const workers: Worker[] = [];
   // Also stops this thread's own share: when a worker fails, or when the caller aborts.
@@ -76,24 +111,28 @@ export async function replayJournal(
   const onAbort = () => stopAll(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    opts.onProgress?.({ read, total });
-    const [own, ...others] = shares.map(
+    report();
+    const jobs = shares.map(
       (share): ReplayJob => ({
         kafka,
         topic,
-        until: new Map(share.map((p) => [p, ends.get(p) ?? 0n])),
+        partitions: new Map(share.map((p) => [p, { from: from.get(p) ?? 0n, until: ends.get(p) ?? 0n }])),
+        maxOpen: Math.max(1, Math.floor((maxOpen * share.length) / partitions.length)),
         sink,
       }),
     );
+    const [own, ...others] = jobs;
+    type Done = Extract<ReplayWorkerMessage, { type: "done" }>;
     const inWorkers = others.map(
-      (job) =>
-        new Promise<{ summary: StatesSummary; foldMs: number }>((resolve, reject) => {
+      (job, i) =>
+        new Promise<Omit<Done, "type">>((resolve, reject) => {
           const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job);
           workers.push(worker);
+          const progress = onRead(i + 1);
           worker.on("message", (m: ReplayWorkerMessage) => {
-            if (m.type === "read") onRead(m.records);
+            if (m.type === "read") progress(m);
             else {
-              resolve({ summary: m.summary, foldMs: m.foldMs });
+              resolve(m);
               void worker.terminate();
             }
           });
@@ -106,19 +145,25 @@ export async function replayJournal(
             // After "done" the exit is ours (terminate); before it, the worker died.
             else
               reject(
-                new Error(`replay worker for partitions ${[...job.until.keys()].join(",")} exited (${code})`),
+                new Error(
+                  `replay worker for partitions ${[...job.partitions.keys()].join(",")} exited (${code})`,
+                ),
               );
           });
         }),
     );
-    const results = await Promise.all([replayShare(own as ReplayJob, onRead, stop.signal), ...inWorkers]);
-    opts.onProgress?.({ read: total, total });
-    const [first, ...rest] = results.map((r) => r.summary);
+    const results = await Promise.all([replayShare(own as ReplayJob, onRead(0), stop.signal), ...inWorkers]);
+    read = total;
+    held.fill(0);
+    report();
+    const [head, ...rest] = results.map((r) => r.summary);
     return {
-      summary: rest.reduce(addSummaries, first as StatesSummary),
+      summary: rest.reduce(addSummaries, head as StatesSummary),
       threads: count,
-      foldMs: Math.max(...results.map((r) => r.foldMs)),
+      foldMs: Math.max(...results.map((r) => r.afterReadMs)),
       until: ends,
+      from,
+      counts: results.map((r) => r.counts).reduce(addCounts),
     };
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
@@ -126,47 +171,103 @@ export async function replayJournal(
   }
 }
 
+function addCounts(a: FoldCounts, b: FoldCounts): FoldCounts {
+  return {
+    events: a.events + b.events,
+    sessions: a.sessions + b.sessions,
+    reopened: a.reopened + b.reopened,
+    deferred: a.deferred + b.deferred,
+    peakHeld: a.peakHeld + b.peakHeld,
+  };
+}
+
 /**
  * The same fold on the calling thread, returning the states themselves: for callers that need the
- * states in hand (tests, tools) and journals small enough that threads do not pay.
+ * states in hand (tests, tools). Holding every state is the caller's choice here; the fold itself
+ * still holds at most `maxOpenSessions` and reads the others back from the states in hand.
  */
 export async function replayStates(
   kafka: KafkaClient,
   codecs: Pick<Codecs, "sessionEvent">,
   opts: Omit<ReplayOptions, "workers"> = {},
-): Promise<{ states: Map<string, Session>; events: number }> {
+): Promise<{ states: Map<string, Session>; events: number; counts: FoldCounts }> {
   const topic = opts.topic ?? TOPIC.sessionEvents;
   const ends = await stableEndOffsets(kafka, topic);
-  const total = recordsBefore(ends);
+  const total = [...ends.values()].reduce((n, end) => n + Number(end), 0);
+  const sink = new CollectSink();
   let read = 0;
-  const folded = await foldJournal(kafka, codecs.sessionEvent, {
+  let sessions = 0;
+  const { counts } = await foldShare(kafka, codecs.sessionEvent, sink, {
     topic,
-    until: ends,
-    onRead: (records) => {
-      read += records;
-      opts.onProgress?.({ read, total });
+    partitions: new Map([...ends].map(([p, until]) => [p, { from: 0n, until }])),
+    maxOpen: opts.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS,
+    onRead: (p) => {
+      read += p.records;
+      sessions += p.sessions;
+      opts.onProgress?.({ read, total, sessions, held: p.held });
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  opts.onProgress?.({ read: total, total });
-  return folded;
+  opts.onProgress?.({ read: total, total, sessions, held: 0 });
+  return { states: sink.states, events: counts.events, counts };
 }
 
-/** Replays the journal and writes every session's final state into a read model table. */
+export interface RebuildOptions extends ReplayOptions {
+  /**
+   * Go on from the positions a stopped replay of the same table committed (default true). A replay
+   * that reached its end, or none at all, starts from offset zero; so does every replay with false.
+   */
+  resume?: boolean;
+  /** How often each thread commits its positions (default 10 s). */
+  checkpointMs?: number;
+}
+
+/**
+ * Replays the journal and writes every session's final state into a read model table, committing
+ * each partition's position as it goes (replay_positions), so that a replay stopped half way goes
+ * on from there the next time.
+ */
 export async function rebuildReadModel(
   settings: { kafka: Omit<KafkaSettings, "log">; cassandra: CassandraSettings; table: string },
-  opts: Omit<ReplayOptions, "topic"> = {},
-): Promise<{ sessions: number; events: number; foldMs: number; until: Map<number, bigint> }> {
+  opts: RebuildOptions = {},
+): Promise<{
+  sessions: number;
+  events: number;
+  foldMs: number;
+  until: Map<number, bigint>;
+  /** The committed positions it went on from, when it resumed a stopped replay. */
+  resumedFrom: Map<number, bigint> | null;
+  counts: FoldCounts;
+}> {
   const cassandra = await connectCassandra(settings.cassandra, { migrate: false });
+  let resumedFrom: Map<number, bigint> | null = null;
   try {
     await createSessionReadModel(cassandra, settings.table).ensureTable();
+    const positions = replayPositions(cassandra);
+    await positions.ensure();
+    const committed = await positions.read(settings.table);
+    if (opts.resume !== false && committed && !committed.finished) resumedFrom = committed.positions;
+    else if (committed) await positions.clear(settings.table);
   } finally {
     await cassandra.shutdown();
   }
-  const { summary, foldMs, until } = await replayJournal(
+  const { summary, foldMs, until, counts } = await replayJournal(
     settings.kafka,
-    { kind: "read-model", cassandra: settings.cassandra, table: settings.table },
-    opts,
+    {
+      kind: "read-model",
+      cassandra: settings.cassandra,
+      table: settings.table,
+      commitPositions: true,
+      ...(opts.checkpointMs !== undefined ? { checkpointMs: opts.checkpointMs } : {}),
+    },
+    { ...opts, ...(resumedFrom ? { from: resumedFrom } : {}) },
   );
-  return { sessions: summary.sessions, events: summary.events, foldMs, until };
+  return {
+    sessions: resumedFrom ? counts.sessions : summary.sessions,
+    events: summary.events,
+    foldMs,
+    until,
+    resumedFrom,
+    counts,
+  };
 }

@@ -1,43 +1,57 @@
 /**
  * Replay throughput against its honest baseline, side by side in one run: (a) a bare kafkajs consumer
  * that only counts the records of the journal, with whichever of two fetch sizes is faster, (b) our
- * replay (replayJournal: each thread collects its partitions' records by session, then decodes and
- * folds each session). Both read the same scratch journal of SessionEvent records from offset zero,
- * so the ratio is what our decode and fold cost on top of the transport. Prints figures; asserts
- * nothing.
+ * replay (replayJournal: each thread folds its partitions' records as they stream, holding one state
+ * per open session and writing a session out once it is terminal or past the bound). Both read the
+ * same scratch journal of SessionEvent records from offset zero, so the ratio is what our decode and
+ * fold cost on top of the transport. Prints figures, peak RSS and the most states held; asserts nothing.
  *
- *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3]
+ *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3] [shape=open] [maxOpen]
  *
- * The journal (bench.session.events, 8 partitions like session.events) is written on the first run
- * and reused while it holds exactly `records` records.
+ * rounds 0 writes the journal and stops.
+ *
+ * shape "open": every session stays open (created, then 1 to 17 deposits); "ended": the same, but
+ * nine sessions in ten expire after their deposits, as most sessions of a real journal end. maxOpen:
+ * the replay's bound on states held (replayJournal's default when left out).
+ *
+ * The journal (bench.replay.SHAPE.RECORDS, 8 partitions like session.events) is written on the first
+ * run and reused while it holds exactly `records` records.
  */
 
 import { randomUUID } from "node:crypto";
+import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
+import type { SessionEvent } from "../../src/domain/events.ts";
 import { createKafka, type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
 import { ensureTopics } from "../../src/kafka/topics.ts";
-import { REPLAY_FETCH } from "../../src/projections/journal-collect.ts";
-import { type StatesSummary, summarize } from "../../src/projections/journal-fold.ts";
-import { replayJournal, replayStates } from "../../src/projections/replay.ts";
+import type { StatesSummary } from "../../src/projections/journal-fold.ts";
+import type { FoldCounts } from "../../src/projections/journal-stream.ts";
+import { DEFAULT_MAX_OPEN_SESSIONS, replayJournal } from "../../src/projections/replay.ts";
+import { REPLAY_FETCH } from "../../src/projections/replay-worker.ts";
 import { codecs } from "../support/codecs.ts";
 import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
 
-const TOPIC = "bench.session.events";
 const PARTITIONS = 8; // session.events' count (SESSION_PARTITIONS default)
-const [records = 1_000_000, rounds = 3] = process.argv.slice(2).map(Number);
+const [records = 1_000_000, rounds = 3] = process.argv.slice(2, 4).map(Number);
+const shape = process.argv[4] ?? "open";
+if (shape !== "open" && shape !== "ended") throw new Error(`shape is open or ended, not ${shape}`);
+const maxOpen = process.argv[5] ? Number(process.argv[5]) : DEFAULT_MAX_OPEN_SESSIONS;
+const TOPIC = `bench.replay.${shape}.${records}`;
+/** In an "ended" journal, the share of sessions that expire after their deposits. */
+const ENDED = 0.9;
 /** Deposits per session are uniform in 1..17: 9 on average, so ~records/10 sessions. */
 const MAX_DEPOSITS = 17;
 /** Sessions are interleaved within groups of this many, as concurrent sessions are in the live journal. */
 const INTERLEAVE = 1000;
 /**
  * The baseline runs with two fetch sizes each round and counts as fast as the faster: the readers'
- * small fetches (REPLAY_FETCH, src/projections/journal-collect.ts), which suit a replay holding many records, and large
+ * small fetches (REPLAY_FETCH, src/projections/replay-worker.ts), which suit a replay holding many records, and large
  * ones, which suit a consumer that keeps nothing (fewer round trips).
  */
 const FETCHES = {
@@ -68,10 +82,19 @@ if (held !== records) {
   console.log(`reusing ${TOPIC}: ${records.toLocaleString("en")} records`);
 }
 
-console.log(`node ${process.version}, ${records.toLocaleString("en")} records, ${rounds} rounds\n`);
+if (rounds === 0) process.exit(0); // the journal alone: writing a large one takes minutes
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
+console.log(
+  `node ${process.version}, ${records.toLocaleString("en")} records (${shape}), ${rounds} rounds, at most ${maxOpen.toLocaleString("en")} states held; load average ${load()}\n`,
+);
 /** What the last parallel and one-thread replays' states add up to; the two must agree. */
 let parallelSummary: StatesSummary | undefined;
 let oneThreadSummary: StatesSummary | undefined;
+let lastCounts: FoldCounts | undefined;
 const bare: Measured[] = [];
 const ours: Measured[] = [];
 for (let round = 1; round <= rounds; round++) {
@@ -88,6 +111,9 @@ for (let round = 1; round <= rounds; round++) {
   const bares = tried.map(([name, m]) => `${name}: ${show(m)}`).join(", ");
   console.log(`round ${round}: bare kafkajs (${bares})`);
   console.log(`         replay ${show(b)}   ratio to the faster bare ${(b.rate / a.rate).toFixed(2)}`);
+  console.log(
+    `         ${lastCounts?.sessions.toLocaleString("en")} sessions, at most ${lastCounts?.peakHeld.toLocaleString("en")} states held, ${lastCounts?.reopened} taken back, ${lastCounts?.deferred} refolded`,
+  );
 }
 const a = median(bare.map((m) => m.rate));
 const b = median(ours.map((m) => m.rate));
@@ -96,20 +122,20 @@ console.log(
   `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record   peak RSS ${fmtMedianPeak(bare.map((m) => m.peakMiB))} (the faster fetch size of each round)`,
 );
 console.log(
-  `median   replay (collect + fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record   peak RSS ${fmtMedianPeak(ours.map((m) => m.peakMiB))}`,
+  `median   replay (streaming fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record   peak RSS ${fmtMedianPeak(ours.map((m) => m.peakMiB))}`,
 );
 console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.80)`);
 
-// The threads are what makes the difference on this machine: the same fold on one thread, once, for
-// comparison, and a check that both produce the same states.
+// The same fold on one thread, once, for comparison, and a check that both give the same states.
 gc();
-const one = await measure(() => replayOnOneThread(kafka));
-console.log(`\none thread (states in hand)          ${show(one)}   ratio ${(one.rate / a).toFixed(2)}`);
+const one = await measure(() => replayOnOneThread());
+console.log(`\none thread                           ${show(one)}   ratio ${(one.rate / a).toFixed(2)}`);
 const same = JSON.stringify(oneThreadSummary) === JSON.stringify(parallelSummary);
 console.log(`states: ${JSON.stringify(parallelSummary)}`);
 console.log(
   `parallel and one-thread replays agree: ${same ? "yes" : `NO (one thread: ${JSON.stringify(oneThreadSummary)})`}`,
 );
+console.log(`load average at the end: ${load()}`);
 
 interface Measured {
   rate: number;
@@ -174,20 +200,28 @@ async function fill(k: KafkaClient): Promise<number> {
   try {
     while (written < records) {
       // One group: per-session event counts first, then the events round-robin across the group.
-      const group: Array<{ id: string; events: number }> = [];
+      const group: Array<{ id: string; events: number; ends: boolean }> = [];
       let planned = written;
       while (group.length < INTERLEAVE && planned < records) {
-        const events = Math.min(2 + Math.floor(Math.random() * MAX_DEPOSITS), records - planned);
-        group.push({ id: newSessionId(), events });
+        const ends = shape === "ended" && Math.random() < ENDED;
+        const events = Math.min(
+          2 + Math.floor(Math.random() * MAX_DEPOSITS) + (ends ? 1 : 0),
+          records - planned,
+        );
+        group.push({ id: newSessionId(), events, ends });
         planned += events;
       }
       const now = Date.now();
-      for (let version = 1; version <= MAX_DEPOSITS + 1; version++) {
+      for (let version = 1; version <= MAX_DEPOSITS + 2; version++) {
         block++;
         for (const s of group) {
           if (version > s.events) continue;
           const event =
-            version === 1 ? sessionCreated(s.id, now) : depositObserved(s.id, version, now, block);
+            version === 1
+              ? sessionCreated(s.id, now)
+              : s.ends && version === s.events
+                ? sessionExpired(s.id, version, now)
+                : depositObserved(s.id, version, now, block);
           const value = codecs.sessionEvent.encode(event);
           bytes += value.length;
           pending.push({ key: s.id, value });
@@ -228,19 +262,32 @@ async function bareConsume(k: KafkaClient, fetch: (typeof FETCHES)[keyof typeof 
 
 /** Ours: the replay's threads (this one and a worker per further core) fold their partitions and report what the states add up to. */
 async function replay(): Promise<number> {
-  const { summary } = await replayJournal(
+  const { summary, counts } = await replayJournal(
     { brokers: infra.brokers, clientId: "bench.replay" },
     { kind: "summary" },
-    { topic: TOPIC },
+    { topic: TOPIC, maxOpenSessions: maxOpen },
   );
   parallelSummary = summary;
+  lastCounts = counts;
   if (summary.events !== records) console.log(`  (replay folded ${summary.events} events)`);
   return summary.events;
 }
 
-/** The same fold on this thread only, with the states in hand: what one core gives. */
-async function replayOnOneThread(k: KafkaClient): Promise<number> {
-  const folded = await replayStates(k, codecs, { topic: TOPIC });
-  oneThreadSummary = summarize(folded);
-  return folded.events;
+/** The same fold on this thread only: what one core gives. */
+async function replayOnOneThread(): Promise<number> {
+  const { summary } = await replayJournal(
+    { brokers: infra.brokers, clientId: "bench.replay" },
+    { kind: "summary" },
+    { topic: TOPIC, workers: 1, maxOpenSessions: maxOpen },
+  );
+  oneThreadSummary = summary;
+  return summary.events;
+}
+
+function sessionExpired(sessionId: string, version: number, nowMs: number): SessionEvent {
+  return {
+    type: "SessionExpired",
+    data: {},
+    metadata: { sessionId, version, occurredAt: nowMs, commandId: randomUUID() },
+  };
 }

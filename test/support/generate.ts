@@ -43,6 +43,8 @@ export interface Gen {
   intent(): Intent;
   standingRefund(): StandingRefund;
   stealth(): StealthAnnouncement;
+  /** A SessionCreated event's data. */
+  creation(): Extract<SessionEvent, { type: "SessionCreated" }>["data"];
   command(): SessionCommand;
   event(): SessionEvent;
   session(): Session;
@@ -477,6 +479,7 @@ export function generator(seed: number): Gen {
     intent,
     standingRefund,
     stealth,
+    creation,
     command,
     event,
     session,

@@ -1,135 +1,172 @@
 import { describe, expect, it } from "vitest";
-import type { SessionEvent } from "../../src/domain/events.ts";
 import { evolve } from "../../src/domain/evolve.ts";
 import type { Session, SessionState } from "../../src/domain/types.ts";
-import { SessionJournal } from "../../src/projections/journal-collect.ts";
-import { foldSession, StatesTally, summarize } from "../../src/projections/journal-fold.ts";
+import type { ReadRecord } from "../../src/kafka/topic-reader.ts";
+import { summarize } from "../../src/projections/journal-fold.ts";
+import { JournalFold, type StateSink } from "../../src/projections/journal-stream.ts";
+import { CollectSink, SummarySink } from "../../src/projections/replay-sinks.ts";
 import { codecs } from "../support/codecs.ts";
-import { generator } from "../support/generate.ts";
+import { type Journal, journalOf } from "../support/session-journal.ts";
 
-/** One session's events as the actor host writes them: created, then deposits, some retracted. */
-function sessionEvents(seed: number, id: string): SessionEvent[] {
-  const g = generator(seed);
-  let version = 0;
-  const meta = () => ({
-    sessionId: id,
-    version: ++version,
-    occurredAt: 1_750_000_000_000 + version,
-    commandId: g.uuid(),
+/** The states a full fold gives: every session's events through evolve, one after the other. */
+function expectedStates(journal: Journal): Map<string, SessionState> {
+  return new Map(
+    [...journal.sessions].map(([id, events]) => [id, events.reduce(evolve, null as SessionState)]),
+  );
+}
+
+/** Feeds a journal to a fold in batches of `batch` records, the partitions' batches interleaved. */
+async function feed(
+  fold: JournalFold,
+  journal: Journal,
+  batch: number,
+  from: Map<number, bigint> = new Map(),
+): Promise<void> {
+  const cursors = [...journal.partitions].map(([p, records]) => ({
+    p,
+    records,
+    at: Number(from.get(p) ?? 0n),
+  }));
+  while (cursors.some((c) => c.at < c.records.length)) {
+    for (const c of cursors) {
+      if (c.at >= c.records.length) continue;
+      await fold.apply(c.p, c.records.slice(c.at, c.at + batch));
+      c.at += batch;
+    }
+  }
+}
+
+function partitionsOf(journal: Journal, from: Map<number, bigint> = new Map()) {
+  return new Map(
+    [...journal.partitions].map(([p, records]) => [
+      p,
+      { from: from.get(p) ?? 0n, until: BigInt(records.length) },
+    ]),
+  );
+}
+
+const rereadFrom =
+  (journal: Journal) =>
+  async (partition: number, until: bigint, onBatch: (r: ReadRecord[]) => Promise<void> | void) => {
+    const records = (journal.partitions.get(partition) as ReadRecord[]).slice(0, Number(until));
+    for (let i = 0; i < records.length; i += 7) await onBatch(records.slice(i, i + 7));
+  };
+
+describe("a replay's streaming fold", () => {
+  const mixed = (i: number) => (["open", "expire", "late", "expire"] as const)[i % 4] ?? "open";
+
+  it("gives each session the state its events give through evolve, whatever the bound, counting a redelivered record once", async () => {
+    const journal = journalOf({ count: 120, partitions: 3, interleave: 10, ends: mixed });
+    expect(journal.duplicates).toBeGreaterThan(0);
+    const expected = expectedStates(journal);
+    const events = [...journal.sessions.values()].reduce((n, e) => n + e.length, 0);
+    // 3 states over 3 partitions: one per partition, so nearly every record takes a session back.
+    for (const maxOpen of [3, 12, 1000]) {
+      for (const batch of [1, 5, 64]) {
+        const sink = new CollectSink();
+        const fold = new JournalFold(codecs.sessionEvent, sink, partitionsOf(journal), {
+          maxOpen,
+          writeChunk: 4,
+        });
+        await feed(fold, journal, batch);
+        const counts = await fold.finish();
+        expect(sink.states, `bound ${maxOpen}, batches of ${batch}`).toEqual(expected);
+        expect(counts.events).toBe(events);
+        expect(counts.sessions).toBe(journal.sessions.size);
+        expect(counts.peakHeld).toBeLessThanOrEqual(maxOpen);
+        if (maxOpen === 3) expect(counts.reopened).toBeGreaterThan(0);
+      }
+    }
   });
-  const events: SessionEvent[] = [
-    {
-      type: "SessionCreated",
-      data: {
-        flow: "p2p_request",
-        merchantId: null,
-        burner: g.address(),
-        auth: g.authorization(),
-        destAddress: g.address(),
-        destChainId: 42161,
-        appFeeBps: g.int(0, 100),
-        appFeeRecipient: g.address(),
-        standingRefund: null,
-        stealth: null,
-        stealthDestinations: null,
-        expiresAt: 1_750_003_600,
-        expectedAmount: null,
-        pinnedDestinations: [],
-        clientSecretHash: null,
-        originChainId: null,
-        appFeeRecipientSol: null,
-        refundAddress: null,
+
+  it("adds up to the full fold's summary through a sink that keeps nothing, refolding the sessions it gave away too early", async () => {
+    const journal = journalOf({ count: 90, partitions: 2, interleave: 15, ends: mixed });
+    const expected = expectedStates(journal);
+    const events = [...journal.sessions.values()].reduce((n, e) => n + e.length, 0);
+    const full = summarize({ states: expected as Map<string, Session>, events });
+    for (const maxOpen of [2, 8, 1000]) {
+      const sink = new SummarySink();
+      const fold = new JournalFold(codecs.sessionEvent, sink, partitionsOf(journal), {
+        maxOpen,
+        writeChunk: 3,
+        reread: rereadFrom(journal),
+      });
+      await feed(fold, journal, 4);
+      const counts = await fold.finish();
+      expect({ ...sink.tally.summary(), events: counts.events }, `bound ${maxOpen}`).toEqual(full);
+      if (maxOpen === 2) expect(counts.deferred).toBeGreaterThan(0);
+    }
+  });
+
+  it("holds few states for a journal whose sessions end, however long", async () => {
+    // 2,000 sessions, 40 open at a time, all expiring: at most about one group's worth is ever held.
+    const journal = journalOf({ count: 2000, partitions: 2, interleave: 40, ends: () => "expire" });
+    const sink = new SummarySink();
+    const fold = new JournalFold(codecs.sessionEvent, sink, partitionsOf(journal), { maxOpen: 100_000 });
+    await feed(fold, journal, 50);
+    const counts = await fold.finish();
+    expect(counts.sessions).toBe(2000);
+    expect(counts.peakHeld).toBeLessThanOrEqual(40 + 2);
+    // Only a redelivered record after a session's last takes it back (from the outbox).
+    expect(counts.reopened).toBeLessThanOrEqual(journal.duplicates);
+    expect(sink.tally.summary().byStatus.expired).toBe(2000);
+  });
+
+  it("commits a position only once the sink holds everything before it, and a fold resumed there ends with the full fold's states", async () => {
+    const journal = journalOf({ count: 150, partitions: 2, interleave: 12, ends: mixed });
+    const expected = expectedStates(journal);
+    const sink = new CollectSink();
+    const commits: Array<{ positions: Map<number, bigint>; finished: boolean }> = [];
+    const stopAfter = 60;
+    const fold = new JournalFold(codecs.sessionEvent, sink, partitionsOf(journal), {
+      maxOpen: 20,
+      writeChunk: 5,
+      checkpointMs: 0,
+      positions: {
+        async commit(positions, finished) {
+          // What the sink holds now must reflect every record before each position.
+          for (const [p, next] of positions) {
+            const before = new Map<string, SessionState>();
+            for (const r of (journal.partitions.get(p) as ReadRecord[]).slice(0, Number(next))) {
+              const event = codecs.sessionEvent.decode(r.value as Buffer);
+              const id = event.metadata.sessionId;
+              const s = before.get(id) ?? null;
+              if (event.metadata.version > (s?.version ?? 0)) before.set(id, evolve(s, event));
+            }
+            for (const [id, state] of before) {
+              expect(
+                sink.states.get(id)?.version ?? 0,
+                `session ${id} at ${p}:${next}`,
+              ).toBeGreaterThanOrEqual(state?.version ?? 0);
+            }
+          }
+          commits.push({ positions: new Map(positions), finished });
+          if (commits.length === stopAfter) throw new Error("stopped half way");
+        },
       },
-      metadata: meta(),
-    },
-  ];
-  for (let i = g.int(0, 6); i > 0; i--) {
-    const transfer = g.transfer();
-    events.push({ type: "DepositObserved", data: { transfer, finality: null }, metadata: meta() });
-    if (g.int(0, 3) === 0) {
-      const { chainId, txHash, logIndex } = transfer;
-      events.push({ type: "DepositRetracted", data: { chainId, txHash, logIndex }, metadata: meta() });
-    }
-  }
-  return events;
-}
-
-/** A journal of `count` sessions, their records interleaved, with some records delivered twice. */
-function journalOf(count: number, chunkBytes: number) {
-  const g = generator(count);
-  const sessions = new Map<string, SessionEvent[]>();
-  for (let i = 0; i < count; i++) {
-    const id = g.uuid();
-    sessions.set(id, sessionEvents(1000 + i, id));
-  }
-  const journal = new SessionJournal(chunkBytes);
-  const cursors = [...sessions].map(([id, events]) => ({ id, events, next: 0 }));
-  let duplicates = 0;
-  while (cursors.some((c) => c.next < c.events.length)) {
-    const c = g.pick(cursors.filter((x) => x.next < x.events.length));
-    const event = c.events[c.next++] as SessionEvent;
-    const copies = g.int(0, 9) === 0 ? 2 : 1; // a redelivered record sits right after the first
-    duplicates += copies - 1;
-    for (let k = 0; k < copies; k++) journal.file(c.id, codecs.sessionEvent.encode(event));
-  }
-  return { journal, sessions, duplicates };
-}
-
-describe("a replay's fold of a collected journal", () => {
-  it("gives each session the state its events give through evolve, counting a redelivered record once", () => {
-    // 256-byte chunks: most records straddle no chunk, and a SessionCreated (larger) gets one of its own.
-    for (const chunkBytes of [256, 16 * 1024 * 1024]) {
-      const { journal, sessions, duplicates } = journalOf(40, chunkBytes);
-      expect(duplicates).toBeGreaterThan(0);
-      const tally = new StatesTally();
-      let applied = 0;
-      const states = new Map<string, Session>();
-      for (const [id, refs] of journal.sessions()) {
-        const { state, events } = foldSession(codecs.sessionEvent, journal, id, refs);
-        const expected = (sessions.get(id) as SessionEvent[]).reduce(evolve, null as SessionState);
-        expect(state, `session ${id}, chunks of ${chunkBytes} bytes`).toEqual(expected);
-        expect(events).toBe(sessions.get(id)?.length);
-        tally.add(state, events);
-        applied += events;
-        if (state) states.set(id, state);
-      }
-      expect(applied).toBe(journal.records - duplicates);
-      expect(tally.summary()).toEqual(summarize({ states, events: applied }));
-    }
-  });
-
-  it("refuses a record filed under another session's key", () => {
-    const { journal } = journalOf(3, 1024);
-    const [[first, refs], [second]] = [...journal.sessions()] as [[string, number[]], [string, number[]]];
-    expect(first).not.toBe(second);
-    expect(() => foldSession(codecs.sessionEvent, journal, second, refs)).toThrow(
-      /holds an event of session/,
-    );
-  });
-});
-
-describe("a collected journal's index", () => {
-  it("hands each session its records in journal order, sessions in order of first appearance, past its growth", () => {
-    // 5,000 records over 7 sessions: the flat index starts at 1,024 records and grows twice.
-    const journal = new SessionJournal(4096);
-    const ids = Array.from({ length: 7 }, (_, i) => `session-${i}`);
-    const expected = new Map<string, string[]>();
-    for (let n = 0; n < 5000; n++) {
-      // Not round-robin, so the sessions' records interleave unevenly.
-      const id = ids[(3 * n + Math.floor(n / 5)) % 7] as string;
-      const body = `${id}#${n}`;
-      journal.file(id, Buffer.from(body));
-      expected.set(id, [...(expected.get(id) ?? []), body]);
-    }
-    const got = [...journal.sessions()].map(([id, refs]) => {
-      const bodies: string[] = [];
-      for (let i = 0; i < refs.length; i += 2) {
-        bodies.push(journal.arena.view(refs[i] as number, refs[i + 1] as number).toString());
-      }
-      return [id, bodies] as const;
     });
-    expect(journal.records).toBe(5000);
-    expect(journal.sessionCount).toBe(7);
-    expect(got).toEqual([...expected]);
+    await expect(feed(fold, journal, 6)).rejects.toThrow("stopped half way");
+    // The last commit that landed before the stop (the one that threw did not).
+    const resumeAt = (commits[stopAfter - 2] as (typeof commits)[number]).positions;
+    expect([...resumeAt.values()].some((o) => o > 0n)).toBe(true);
+    // A new fold, nothing in memory, the sink as the stopped replay left it.
+    const resumed = new JournalFold(codecs.sessionEvent, sink, partitionsOf(journal, resumeAt), {
+      maxOpen: 20,
+      writeChunk: 5,
+    });
+    await feed(resumed, journal, 6, resumeAt);
+    await resumed.finish();
+    expect(sink.states).toEqual(expected);
+  });
+
+  it("refuses a record filed under another session's key", async () => {
+    const journal = journalOf({ count: 3, partitions: 1, interleave: 3, ends: () => "open" });
+    const records = journal.partitions.get(0) as ReadRecord[];
+    const other = records.find((r) => r.key?.toString() !== records[0]?.key?.toString()) as ReadRecord;
+    const bad = [{ ...(records[0] as ReadRecord), key: other.key }];
+    const fold = new JournalFold(codecs.sessionEvent, new CollectSink() as StateSink, partitionsOf(journal), {
+      maxOpen: 10,
+    });
+    await expect(fold.apply(0, bad)).rejects.toThrow(/holds an event of session/);
   });
 });
