@@ -30,7 +30,7 @@ beforeAll(async () => {
     roles: ["actors", "projector", "indexer", "gateway", "executor"],
     env: {
       // Long enough for the cases before expiry to finish first (a bounce would land in their count).
-      SESSION_TTL_SECONDS: "30",
+      SESSION_TTL_SECONDS: "40",
       INDEXER_POLL_MS: "250",
       RATE_LIMIT_PER_SECOND: "100000",
       RATE_LIMIT_BURST: "100000",
@@ -83,22 +83,33 @@ describe.each(families)("a stranger on $family", ({ kit: makeKit, defects }) => 
     await kit.setUp();
   }, T);
 
-  /** The control costs exactly its transactions; then every quiet step and refusal costs nothing. */
-  async function play(c: Case): Promise<void> {
+  /**
+   * Counts the relayer from the moment the case is made: its set-up and control cost exactly the
+   * control's transactions (none without one); then its quiet steps, refusals and checks cost nothing.
+   */
+  async function play(make: () => Promise<Case>): Promise<void> {
+    const made = await ledger.mark();
+    const c = await make();
     expect(c.refusals.length > 0 || c.control !== undefined || c.check !== undefined).toBe(true);
     if (c.control) {
-      const { transactions, run, native } = c.control;
-      await ledger.pays(transactions, run, native);
+      await c.control.run();
+      await ledger.spentSince(made, c.control.transactions, c.control.native);
     }
-    await ledger.pays({}, async () => {
-      await c.quiet?.();
-      for (const r of c.refusals) {
-        const answer = await r.send();
-        expect(answer.status, `${r.what}: ${JSON.stringify(answer.body)}`).toBe(r.status);
-        expect(answer.body?.error, r.what).toMatch(r.why);
-      }
-    });
-    await c.check?.();
+    const after = c.control ? await ledger.mark() : made;
+    await ledger.pays(
+      {},
+      async () => {
+        await c.quiet?.();
+        for (const r of c.refusals) {
+          const answer = await r.send();
+          expect(answer.status, `${r.what}: ${JSON.stringify(answer.body)}`).toBe(r.status);
+          expect(answer.body?.error, r.what).toMatch(r.why);
+        }
+        await c.check?.();
+      },
+      undefined,
+      after,
+    );
   }
 
   describe("before the sessions expire", () => {
@@ -109,17 +120,17 @@ describe.each(families)("a stranger on $family", ({ kit: makeKit, defects }) => 
     );
     it(
       "a deposit in the chain's native coin to a destination on the other family: refused before anything is relayed, no USDC paid for it",
-      async () => play(await kit.nativeToOtherFamily()),
+      async () => play(() => kit.nativeToOtherFamily()),
       T,
     );
     it(
       "a dust fast fill (0.05 USDC across chains): 409 below the destination's minimum, nothing relayed on either side",
-      async () => play(await kit.dustFastFill()),
+      async () => play(() => kit.dustFastFill()),
       T,
     );
     it(
       "register without deposit: nothing relayed, no account opened, no burner delegated",
-      async () => play(await kit.registerWithoutDeposit()),
+      async () => play(() => kit.registerWithoutDeposit()),
       T,
     );
   });
@@ -146,43 +157,43 @@ describe.each(families)("a stranger on $family", ({ kit: makeKit, defects }) => 
     // lands while its relayer spend is counted.
     it(
       "a fake token or mint: recorded as unsupported, never detected, nothing relayed",
-      async () => play(await kit.fakeToken()),
+      async () => play(() => kit.fakeToken()),
       T,
     );
     it(
       "the real USDC that follows the fake settles for exactly its transactions, the fake left in the burner",
-      async () => play(await kit.fakeTokenThenRealPayment()),
+      async () => play(() => kit.fakeTokenThenRealPayment()),
       T,
     );
     it(
       "refunds before any deposit: 409, nothing relayed",
-      async () => play(await kit.refundBeforeDeposit()),
+      async () => play(() => kit.refundBeforeDeposit()),
       T,
     );
     it(
       "self-refunds (to the burner itself): 400 each time, nothing relayed",
-      async () => play(await kit.selfRefunds()),
+      async () => play(() => kit.selfRefunds()),
       T,
     );
-    it("dust refunds: 409, nothing relayed", async () => play(await kit.dustRefunds()), T);
+    it("dust refunds: 409, nothing relayed", async () => play(() => kit.dustRefunds()), T);
     it(
       "control: a refund of a real deposit is relayed for exactly one transaction; more than is left is refused",
-      async () => play(await kit.realRefund()),
+      async () => play(() => kit.realRefund()),
       T,
     );
     it(
       "a refund-all loop: no new deposit since the last refund, 409 every time, nothing relayed",
-      async () => play(await kit.refundAllLoop()),
+      async () => play(() => kit.refundAllLoop()),
       T,
     );
     it(
       "the fake token's refund: as the family's refund rulebook judges a token it never accepted",
-      async () => play(await kit.fakeTokenRefund()),
+      async () => play(() => kit.fakeTokenRefund()),
       T,
     );
     it(
       "the native coin the other family's destination could not take is returned in kind, never filled",
-      async () => play(await kit.nativeToOtherFamilyReturned()),
+      async () => play(() => kit.nativeToOtherFamilyReturned()),
       T,
     );
     it(
@@ -201,7 +212,7 @@ describe.each(families)("a stranger on $family", ({ kit: makeKit, defects }) => 
     );
     known("lateDust")(
       "dust arriving after expiry at a session with bounce consent: no setup and no bounce relayed for it",
-      async () => play(await kit.lateDust()),
+      async () => play(() => kit.lateDust()),
       T,
     );
   });

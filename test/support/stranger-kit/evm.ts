@@ -32,7 +32,7 @@ import type { TestService } from "../service.ts";
 import { sessionUntil } from "../session-poll.ts";
 import { solanaChainIdOf } from "../solana-node.ts";
 import { copyStealthWithdrawal } from "./evm-stealth-copy.ts";
-import { type Case, refusal, type StrangerKit } from "./kit.ts";
+import { type Case, refusal, type StrangerKit, settledDown } from "./kit.ts";
 
 const fresh = () => makeBurner().address;
 
@@ -144,7 +144,7 @@ export function evmStranger(svc: TestService, A: Ctx, B: Ctx, operatorSecret: st
     },
 
     async expired() {
-      await Promise.all(Object.values(s).map((h) => until(h.id, (x) => x.status === "expired", 120_000)));
+      await Promise.all(Object.values(s).map((h) => until(h.id, settledDown, 120_000)));
     },
 
     async nativeToOtherFamily() {
@@ -400,7 +400,7 @@ export function evmStranger(svc: TestService, A: Ctx, B: Ctx, operatorSecret: st
       return {
         async quiet() {
           await fund(A, h.burner.address, A.chain.usdc, 10_000n);
-          await until(h.id, (x) => x.deposits.length === 1);
+          await until(h.id, (x) => x.deposits.length === 1 && settledDown(x));
         },
         refusals: [],
         async check() {

@@ -3,6 +3,7 @@
 // nothing), an optional control it must carry out for exactly the transactions named, and checks of
 // what the chains and the session show afterwards. The suite runs the same cases, in the same order,
 // for every family; a family states its own refusals, never a weaker rule.
+import type { Session } from "../../../src/client/index.ts";
 
 /** An answer of the gateway: its status and JSON body. */
 export interface Answer {
@@ -25,6 +26,14 @@ export const refusal = (what: string, send: Refusal["send"], status: number, why
   status,
   why,
 });
+
+/**
+ * The session has ended and no refund or bounce of it is still on its way: whatever the relayer was
+ * asked to pay for it has landed, in the step that caused it.
+ */
+export const settledDown = (s: Session): boolean =>
+  (s.status === "expired" || s.status === "bounced") &&
+  s.refunds.every((r) => r.status === "confirmed" || r.status === "failed");
 
 /** Work the service must do: exactly these relayer transactions per chain (the ledger's keys). */
 export interface Control {

@@ -38,6 +38,10 @@ export function relayerLedger(evm: readonly Ctx[], solana: SolanaSide) {
   /** Every transaction the checked windows saw, per chain, whether or not it was expected there. */
   const counted: Record<string, number> = {};
   const relayerOf = (c: Ctx) => c.chain.relayer.address as Address;
+  const record = (spent: Spend): Spend => {
+    for (const [k, n] of Object.entries(spent.transactions)) counted[k] = (counted[k] ?? 0) + n;
+    return spent;
+  };
 
   /** Waits until every transaction the relayer sent on `c` is mined, so its fee can be read. */
   async function settledNonce(c: Ctx): Promise<number> {
@@ -143,8 +147,7 @@ export function relayerLedger(evm: readonly Ctx[], solana: SolanaSide) {
   ): Promise<void> {
     // A relayed transaction lands within a couple of blocks or slots: wait before counting.
     await sleep(2_500);
-    const spent = await since(before);
-    for (const [k, n] of Object.entries(spent.transactions)) counted[k] = (counted[k] ?? 0) + n;
+    const spent = record(await since(before));
     const want = Object.fromEntries(Object.keys(spent.transactions).map((k) => [k, expected[k] ?? 0]));
     const shown = JSON.stringify(spent, (_, v) => (typeof v === "bigint" ? v.toString() : v));
     expect(spent.transactions, shown).toEqual(want);
@@ -153,14 +156,22 @@ export function relayerLedger(evm: readonly Ctx[], solana: SolanaSide) {
     expect(spent.usdcPaid, shown).toBeLessThanOrEqual(spent.vaultReceived);
   }
 
-  /** Runs `act` and holds the relayer to what it costs (spentSince). */
+  /**
+   * Runs `act` and holds the relayer to what it costs (spentSince), counted from `from` (default: now);
+   * what a failing `act` cost is still counted.
+   */
   async function pays<T>(
     expected: Record<string, number>,
     act: () => Promise<T>,
     native?: Record<string, bigint>,
+    from?: Mark,
   ): Promise<T> {
-    const before = await mark();
-    const result = await act();
+    const before = from ?? (await mark());
+    const result = await act().catch(async (err: unknown) => {
+      await sleep(2_500);
+      record(await since(before));
+      throw err;
+    });
     await spentSince(before, expected, native);
     return result;
   }

@@ -32,7 +32,7 @@ import { requestJson } from "../http.ts";
 import type { TestService } from "../service.ts";
 import { sessionUntil } from "../session-poll.ts";
 import { burnerRegistration, keypairOf, stackSolanaOf } from "../solana-node.ts";
-import { type Case, type CopyReport, refusal, type StrangerKit } from "./kit.ts";
+import { type Case, type CopyReport, refusal, type StrangerKit, settledDown } from "./kit.ts";
 
 type Paid = {
   id: string;
@@ -63,6 +63,8 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
   const fake = {} as Paid & { mint: PublicKey };
   /** The payer's wallet, holding a USDC account as a USDC refund's recipient must. */
   const wallet = Keypair.generate().publicKey;
+  /** The refund address of the sessions given dust with bounce consent: a wallet with a USDC account too. */
+  const dustWallet = Keypair.generate().publicKey;
   let vaultAtStart = 0n;
 
   /**
@@ -152,6 +154,7 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
 
     async setUp() {
       await getOrCreateAssociatedTokenAccount(sol, payer, mint, wallet);
+      await getOrCreateAssociatedTokenAccount(sol, payer, mint, dustWallet);
       // The fill of the real payment that follows the fake mint is paid out of this inventory.
       await fund(dst, dst.chain.relayer.address, dst.chain.usdc, usdc(1));
       vaultAtStart = await usdcOf(vault);
@@ -159,8 +162,8 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
         open({ bounce: true }),
         open(),
         // Their refund address holds a USDC account, so nothing but the dust rule stops a bounce.
-        open({ bounce: true, refundTo: wallet }),
-        open({ bounce: true, refundTo: wallet }),
+        open({ bounce: true, refundTo: dustWallet }),
+        open({ bounce: true, refundTo: dustWallet }),
         ...Array.from({ length: 4 }, () => open()),
       ]);
       Object.assign(s, { empty, dust, dustBounce, lateDust, dustOnly, control, sol: solS, dustFill });
@@ -178,9 +181,7 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
     },
 
     async expired() {
-      // A session whose money was bounced at expiry ends "bounced" (dustWithConsent's, while it is relayed).
-      const ended = (x: Session) => x.status === "expired" || x.status === "bounced";
-      await Promise.all(Object.values(s).map((p) => until(p.id, ended, 60_000)));
+      await Promise.all(Object.values(s).map((p) => until(p.id, settledDown, 60_000)));
     },
 
     async nativeToOtherFamily() {
@@ -377,7 +378,7 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
       return {
         async quiet() {
           await payUsdc(p.burner.publicKey, 10_000n);
-          await until(p.id, (x) => x.deposits.length === 1);
+          await until(p.id, (x) => x.deposits.length === 1 && settledDown(x));
         },
         refusals: [],
         check: () => dustKept(p),
