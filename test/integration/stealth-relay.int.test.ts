@@ -2,7 +2,7 @@
 // domain is real USDC's, an authorization works once and only for its payee, and a withdrawal pays exactly the
 // signed destination, fee and relayer, refusing any other destination, fee, relayer or sender with nothing
 // moved. The last case checks the local stack deployed the relay against its USDC.
-// stealth-relay-copy.int.test.ts has the withdrawal a stranger copies from the mempool.
+// test/e2e/stranger.e2e.test.ts has the withdrawal a stranger copies from the mempool.
 import {
   type Address,
   createPublicClient,
