@@ -104,7 +104,7 @@ function page(title: string, body: string): string {
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style>
-  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1f; }
+  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1f; overflow-wrap: anywhere; }
   .amount { font-size: 2.5rem; font-weight: 600; margin: 0; }
   .amount span, .hint, .merchant { color: #666; font-size: 1rem; }
   .merchant strong { color: #1b1b1f; }

@@ -115,6 +115,7 @@ async function start(wallet: Eip1193Provider | null) {
   });
   body.dataset.session = created.id;
   const { chain, token } = await choosePayment(created.chains, { swaps: wallet !== null });
+  show(`Preparing your payment in ${token.symbol} on ${chain.name}…`);
   // The burner's authorization is signed for the one chain the payer pays on.
   const burner = await newBurner({ chainId: chain.chain_id, delegate: chain.delegate });
   const standingRefund = await signStandingRefund({
