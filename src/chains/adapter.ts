@@ -95,6 +95,11 @@ export interface GatewayChain {
    */
   quote(token: ChainAddress, amountIn: bigint): Promise<Quote>;
   /**
+   * The tokens a payer may pay in here (the operator's accepted tokens), USDC first, each with the
+   * symbol and decimals a page shows; a token the RPC cannot describe now is left out, never an error.
+   */
+  payTokens(): Promise<PayToken[]>;
+  /**
    * What `gas` costs at the chain's price now, in base units of `token` (the native coin's smallest
    * unit for the native coin); null when nothing prices the token.
    */
@@ -135,6 +140,14 @@ export interface GatewaySubscriptions {
   mandateSigned(mandate: MandateTerms, signature: string): Promise<boolean>;
   /** Whether `payer` signed the gasless cancel of the mandate `digest` under `manager`; never throws. */
   cancelSigned(payer: ChainAddress, manager: ChainAddress, digest: Hex, signature: string): Promise<boolean>;
+}
+
+/** A token a payer may pay in, as a page names it. */
+export interface PayToken {
+  /** EVM: the ERC-20 or NATIVE_TOKEN for the coin; Solana: the mint. */
+  token: ChainAddress;
+  symbol: string;
+  decimals: number;
 }
 
 export type Quote = { kind: "quote"; estimatedOut: bigint } | { kind: "usdc" } | { kind: "no_route" };

@@ -1,6 +1,6 @@
 import type { Address, ChainAddress } from "../domain/types.ts";
 import { BaseError, TerminalError } from "../support/errors.ts";
-import type { ChainAdapter, Quote } from "./adapter.ts";
+import type { ChainAdapter, PayToken, Quote } from "./adapter.ts";
 import { type SignatureChecks, signatureChecks } from "./signatures.ts";
 
 /**
@@ -60,6 +60,8 @@ export interface GatewayChains {
   checks: SignatureChecks;
   /** The chains the hosted page's burner can pay from, in configuration order. */
   payable(): PayableChain[];
+  /** The tokens a payer may pay in on `chainId`, USDC first (GatewayChain.payTokens). */
+  tokens(chainId: number): Promise<PayToken[]>;
   /** Why signature checks run degraded, once per distinct reason (the gateway logs them at start). */
   verifierWarnings(): Array<{ message: string; err: Error }>;
 }
@@ -82,6 +84,7 @@ export function createGatewayChains(adapters: readonly ChainAdapter[]): GatewayC
       gasValue: async (chainId, token, gas) => adapterOf(chainId).gateway.gasValue(token, gas),
     },
     checks: signatureChecks({ byId: (chainId) => byId.get(chainId)?.gateway, all: () => all }),
+    tokens: async (chainId) => adapterOf(chainId).gateway.payTokens(),
     payable: () =>
       adapters.flatMap(({ chain, gateway: { burnerDelegate, usdc } }) =>
         burnerDelegate !== null && usdc !== null

@@ -1,15 +1,22 @@
 import { randomUUID } from "node:crypto";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { type Address, getAddress } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeBurner } from "../../src/client/index.ts";
-import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
+import { type Ctx, fund, setUpChains, tokenBalance, ZERO } from "../support/delegate.ts";
+import { installTestWallet, type TestWallet } from "../support/evm-test-wallet.ts";
 import {
+  choose,
   depositAddress,
   eventually,
+  expectAccessible,
   launchChromium,
+  newA11yProfile,
   newProfile,
   saved,
+  screenshotter,
+  scrollsSideways,
   slugOf,
   startPayment,
   steps,
@@ -132,7 +139,7 @@ describe("a payment link's hosted page", () => {
   );
 
   it(
-    "asks for a checked refund address before any address to pay, shows merchant, chain, copy button, time left and each step, and turns paid",
+    "asks for a checked refund address before any address to pay, shows merchant, chain, copy button, time left and each step, and turns paid; at 360 px, every step accessible",
     async () => {
       const m = await newMerchant();
       const dest = await pinDestination(m.sk);
@@ -147,12 +154,21 @@ describe("a payment link's hosted page", () => {
       expect(link.url).toBe(`${service.url}/links/${slugOf(link.url)}`);
       expect(slugOf(link.url)).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
-      const profile = await newProfile(browser);
+      // A phone's width; each step is screenshotted, held to axe-core and must not scroll sideways.
+      const profile = await newA11yProfile(browser);
       const page = await profile.newPage();
+      const shot = screenshotter("paid");
+      const check = async (step: string) => {
+        await shot(page, step);
+        await expectAccessible(page, step);
+        expect(await scrollsSideways(page), `${step} scrolls sideways at 360 px`).toBe(false);
+      };
       const log = watch(page);
       const opened = await page.goto(link.url);
       expect(opened?.status()).toBe(200);
       expect(opened?.headers()["content-security-policy"]).toContain("script-src 'self'");
+      await page.waitForSelector("#pay");
+      await check("opened");
       expect(await page.textContent("#merchant")).toBe("Link Shop");
       expect(await page.textContent("#amount")).toContain("10.00");
       // The description is text, never markup.
@@ -174,17 +190,30 @@ describe("a payment link's hosted page", () => {
         expect(await page.getAttribute("body", "data-session")).toBeNull();
         expect(await saved(page, slugOf(link.url))).toBeNull();
       }
+      await check("refund-address-refused");
 
       await page.fill("#refund", refundTo);
       await page.click("#pay");
       await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
-      expect(
-        await page.$$eval("#chains button", (bs) => bs.map((b) => b.getAttribute("data-chain"))),
-      ).toEqual([String(A.chain.chainId), String(B.chain.chainId)]);
+      // No wallet connected: USDC on each chain, at the link's amount (a swapped token needs the
+      // wallet's own quote to sign for, so it is offered once a wallet is connected).
+      const ways = await page.$$eval("#chains button", (bs) =>
+        bs.map((b) => `${b.getAttribute("data-chain")}:${b.getAttribute("data-token")}:${b.textContent}`),
+      );
+      expect(ways).toEqual([
+        `${A.chain.chainId}:USDC:10 USDC on source`,
+        `${B.chain.chainId}:USDC:10 USDC on destination`,
+      ]);
       expect(await page.isHidden("#deposit")).toBe(true);
-      await page.click(`#chains button[data-chain="${A.chain.chainId}"]`);
+      await check("ways-to-pay");
+      await choose(page, { chainId: A.chain.chainId });
       const address = await depositAddress(page, log);
       expect(await page.getAttribute("#qr", "src")).toMatch(/^data:image\/png;base64,/);
+      // The QR code is an EIP-681 request for exactly the amount of USDC, on the chain, to the burner.
+      expect(await page.getAttribute("#qr", "data-uri")).toBe(
+        `ethereum:${A.chain.usdc.toLowerCase()}@${A.chain.chainId}/transfer?address=${address}&uint256=10000000`,
+      );
+      expect(await page.textContent("#pay-amount")).toBe("10 USDC");
       expect(await page.textContent("#chain")).toBe(`source (chain ${A.chain.chainId})`);
       expect(await page.textContent("#refund-to")).toBe(refundTo);
       expect(await page.textContent("#time-left")).toMatch(/^\d+:\d\d$/);
@@ -192,6 +221,7 @@ describe("a payment link's hosted page", () => {
       await page.waitForSelector("#copy:text('Copied')");
       expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(address);
       expect((await steps(page)).slice(0, 2)).toEqual(["refund_signed", "waiting"]);
+      await check("deposit-address");
 
       // The burner is kept in this browser's storage, for this link's one session, until it is final.
       const sessionId = await page.getAttribute("body", "data-session");
@@ -212,6 +242,7 @@ describe("a payment link's hosted page", () => {
         "processing",
         "paid",
       ]);
+      await check("paid");
       expect(await saved(page, slugOf(link.url))).toBeNull();
 
       const swept = await api(`/sessions/${sessionId}`);
@@ -263,6 +294,94 @@ describe("a payment link's hosted page", () => {
       await page.reload();
       expect(await page.isVisible("#refund")).toBe(true);
       expect(await page.getAttribute("body", "data-resumed")).toBeNull();
+      await profile.close();
+    },
+    T,
+  );
+});
+
+describe("a payment link paid from the payer's wallet (an injected EIP-1193 wallet over the local chain)", () => {
+  /** A payer holding `amount` of `token` and gas on chain A, with the test wallet in a 360 px profile. */
+  async function payerWithWallet(token: Address, amount: bigint) {
+    const key = generatePrivateKey();
+    const payer = privateKeyToAccount(key).address;
+    await fund(A, payer, ZERO, 10n ** 17n);
+    await fund(A, payer, token, amount);
+    const profile = await newA11yProfile(browser);
+    const wallet = await installTestWallet(profile, key, [A.chain, B.chain]);
+    return { payer, profile, wallet };
+  }
+
+  /** Opens the link, pays with the wallet in `symbol` on chain A; the page turns paid. */
+  async function payWithWallet(
+    scenario: string,
+    symbol: string,
+    wallet: TestWallet,
+    linkUrl: string,
+    page: Page,
+  ) {
+    const shot = screenshotter(scenario);
+    const log = watch(page);
+    await page.goto(linkUrl);
+    await page.waitForSelector("#wallet-start:not([hidden])");
+    await shot(page, "opened");
+    await page.click("#wallet-pay");
+    await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
+    // With a wallet, every token each chain accepts, each at the amount that pays the link.
+    const tokens = await page.$$eval(`#chains button[data-chain="${A.chain.chainId}"]`, (bs) =>
+      bs.map((b) => b.getAttribute("data-token")),
+    );
+    expect(tokens).toEqual(["USDC", "DAI", "WETH", "ETH"]);
+    await expectAccessible(page, `${scenario} ways to pay`);
+    await shot(page, "ways-to-pay");
+    await choose(page, { chainId: A.chain.chainId, token: symbol });
+    const address = await depositAddress(page, log);
+    await shot(page, "deposit-address");
+    await waitForPaid(page, log);
+    await shot(page, "paid");
+    expect(await scrollsSideways(page)).toBe(false);
+    expect(wallet.confirmed, "one confirmation in the wallet").toHaveLength(1);
+    return { address, sessionId: (await page.getAttribute("body", "data-session")) as string };
+  }
+
+  it(
+    "USDC on the source chain: the wallet's account is the refund address, one transfer confirmed, settled",
+    async () => {
+      const m = await newMerchant();
+      const dest = await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "10000000" });
+      const { payer, profile, wallet } = await payerWithWallet(A.chain.usdc, 10_000_000n);
+      const page = await profile.newPage();
+      const { address, sessionId } = await payWithWallet("wallet-usdc", "USDC", wallet, link.url, page);
+      expect(wallet.confirmed[0]).toMatchObject({ chainId: A.chain.chainId, value: 0n });
+      expect(wallet.confirmed[0]?.to.toLowerCase()).toBe(A.chain.usdc.toLowerCase());
+      const swept = (await api(`/sessions/${sessionId}`)).body;
+      expect(swept).toMatchObject({ status: "swept", outcome: "succeeded", dest_address: dest });
+      expect(swept.burner_address).toBe(address.toLowerCase());
+      expect(await tokenBalance(A, payer)).toBe(0n);
+      expect(await tokenBalance(B, dest)).toBe(BigInt(swept.settled_amount));
+      await profile.close();
+    },
+    T,
+  );
+
+  it(
+    "DAI through the swap: the amount the page asked swaps into the link's amount, checked against the wallet's own quote, settled",
+    async () => {
+      const m = await newMerchant();
+      const dest = await pinDestination(m.sk);
+      const link = await newLink(m.sk, { amount: "10000000" });
+      const dai = (A.chain.dex as { dai: Address }).dai;
+      const { payer, profile, wallet } = await payerWithWallet(dai, 20n * 10n ** 18n);
+      const page = await profile.newPage();
+      const { sessionId } = await payWithWallet("wallet-dai", "DAI", wallet, link.url, page);
+      expect(wallet.confirmed[0]?.to.toLowerCase()).toBe(dai.toLowerCase());
+      const swept = (await api(`/sessions/${sessionId}`)).body;
+      expect(swept).toMatchObject({ status: "swept", outcome: "succeeded", dest_address: dest });
+      expect(swept.detected_token).toBe(dai.toLowerCase());
+      const paid = BigInt(swept.detected_amount);
+      expect(await tokenBalance(A, payer, dai)).toBe(20n * 10n ** 18n - paid);
+      expect(BigInt(swept.swap_output_amount)).toBeGreaterThanOrEqual(10_000_000n);
       await profile.close();
     },
     T,
@@ -388,6 +507,23 @@ describe("payment link routes", () => {
           { chain_id: A.chain.chainId, delegate: A.chain.delegate.toLowerCase(), usdc: expect.any(String) },
         ],
       });
+      // Every token the chain accepts, with what pays the link in it: USDC the amount itself, the
+      // others what the local pools swap into at least the amount (a little over: the headroom).
+      const tokens = created.body.chains[0].tokens as Array<{
+        symbol: string;
+        decimals: number;
+        amount: string;
+      }>;
+      expect(tokens.map((t) => [t.symbol, t.decimals])).toEqual([
+        ["USDC", 6],
+        ["DAI", 18],
+        ["WETH", 18],
+        ["ETH", 18],
+      ]);
+      expect(tokens[0]?.amount).toBe("1000000");
+      expect(BigInt(tokens[1]?.amount ?? "0")).toBeGreaterThan(10n ** 18n);
+      expect(BigInt(tokens[1]?.amount ?? "0")).toBeLessThan(11n * 10n ** 17n);
+      expect(tokens[2]?.amount).toBe(tokens[3]?.amount); // the coin is swapped as WETH
       const session = await api(`/sessions/${created.body.id}`);
       expect(session.body).toMatchObject({ status: "pending", merchant_id: m.id, burner_address: null });
 

@@ -1,6 +1,9 @@
 // The hosted payment page (src/gateway/link-page/) in a real browser, for its e2e test: Debian's
 // headless chromium driven by playwright-core, which never downloads a browser of its own
 // (`.ci/run` installs the `chromium` package).
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 
@@ -53,21 +56,33 @@ export async function depositAddress(page: Page, log: string[]): Promise<`0x${st
   return address;
 }
 
+/** How the payer pays: a token (by symbol) on a chain; default the first chain's USDC. */
+export interface Choice {
+  chainId?: number;
+  token?: string;
+}
+
+/** Picks the chain and token among the page's ways to pay, once it shows them. */
+export async function choose(page: Page, choice: Choice = {}) {
+  await page.waitForSelector("#chains:not([hidden]), #deposit:not([hidden])", { timeout: 30_000 });
+  // One way to pay only: the page asks nothing.
+  if (await page.isHidden("#chains")) return;
+  const chain = choice.chainId === undefined ? "" : `[data-chain="${choice.chainId}"]`;
+  await page.click(`#chains button${chain}[data-token="${choice.token ?? "USDC"}"] >> nth=0`);
+}
+
 /**
- * Opens the link, gives `refundTo`, presses Pay (and picks `chainId` when asked) and waits for the
+ * Opens the link, gives `refundTo`, presses Pay, picks the chain and token and waits for the
  * deposit address: the page shows it only once the standing refund to `refundTo` is signed and
  * registered with the burner.
  */
-export async function startPayment(page: Page, url: string, refundTo: string, chainId?: number) {
+export async function startPayment(page: Page, url: string, refundTo: string, choice: Choice = {}) {
   const log = watch(page);
   const opened = await page.goto(url);
   expect(opened?.status()).toBe(200);
   await page.fill("#refund", refundTo);
   await page.click("#pay");
-  if (chainId !== undefined) {
-    await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
-    await page.click(`#chains button[data-chain="${chainId}"]`);
-  }
+  await choose(page, choice);
   const address = await depositAddress(page, log);
   const sessionId = (await page.getAttribute("body", "data-session")) as string;
   return { address, sessionId, log };
@@ -94,3 +109,48 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 1_000));
   }
 }
+
+/**
+ * Where each step's screenshot goes: test-artefacts/link-page/ at the repository's root (git-ignored;
+ * docs/LINKS.md, "Tests"), kept after the run for a person to look at.
+ */
+export const ARTEFACTS = fileURLToPath(new URL("../../test-artefacts/link-page/", import.meta.url));
+
+/** Saves the page as it is now, full length, as `<scenario>-<nn>-<step>.png`. */
+export function screenshotter(scenario: string) {
+  mkdirSync(ARTEFACTS, { recursive: true });
+  let n = 0;
+  return async (page: Page, step: string) => {
+    n += 1;
+    const file = `${ARTEFACTS}${scenario}-${String(n).padStart(2, "0")}-${step}.png`;
+    await page.screenshot({ path: file, fullPage: true });
+  };
+}
+
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+/**
+ * Holds the page to axe-core's WCAG 2 A/AA rules as it is now: no violation of impact serious or
+ * critical. axe is added with addScriptTag in a profile made with bypassCSP (newA11yProfile): the
+ * page's own CSP lets only its script run, as it should for a payer.
+ */
+export async function expectAccessible(page: Page, step: string) {
+  if ((await page.evaluate<string>("typeof axe")) === "undefined") await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate<Array<{ id: string; impact: string; help: string; nodes: number }>>(`
+    axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`);
+  const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious, `${step}: ${JSON.stringify(serious)}`).toEqual([]);
+}
+
+/** Whether the page scrolls sideways at its current width (a 360 px phone must not). */
+export const scrollsSideways = (page: Page) =>
+  page.evaluate<boolean>("document.documentElement.scrollWidth > document.documentElement.clientWidth");
+
+/** A phone's profile: 360 px wide, with the CSP bypassed so axe-core can be added (expectAccessible). */
+export const newA11yProfile = (browser: Browser): Promise<BrowserContext> =>
+  browser.newContext({
+    viewport: { width: 360, height: 740 },
+    bypassCSP: true,
+    permissions: ["clipboard-read", "clipboard-write"],
+  });

@@ -47,6 +47,9 @@ function nonDelegating(chainId: number, asked: string[]): ChainAdapter {
     async gasValue() {
       return null;
     },
+    async payTokens() {
+      return [];
+    },
     async verify() {
       return { ok: false, code: "intent_invalid_signature" };
     },

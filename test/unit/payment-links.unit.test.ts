@@ -230,7 +230,17 @@ describe("payment link routes", () => {
       publishable_key: PK,
       amount: "25000000",
       expires_at: 1_800_003_600,
-      chains: [{ chain_id: CHAIN_ID, name: "source", delegate: DELEGATE, usdc: USDC }],
+      // USDC is the link's amount with no RPC asked; the coin's price needs the chain, which is not
+      // running here: left out, not an error.
+      chains: [
+        {
+          chain_id: CHAIN_ID,
+          name: "source",
+          delegate: DELEGATE,
+          usdc: USDC,
+          tokens: [{ token: USDC, symbol: "USDC", decimals: 6, amount: "25000000" }],
+        },
+      ],
     });
     expect(created).toEqual([{ merchantId: "mer_a", amount: 25_000_000n }]);
     // A merchant with no pinned destination: no session made that could never be committed.

@@ -79,15 +79,24 @@ export const DEFAULT_MIN_USDC = 10_000n;
 /** 0.00001 of an 18-decimals coin (1e13 wei): less is dust, not a payment. */
 export const DEFAULT_MIN_NATIVE = 10_000_000_000_000n;
 
+/** The chain's accepted tokens as configured, or the default: its USDC and its coin. */
+export function acceptedTokensOf(
+  chain: EvmChainConfig,
+): Array<{ token: EvmAddress | "native"; minAmount: string }> {
+  return (
+    chain.acceptedTokens ?? [
+      ...(chain.usdc ? [{ token: chain.usdc, minAmount: String(DEFAULT_MIN_USDC) }] : []),
+      { token: "native" as const, minAmount: String(DEFAULT_MIN_NATIVE) },
+    ]
+  );
+}
+
 /**
  * The operator's terms for each token on the chain, as the indexer attaches them to every transfer
  * it publishes (src/domain/acceptance.ts applies them). A token not listed is not accepted.
  */
 export function depositTermsOf(chain: EvmChainConfig): (token: string) => DepositTerms {
-  const listed = chain.acceptedTokens ?? [
-    ...(chain.usdc ? [{ token: chain.usdc, minAmount: String(DEFAULT_MIN_USDC) }] : []),
-    { token: "native" as const, minAmount: String(DEFAULT_MIN_NATIVE) },
-  ];
+  const listed = acceptedTokensOf(chain);
   const minimums = new Map<string, bigint>(
     listed.map((t) => [t.token === "native" ? NATIVE_TOKEN : t.token, BigInt(t.minAmount)]),
   );

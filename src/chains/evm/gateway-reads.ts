@@ -8,10 +8,10 @@ import {
 } from "viem";
 import type { Address } from "../../domain/types.ts";
 import { NATIVE_TOKEN } from "../../domain/types.ts";
-import type { GatewayChain } from "../adapter.ts";
+import type { GatewayChain, PayToken } from "../adapter.ts";
 import { ChainUnavailableError } from "../gateway-chains.ts";
 import { burnerDelegateAbi } from "./abi.ts";
-import type { EvmChainConfig } from "./config.ts";
+import { acceptedTokensOf, type EvmChainConfig } from "./config.ts";
 import { evmGatewaySubscriptions } from "./subscriptions/subscriptions.ts";
 import { evmVerifier } from "./typed-data/authorization.ts";
 import { recoverSigner } from "./typed-data/recover.ts";
@@ -61,6 +61,23 @@ export function createEvmGatewayChain(chain: EvmChainConfig): GatewayChain {
     return setup;
   };
 
+  // A token's symbol and decimals never change: read once, kept; a failed read is tried again next time.
+  const described = new Map<Address, PayToken>();
+  const describe = async (token: Address): Promise<PayToken | null> => {
+    const known = described.get(token);
+    if (known) return known;
+    const read = <F extends "symbol" | "decimals">(functionName: F) =>
+      client.readContract({ address: token, abi: erc20Abi, functionName });
+    try {
+      const [symbol, decimals] = await Promise.all([read("symbol"), read("decimals")]);
+      const info = { token, symbol, decimals };
+      described.set(token, info);
+      return info;
+    } catch {
+      return null;
+    }
+  };
+
   return {
     burnerDelegate: chain.delegate,
     usdc: chain.usdc ?? null,
@@ -95,6 +112,20 @@ export function createEvmGatewayChain(chain: EvmChainConfig): GatewayChain {
         if (isRevert(err)) return { kind: "no_route" };
         throw unavailable(chainId, err);
       }
+    },
+
+    async payTokens() {
+      const usdc = chain.usdc;
+      const rest = acceptedTokensOf(chain).flatMap(({ token }) => (token === usdc ? [] : [token]));
+      const others = await Promise.all(
+        rest.map((token) =>
+          // The coin's symbol is not on chain; every chain the stack runs spends ether.
+          token === "native" ? { token: NATIVE_TOKEN, symbol: "ETH", decimals: 18 } : describe(token),
+        ),
+      );
+      // The configured USDC is the 6-decimals token every amount is written in: no read needed.
+      const first = usdc ? [{ token: usdc, symbol: "USDC", decimals: 6 }] : [];
+      return [...first, ...others.filter((t): t is PayToken => t !== null)];
     },
 
     async gasValue(token, gas) {

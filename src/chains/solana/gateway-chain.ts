@@ -48,6 +48,8 @@ export function createSolanaGatewayChain(chain: SolanaChainConfig): GatewayChain
     },
     // Nothing is swapped on Solana: only its USDC settles.
     quote: async (token) => (token === chain.usdcMint ? { kind: "usdc" } : { kind: "no_route" }),
+    // Only USDC settles on Solana (quote above), with its 6 decimals.
+    payTokens: async () => [{ token: chain.usdcMint, symbol: "USDC", decimals: 6 }],
     // No gas market the settlement routes price on Solana (a signature's fee is fixed, paid in SOL).
     gasValue: async () => null,
     verify: async (_signer, signed) => notSolanas(signed),

@@ -58,7 +58,11 @@ export function linkPage(link: PageLink, scriptPath: string): string {
   <label for="refund">Your wallet address, for a refund</label>
   <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="0x…">
   <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.</p>
-  <button id="pay" type="button">Pay with USDC</button>
+  <button id="pay" type="button">Continue to pay</button>
+  <div id="wallet-start" hidden>
+    <p class="hint">Or let your wallet fill in your address and send the payment, in any token it offers:</p>
+    <button id="wallet-pay" type="button">Pay with wallet</button>
+  </div>
 </div>`
     : "";
   const status = link.payable
@@ -70,10 +74,10 @@ export function linkPage(link: PageLink, scriptPath: string): string {
 <p class="amount" id="amount">${escapeHtml(amount)} <span>USDC</span></p>
 ${link.description ? `<p class="description">${escapeHtml(link.description)}</p>` : ""}
 ${start}
-<div id="chains" hidden></div>
+<ul id="chains" aria-label="Ways to pay" hidden></ul>
 <div id="deposit" hidden>
-  <p>Send exactly <strong>${escapeHtml(amount)} USDC</strong> on <strong id="chain"></strong> to</p>
-  <img id="qr" alt="QR code of the deposit address" width="220" height="220">
+  <p>Send exactly <strong id="pay-amount"></strong> on <strong id="chain"></strong> to</p>
+  <img id="qr" alt="QR code of the payment request: token, amount, chain and address" width="220" height="220">
   <p><code id="address"></code> <button id="copy" type="button">Copy</button></p>
   <p id="time">Time left to pay: <strong id="time-left"></strong></p>
   <p class="hint">Keep this page open until it says paid. If it closes, open this link again in this
@@ -100,7 +104,7 @@ function page(title: string, body: string): string {
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style>
-  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1f; }
+  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1f; overflow-wrap: anywhere; }
   .amount { font-size: 2.5rem; font-weight: 600; margin: 0; }
   .amount span, .hint, .merchant { color: #666; font-size: 1rem; }
   .merchant strong { color: #1b1b1f; }
@@ -110,7 +114,9 @@ function page(title: string, body: string): string {
   #steps li[data-state="done"] { color: #1a7f37; }
   button { font-size: 1.1rem; padding: 0.7rem 1.4rem; border-radius: 0.5rem; border: 0; background: #2b59c3; color: #fff; cursor: pointer; }
   button[disabled] { opacity: 0.5; cursor: default; }
-  #chains button { display: block; margin: 0.5rem 0; }
+  #chains { list-style: none; padding: 0; }
+  #chains li { margin: 0.8rem 0; color: #555; }
+  #chains button { display: block; width: 100%; margin: 0.4rem 0; text-align: left; }
   code { word-break: break-all; font-size: 0.95rem; }
   #status { font-weight: 600; }
   #status[data-status="paid"] { color: #1a7f37; }

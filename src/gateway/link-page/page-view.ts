@@ -3,9 +3,11 @@
  * happen, the deposit address with its QR code, copy button and time left, and the chain picker.
  */
 import QRCode from "qrcode";
+import { formatUnits } from "viem";
 import { assertNever } from "../../domain/evolve.ts";
 import type { PageLink } from "./html.ts";
-import type { LinkChain } from "./saved-payment.ts";
+import { eip681Uri } from "./payment-uri.ts";
+import type { LinkChain, PayOption } from "./saved-payment.ts";
 
 // The few DOM pieces the page uses, typed here: the project compiles without the DOM library (its
 // types clash with Node's streams), and this file runs only in the browser.
@@ -102,20 +104,30 @@ export function reach(steps: readonly Step[], refundTo: string) {
 
 let clock: ReturnType<typeof setInterval> | undefined;
 
+/** A token amount as the payer reads it: "10.0123 DAI". */
+export const tokenAmount = (o: PayOption) => `${formatUnits(BigInt(o.amount), o.decimals)} ${o.symbol}`;
+
 /** The deposit address, its QR code and copy button, and the time left to pay (until `expiresAt`, Unix s). */
 export async function showDeposit(
   address: string,
   chain: LinkChain,
-  amount: string,
+  token: PayOption,
   expiresAt: number,
   refundTo: string,
 ) {
   byId("address").textContent = address;
+  byId("pay-amount").textContent = tokenAmount(token);
   byId("chain").textContent = `${chain.name} (chain ${chain.chain_id})`;
   byId("refund-to").textContent = refundTo;
-  // EIP-681: a wallet that scans it proposes the USDC transfer of the amount to the burner.
-  const uri = `ethereum:${chain.usdc}@${chain.chain_id}/transfer?address=${address}&uint256=${amount}`;
+  // EIP-681: a wallet that scans it proposes the transfer of the exact amount of the token to the burner.
+  const uri = eip681Uri({
+    token: token.token,
+    chainId: chain.chain_id,
+    to: address,
+    amount: BigInt(token.amount),
+  });
   byId("qr").src = await QRCode.toDataURL(uri, { margin: 1, width: 220 });
+  byId("qr").dataset.uri = uri;
   const copy = byId("copy");
   copy.addEventListener("click", () => {
     const done = (text: string) => {
@@ -146,25 +158,48 @@ export function hideDeposit() {
   byId("deposit").hidden = true;
 }
 
-/** The chain to pay on: the only one, or the payer's pick when the merchant takes several. */
-export async function chooseChain(chains: readonly LinkChain[]): Promise<LinkChain> {
-  const [only] = chains;
+/** One way to pay: a token on a chain, with the amount of it that pays the link. */
+export interface PayChoice {
+  chain: LinkChain;
+  token: PayOption;
+}
+
+/**
+ * The chain and token to pay with: the only one, or the payer's pick among every token of every
+ * chain the session can be paid on, each shown with the amount of it that pays the link.
+ */
+export async function choosePayment(all: readonly LinkChain[], opts: { swaps: boolean }): Promise<PayChoice> {
+  // A swapped deposit's floor is checked against the payer's own quote, read through the wallet's
+  // RPC (the page has none of its own): without a wallet, only USDC, which is not swapped.
+  const chains = all.map((c) => ({
+    ...c,
+    tokens: opts.swaps ? c.tokens : c.tokens.filter((t) => t.token.toLowerCase() === c.usdc.toLowerCase()),
+  }));
+  const choices = chains.flatMap((chain) => chain.tokens.map((token) => ({ chain, token })));
+  const [only] = choices;
   if (!only) throw new Error("this link cannot be paid on any chain yet");
-  if (chains.length === 1) return only;
+  if (choices.length === 1) return only;
   const picker = byId("chains");
-  show("Which network will you pay on?");
+  show("How will you pay?");
   picker.hidden = false;
   return new Promise((resolve) => {
     for (const chain of chains) {
-      const choice = document.createElement("button");
-      choice.type = "button";
-      choice.textContent = `${chain.name} (chain ${chain.chain_id})`;
-      choice.dataset.chain = String(chain.chain_id);
-      choice.addEventListener("click", () => {
-        picker.hidden = true;
-        resolve(chain);
-      });
-      picker.append(choice);
+      const group = document.createElement("li");
+      group.textContent = `${chain.name} (chain ${chain.chain_id})`;
+      group.dataset.chain = String(chain.chain_id);
+      for (const token of chain.tokens) {
+        const choice = document.createElement("button");
+        choice.type = "button";
+        choice.textContent = `${tokenAmount(token)} on ${chain.name}`;
+        choice.dataset.chain = String(chain.chain_id);
+        choice.dataset.token = token.symbol;
+        choice.addEventListener("click", () => {
+          picker.hidden = true;
+          resolve({ chain, token });
+        });
+        group.append(choice);
+      }
+      picker.append(group);
     }
   });
 }

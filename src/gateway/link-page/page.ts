@@ -21,9 +21,16 @@ import { ApiError, SessionEndedError } from "../../client/errors.ts";
 import type { Session } from "../../client/types.ts";
 import { assertNever } from "../../domain/evolve.ts";
 import {
+  connectWallet,
+  type Eip1193Provider,
+  injectedWallet,
+  sendWithWallet,
+  walletReader,
+} from "./evm-wallet.ts";
+import {
   body,
   byId,
-  chooseChain,
+  choosePayment,
   hideDeposit,
   hideStart,
   link,
@@ -36,6 +43,7 @@ import {
   clearPayment,
   type LinkChain,
   loadPayment,
+  type PayOption,
   type SavedPayment,
   savePayment,
 } from "./saved-payment.ts";
@@ -60,7 +68,12 @@ if (saved) {
   hideStart();
   run(() => resume(saved));
 } else if (link.payable) {
-  byId("pay").addEventListener("click", () => run(start));
+  byId("pay").addEventListener("click", () => run(() => start(null)));
+  const wallet = injectedWallet();
+  if (wallet) {
+    byId("wallet-start").hidden = false;
+    byId("wallet-pay").addEventListener("click", () => run(() => start(wallet)));
+  }
 }
 // Otherwise the merchant cannot take payments now: the page says so and asks nothing (html.ts).
 
@@ -86,10 +99,12 @@ function refundAddress(): Address | null {
   return given;
 }
 
-async function start() {
-  const refundTo = refundAddress();
+/** Pays by address and QR code (`wallet` null), or through the payer's wallet, whose account is the refund address. */
+async function start(wallet: Eip1193Provider | null) {
+  const refundTo = wallet ? await connectWallet(wallet) : refundAddress();
   if (!refundTo) return;
   byId("pay").disabled = true;
+  byId("wallet-pay").disabled = true;
   byId("refund").disabled = true;
   show("Creating your payment…");
   const created = await createApiClient({ baseUrl: origin }).request<LinkSession>({
@@ -99,7 +114,8 @@ async function start() {
     attempts: 1,
   });
   body.dataset.session = created.id;
-  const chain = await chooseChain(created.chains);
+  const { chain, token } = await choosePayment(created.chains, { swaps: wallet !== null });
+  show(`Preparing your payment in ${token.symbol} on ${chain.name}…`);
   // The burner's authorization is signed for the one chain the payer pays on.
   const burner = await newBurner({ chainId: chain.chain_id, delegate: chain.delegate });
   const standingRefund = await signStandingRefund({
@@ -115,9 +131,11 @@ async function start() {
     amount: created.amount,
     expiresAt: created.expires_at,
     chain,
+    token,
     burnerKey: burner.key,
     eip7702Auth: burner.eip7702Auth,
     standingRefund,
+    ...(wallet ? { wallet: true } : {}),
   };
   // Saved before the address is shown: a reload from here on resumes this payment.
   if (!savePayment(link.slug, payment))
@@ -136,6 +154,30 @@ async function resume(payment: SavedPayment) {
 /** From a saved payment to its end: settle it (registering and committing as needed), or see its money returned. */
 async function follow(payment: SavedPayment, burner: Burner) {
   const { sessionId: id, chain } = payment;
+  const token = payment.token ?? usdcOf(chain, payment.amount);
+  const wallet = payment.wallet ? injectedWallet() : null;
+  /** Once the address is shown: the wallet, if the payer paid with one, is asked for the one transfer. */
+  const registered = async () => {
+    await showDeposit(burner.address, chain, token, payment.expiresAt, refundTo);
+    if (!wallet || payment.sent) return;
+    show("Confirm the payment in your wallet…");
+    try {
+      await sendWithWallet(wallet, {
+        from: refundTo,
+        chainId: chain.chain_id,
+        token: token.token,
+        to: burner.address,
+        amount: BigInt(token.amount),
+      });
+    } catch (err) {
+      // Refused or failed in the wallet: the address and QR code stay, to pay another way.
+      show(`Your wallet did not send it (${explain(err)}). You can still pay to the address below.`, "error");
+      return;
+    }
+    // Sent once: a reload must not ask the wallet again.
+    savePayment(link.slug, { ...payment, sent: true });
+    show("Sent. Waiting for it to arrive…");
+  };
   const refundTo = payment.standingRefund.to;
   const client = createApiClient({
     baseUrl: origin,
@@ -153,7 +195,9 @@ async function follow(payment: SavedPayment, burner: Burner) {
         standingRefund: payment.standingRefund,
         usdc: { [chain.chain_id]: chain.usdc },
         detectionTimeout: Math.max(payment.expiresAt * 1000 - Date.now(), 60_000),
-        onRegistered: () => showDeposit(burner.address, chain, payment.amount, payment.expiresAt, refundTo),
+        // The payer's own RPC, through their wallet: a swapped deposit's floor is checked against it.
+        publicClient: wallet ? walletReader(wallet) : undefined,
+        onRegistered: registered,
         onSession,
       });
       return paid(step);
@@ -168,6 +212,14 @@ async function follow(payment: SavedPayment, burner: Burner) {
   await waitForStatus(client, { id, status: "swept", onSession });
   paid(step);
 }
+
+/** USDC on `chain`, for a payment saved before the page offered other tokens. */
+const usdcOf = (chain: LinkChain, amount: string): PayOption => ({
+  token: chain.usdc,
+  symbol: "USDC",
+  decimals: 6,
+  amount,
+});
 
 function paid(step: (...steps: Step[]) => void) {
   hideDeposit();

@@ -8,12 +8,21 @@
 import type { Address, Hex } from "viem";
 import type { Authorization } from "../../domain/types.ts";
 
+/** A token a chain can be paid in, with the amount of it that pays the link (base units). */
+export interface PayOption {
+  token: Address;
+  symbol: string;
+  decimals: number;
+  amount: string;
+}
+
 /** A chain the link's session can be paid on, as POST /links/:slug/sessions answers it. */
 export interface LinkChain {
   chain_id: number;
   name: string;
   delegate: Address;
   usdc: Address;
+  tokens: PayOption[];
 }
 
 export interface SavedPayment {
@@ -26,6 +35,12 @@ export interface SavedPayment {
   /** Unix seconds. */
   expiresAt: number;
   chain: LinkChain;
+  /** What the payer chose to pay in; absent in a payment saved before the choice existed: USDC. */
+  token?: PayOption;
+  /** Paid through the payer's injected wallet (its account the refund address). */
+  wallet?: true;
+  /** The wallet sent the transfer: a resumed page does not ask it again. */
+  sent?: true;
   burnerKey: Hex;
   eip7702Auth: Authorization;
   /** The standing refund the burner signed before its address was shown: resent on a resumed register. */

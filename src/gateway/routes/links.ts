@@ -10,6 +10,7 @@ import type { Guards } from "../auth.ts";
 import { type GatewayError, gatewayError } from "../errors.ts";
 import { createPageScript } from "../link-page/bundle.ts";
 import { closedPage, linkPage, PAGE_CSP } from "../link-page/html.ts";
+import { payOptions } from "../pay-amounts.ts";
 import { errorSchema } from "../schemas.ts";
 import { paymentLinkRoutes } from "./payment-links.ts";
 
@@ -19,6 +20,15 @@ export interface PayableChain {
   name: string;
   delegate: string;
   usdc: string;
+}
+
+/** A token a link's session can be paid in on a chain, with the amount of it that pays the link. */
+export interface PayOption {
+  token: string;
+  symbol: string;
+  decimals: number;
+  /** Base units of the token: the link's amount for USDC, else what the sweep's swap turns into it. */
+  amount: string;
 }
 
 export interface PublicLinkRouteOptions {
@@ -38,6 +48,8 @@ export interface PublicLinkRouteOptions {
   publishableKey(merchantId: string): Promise<string | null>;
   /** The configured chains with a USDC the merchant pinned a destination for, as source chains. */
   payableChains(merchantId: string): Promise<PayableChain[]>;
+  /** The tokens `chain` can be paid in for `amount` USDC, USDC first (read only when a session is made). */
+  payOptions(chain: PayableChain, amount: bigint): Promise<PayOption[]>;
   /** The page's bundled script (link-page/bundle.ts). */
   script: () => Promise<string>;
   now: () => number;
@@ -64,7 +76,24 @@ const linkSessionSchema = z.object({
   amount: z.string().describe("USDC base units (6 decimals)"),
   expires_at: z.number().int().describe("Unix seconds"),
   chains: z
-    .array(z.object({ chain_id: z.number().int(), name: z.string(), delegate: z.string(), usdc: z.string() }))
+    .array(
+      z.object({
+        chain_id: z.number().int(),
+        name: z.string(),
+        delegate: z.string(),
+        usdc: z.string(),
+        tokens: z
+          .array(
+            z.object({
+              token: z.string().describe("the ERC-20, the zero address for the coin, or the mint"),
+              symbol: z.string(),
+              decimals: z.number().int(),
+              amount: z.string().describe("base units of the token that pay the link's amount"),
+            }),
+          )
+          .describe("what the chain can be paid in, USDC first; a token with no price now is left out"),
+      }),
+    )
     .describe("where the session can be paid: the burner's authorization targets `delegate`"),
 });
 const errors = { 404: errorSchema, 410: errorSchema };
@@ -180,7 +209,9 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
         publishable_key: publishableKey,
         amount: created.amount,
         expires_at: created.expires_at,
-        chains,
+        chains: await Promise.all(
+          chains.map(async (c) => ({ ...c, tokens: await opts.payOptions(c, BigInt(link.amount)) })),
+        ),
       };
     },
   );
@@ -194,7 +225,7 @@ export interface LinkRouteDeps {
   merchants: { view(merchantId: string): Promise<MerchantView | null> };
   checkout: PublicLinkRouteOptions["checkout"];
   destinations(merchantId: string): Promise<Array<{ sourceChainId: number }>>;
-  chains: Pick<GatewayChains, "payable">;
+  chains: Pick<GatewayChains, "payable" | "tokens" | "reads">;
   publicUrl: string | undefined;
   now: () => number;
 }
@@ -234,6 +265,7 @@ export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDe
             : [],
         );
     },
+    payOptions: (chain, amount) => payOptions(deps.chains, chain, amount),
     script: createPageScript(),
     now: deps.now,
   });
