@@ -79,7 +79,7 @@ async function paidWithBounce(sessionId: string, refundTo: string, amount: bigin
   });
   if (!checked.ok) throw new Error(checked.reason);
   expect(checked.refundTo).toBe(refundTo);
-  checked.transaction.partialSign(relayer);
+  checked.transaction.sign([relayer]);
   const signature = await connection.sendRawTransaction(checked.transaction.serialize());
   await connection.confirmTransaction(signature, "confirmed");
   return { burner, signature };
