@@ -61,6 +61,17 @@ const setup = {
   mint: key(5).publicKey,
 };
 
+/** kit's bounce setup for this session, with `over` changed. */
+const kitSetup = async (over: Partial<Parameters<typeof kitBounceSetupInstructions>[0]> = {}) =>
+  kitBounceSetupInstructions({
+    sessionId,
+    burner: usdc.burner,
+    refundTo,
+    relayer: usdc.feePayer,
+    mint: MINT,
+    ...over,
+  });
+
 /** One transaction kind: the service's check, web3.js's build of it, and kit's instructions for it. */
 interface Kind {
   name: string;
@@ -102,14 +113,7 @@ const kinds: Kind[] = [
     name: "bounce setup",
     check: (wire) => checkBounceSetup(wire, setup),
     web3: () => buildBounceSetup({ ...setup, refundTo: key(7).publicKey, blockhash: BLOCKHASH }),
-    kit: () =>
-      kitBounceSetupInstructions({
-        sessionId,
-        burner: usdc.burner,
-        refundTo,
-        relayer: usdc.feePayer,
-        mint: MINT,
-      }),
+    kit: () => kitSetup(),
     reorders: false,
   },
 ];
@@ -303,16 +307,6 @@ describe("a tampered refund or bounce setup is refused from kit", () => {
       });
     }
   });
-
-  const kitSetup = async (over: Partial<Parameters<typeof kitBounceSetupInstructions>[0]> = {}) =>
-    kitBounceSetupInstructions({
-      sessionId,
-      burner: usdc.burner,
-      refundTo,
-      relayer: usdc.feePayer,
-      mint: MINT,
-      ...over,
-    });
 
   it.each<[string, () => Promise<Instruction[]>, RegExp]>([
     [
