@@ -30,9 +30,11 @@ import {
   burnerTokenAccount,
   checkBounceSetup,
 } from "../../src/chains/solana/bounce-setup.ts";
+import { createSolanaGatewaySide } from "../../src/chains/solana/gateway-side.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
 import { refundSolanaSol } from "../../src/client/actions/refund-solana-sol.ts";
 import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-bounce-setup.ts";
+import { kitBounceSetupInstructions, kitSigned, kitSweepInstructions } from "../support/solana-clients.ts";
 import { openPrivateSolana } from "../support/solana-node.ts";
 
 let connection: Connection;
@@ -79,7 +81,7 @@ async function paidWithBounce(sessionId: string, refundTo: string, amount: bigin
   });
   if (!checked.ok) throw new Error(checked.reason);
   expect(checked.refundTo).toBe(refundTo);
-  checked.transaction.partialSign(relayer);
+  checked.transaction.sign([relayer]);
   const signature = await connection.sendRawTransaction(checked.transaction.serialize());
   await connection.confirmTransaction(signature, "confirmed");
   return { burner, signature };
@@ -251,6 +253,78 @@ describe("the Solana bounce on chain", () => {
     ).toBeNull();
   });
 
+  // Issue 28 item 6: a client on @solana/kit compiling v0 (docs/SOLANA.md, "What the service checks ...").
+  it("a kit v0 refund is accepted by the gateway side and relayed by the bouncer: the whole balance to the payer", async () => {
+    const wallet = Keypair.generate().publicKey;
+    await getOrCreateAssociatedTokenAccount(connection, depositor, mint, wallet);
+    const burner = Keypair.generate();
+    await deposit(burner.publicKey, 3_000_000n);
+    const feePayer = relayer.publicKey.toBase58();
+    const leg = { to: wallet.toBase58(), amount: 3_000_000n };
+    const { blockhash } = await connection.getLatestBlockhash();
+    const ixs = await kitSweepInstructions({
+      burner: burner.publicKey.toBase58(),
+      feePayer,
+      token: mint.toBase58(),
+      legs: [leg],
+    });
+    const wire = await kitSigned(0, feePayer, blockhash, ixs, burner);
+    const expected = { burner: burner.publicKey.toBase58(), token: mint.toBase58(), to: wallet.toBase58() };
+    const checked = await gatewaySide().checkRefund(wire, expected);
+    expect(checked).toMatchObject({ ok: true, amount: 3_000_000n });
+
+    const bouncer = createSolanaBouncer({ connection, relayer, mint: mint.toBase58() });
+    const landed = await bouncer.relayRefund({
+      type: "RelaySolanaRefund",
+      burner: burner.publicKey.toBase58(),
+      transaction: wire,
+    });
+    expect(await usdcOf(wallet)).toBe(3_000_000n);
+    expect(await usdcOf(burner.publicKey)).toBe(0n);
+    // The record's id is the burner's signature, the same the gateway read from the v0 bytes.
+    const mined = await connection.getTransaction(landed.txHash, {
+      commitment: "confirmed",
+      maxSupportedTransactionVersion: 0,
+    });
+    expect(mined?.transaction.signatures[1]).toBe(checked.ok ? checked.signature : null);
+  }, 60_000);
+
+  it("a kit v0 bounce setup is accepted and relayed, and the relayer then bounces as its delegate", async () => {
+    const wallet = Keypair.generate().publicKey;
+    await getOrCreateAssociatedTokenAccount(connection, depositor, mint, wallet);
+    const burner = Keypair.generate();
+    await deposit(burner.publicKey, 4_000_000n);
+    const sessionId = crypto.randomUUID();
+    const { blockhash } = await connection.getLatestBlockhash();
+    const ixs = await kitBounceSetupInstructions({
+      sessionId,
+      burner: burner.publicKey.toBase58(),
+      refundTo: wallet.toBase58(),
+      relayer: relayer.publicKey.toBase58(),
+      mint: mint.toBase58(),
+    });
+    const wire = await kitSigned(0, relayer.publicKey.toBase58(), blockhash, ixs, burner);
+    expect(gatewaySide().checkBounceSetup(wire, { sessionId, burner: burner.publicKey.toBase58() })).toEqual({
+      ok: true,
+      refundTo: wallet.toBase58(),
+    });
+    const bouncer = createSolanaBouncer({ connection, relayer, mint: mint.toBase58() });
+    const command = {
+      type: "SolanaBounceSetup" as const,
+      burner: burner.publicKey.toBase58(),
+      transaction: wire,
+    };
+    const relayed = await bouncer.relaySetup(command, sessionId);
+    expect(await bouncer.relaySetup(command, sessionId)).toEqual(relayed);
+    await bouncer.bounce({
+      type: "SolanaBounce",
+      burner: burner.publicKey.toBase58(),
+      mint: mint.toBase58(),
+      to: wallet.toBase58(),
+    });
+    expect(await usdcOf(wallet)).toBe(4_000_000n);
+  }, 60_000);
+
   // Last: web3.js caches a blockhash for 30 s, which this wait outlives on a node of 100 ms slots.
   it("a setup signed too long before its relay is refused in preflight: its blockhash expired, nothing spent", async () => {
     const bouncer = createSolanaBouncer({ connection, relayer, mint: mint.toBase58() });
@@ -275,3 +349,14 @@ describe("the Solana bounce on chain", () => {
     expect(await lamportsOf(relayer.publicKey)).toBe(before);
   }, 45_000);
 });
+
+/** The gateway's Solana side over the private node, the relayer as fee payer. */
+const gatewaySide = () =>
+  createSolanaGatewaySide({
+    chainId: 792703810,
+    rpcUrl: connection.rpcEndpoint,
+    usdcMint: mint.toBase58(),
+    feePayer: relayer.publicKey.toBase58(),
+    vault: relayer.publicKey.toBase58(),
+    reaches: [],
+  });

@@ -15,6 +15,8 @@ import {
   SystemProgram,
   sendAndConfirmTransaction,
   Transaction,
+  TransactionMessage,
+  VersionedTransaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopSolana } from "../../deploy/local/solana/launcher.ts";
@@ -217,6 +219,93 @@ describe("local Solana node", () => {
     const balance = await connection.getBalance(recipient.publicKey);
     await expect(connection.sendRawTransaction(wire)).rejects.toThrow(/already been processed/);
     expect(await connection.getBalance(recipient.publicKey)).toBe(balance);
+  });
+
+  // Issue 28 item 6: what wallets read before they sign, and how they simulate before asking to.
+  it("answers jsonParsed for token accounts, mints and transactions; other accounts fall back to base64", async () => {
+    const dest = getAssociatedTokenAddressSync(mint, recipient.publicKey);
+    const account = (await connection.getParsedAccountInfo(dest)).value;
+    expect(account?.data).toMatchObject({
+      program: "spl-token",
+      space: 165,
+      parsed: {
+        type: "account",
+        info: {
+          mint: mint.toBase58(),
+          owner: recipient.publicKey.toBase58(),
+          state: "initialized",
+          isNative: false,
+          tokenAmount: { amount: "3500001", decimals: 6, uiAmountString: "3.500001" },
+        },
+      },
+    });
+    const byOwner = await connection.getParsedTokenAccountsByOwner(recipient.publicKey, { mint });
+    expect(
+      byOwner.value.map((a) => [a.pubkey.toBase58(), a.account.data.parsed.info.tokenAmount.amount]),
+    ).toEqual([[dest.toBase58(), "3500001"]]);
+    const mintInfo = (await connection.getParsedAccountInfo(mint)).value?.data;
+    expect(mintInfo).toMatchObject({ program: "spl-token", parsed: { type: "mint", info: { decimals: 6 } } });
+    // A wallet holds no data a parser knows: base64, as Agave answers.
+    expect(Buffer.isBuffer((await connection.getParsedAccountInfo(recipient.publicKey)).value?.data)).toBe(
+      true,
+    );
+
+    const [, first] = usdcSignatures;
+    const parsed = await connection.getParsedTransaction(first as string, { commitment: "confirmed" });
+    expect(parsed?.transaction.message.accountKeys[0]).toMatchObject({ signer: true, writable: true });
+    expect(parsed?.transaction.message.accountKeys[0]?.pubkey.toBase58()).toBe(payer.publicKey.toBase58());
+    expect(parsed?.transaction.message.instructions).toEqual([
+      expect.objectContaining({
+        program: "spl-token",
+        parsed: {
+          type: "transfer",
+          info: expect.objectContaining({ destination: dest.toBase58(), amount: "2500000" }),
+        },
+      }),
+    ]);
+  });
+
+  it("simulates an unsigned transaction (sigVerify false, the default) and one with a replaced blockhash", async () => {
+    const balanceBefore = await connection.getBalance(recipient.publicKey);
+    const { blockhash } = await connection.getLatestBlockhash();
+    const unsigned = (recentBlockhash: string) =>
+      new VersionedTransaction(
+        new TransactionMessage({
+          payerKey: payer.publicKey,
+          recentBlockhash,
+          instructions: [
+            SystemProgram.transfer({
+              fromPubkey: payer.publicKey,
+              toPubkey: recipient.publicKey,
+              lamports: 10_000_000n, // above the rent-exempt minimum, whatever the recipient holds
+            }),
+          ],
+        }).compileToV0Message(),
+      );
+    expect(
+      (await connection.simulateTransaction(unsigned(blockhash), { sigVerify: false })).value.err,
+    ).toBeNull();
+    expect((await connection.simulateTransaction(unsigned(blockhash))).value.err).toBeNull();
+    // Asked to verify what is unsigned: refused, as Agave refuses it.
+    await expect(connection.simulateTransaction(unsigned(blockhash), { sigVerify: true })).rejects.toThrow(
+      /signature/,
+    );
+    // An unknown blockhash: refused as it stands, run with the newest one when the wallet asks.
+    const stale = Keypair.generate().publicKey.toBase58();
+    expect((await connection.simulateTransaction(unsigned(stale))).value.err).toBe("BlockhashNotFound");
+    const replaced = await connection.simulateTransaction(unsigned(stale), { replaceRecentBlockhash: true });
+    expect(replaced.value.err).toBeNull();
+    // web3.js's type omits the field Agave answers with.
+    const replacement = (replaced.value as { replacementBlockhash?: { blockhash: string } })
+      .replacementBlockhash;
+    expect(replacement?.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const both = await rawRpc("simulateTransaction", [
+      Buffer.from(unsigned(blockhash).serialize()).toString("base64"),
+      { encoding: "base64", sigVerify: true, replaceRecentBlockhash: true },
+    ]);
+    expect(both.error?.code).toBe(-32602);
+    // Nothing a simulation ran was kept.
+    expect(await connection.getBalance(recipient.publicKey)).toBe(balanceBefore);
   });
 
   it("keeps balances, signatures and slots across a restart on the same root", async () => {

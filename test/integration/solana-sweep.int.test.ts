@@ -15,6 +15,7 @@ import { createSolanaGatewaySide } from "../../src/chains/solana/gateway-side.ts
 import { buildSolanaSweep, checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import { createSweepRelay } from "../../src/chains/solana/sweep-relay.ts";
 import { ChainUnavailableError } from "../../src/gateway/ports.ts";
+import { kitSigned, kitSweepInstructions } from "../support/solana-clients.ts";
 import { openPrivateSolana, type startPrivateSolana } from "../support/solana-node.ts";
 
 let node: Awaited<ReturnType<typeof startPrivateSolana>>;
@@ -31,6 +32,29 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stop?.();
+});
+
+const CHAIN_ID = 792703810;
+
+/** The executor's sweep step on the private node. */
+const sweepRelay = () =>
+  createSweepRelay({
+    chainId: CHAIN_ID,
+    rpcUrl: node.info.rpcUrl,
+    relayer,
+    signal: new AbortController().signal,
+    pollMs: 100,
+  });
+
+/** The relay of a 10 USDC sweep: 9.92 delivered, 0.08 platform fee. */
+const sweepCommand = (transaction: string) => ({
+  type: "RelaySolanaSweep" as const,
+  transaction,
+  amountIn: 10_000_000n,
+  feeAmount: 80_000n,
+  appFeeAmount: 0n,
+  deliveredAmount: 9_920_000n,
+  bridged: false,
 });
 
 const usdcOf = async (owner: PublicKey) =>
@@ -79,22 +103,8 @@ it("relays the checked sweep: exact balances, the relayer pays only the fee, a r
   expect(checkSolanaSweep(wire, expected).ok).toBe(true);
   const relayerLamports = await connection.getBalance(relayer.publicKey);
   const relayerUsdc = await usdcOf(relayer.publicKey);
-  const relay = createSweepRelay({
-    chainId: 792703810,
-    rpcUrl: node.info.rpcUrl,
-    relayer,
-    signal: new AbortController().signal,
-    pollMs: 100,
-  });
-  const command = {
-    type: "RelaySolanaSweep" as const,
-    transaction: wire,
-    amountIn: 10_000_000n,
-    feeAmount: 80_000n,
-    appFeeAmount: 0n,
-    deliveredAmount: 9_920_000n,
-    bridged: false,
-  };
+  const relay = sweepRelay();
+  const command = sweepCommand(wire);
   const submitted: string[] = [];
   const step = { key: "s/sweep", bump: false, onSubmitted: async (s: string) => void submitted.push(s) };
   const done = await relay(command, step);
@@ -116,7 +126,7 @@ it("relays the checked sweep: exact balances, the relayer pays only the fee, a r
 
 it("refuses a SOL sweep that would open an account below the rent-exempt minimum, before anything is sent; a dead RPC is unavailable, not a verdict", async () => {
   const sideChain = {
-    chainId: 792703810,
+    chainId: CHAIN_ID,
     rpcUrl: node.info.rpcUrl,
     usdcMint: mint.toBase58(),
     feePayer: relayer.publicKey.toBase58(),
@@ -152,4 +162,58 @@ it("refuses a SOL sweep that would open an account below the rent-exempt minimum
   await expect(dead.checkSweep(wire, { burner, token: NATIVE_MINT, legs })).rejects.toBeInstanceOf(
     ChainUnavailableError,
   );
+}, 60_000);
+
+// Issue 28 item 6: a client on @solana/kit compiling v0 (docs/SOLANA.md, "What the service checks ...").
+it("a kit v0 sweep is accepted by the gateway side and relayed as signed: exact balances, the relayer pays only the fee", async () => {
+  const destination = Keypair.generate().publicKey;
+  const burner = Keypair.generate();
+  await getOrCreateAssociatedTokenAccount(connection, depositor, mint, destination);
+  const burnerAta = await getOrCreateAssociatedTokenAccount(connection, depositor, mint, burner.publicKey);
+  const from = getAssociatedTokenAddressSync(mint, depositor.publicKey);
+  await transfer(connection, depositor, from, burnerAta.address, depositor, 10_000_000n);
+  const expected = {
+    burner: burner.publicKey.toBase58(),
+    token: mint.toBase58(),
+    legs: [
+      { to: destination.toBase58(), amount: 9_920_000n },
+      { to: relayer.publicKey.toBase58(), amount: 80_000n },
+    ],
+  };
+  const feePayer = relayer.publicKey.toBase58();
+  const { blockhash } = await connection.getLatestBlockhash();
+  const wire = await kitSigned(
+    0,
+    feePayer,
+    blockhash,
+    await kitSweepInstructions({ ...expected, feePayer }),
+    burner,
+  );
+  const side = createSolanaGatewaySide({
+    chainId: CHAIN_ID,
+    rpcUrl: node.info.rpcUrl,
+    usdcMint: mint.toBase58(),
+    feePayer,
+    vault: feePayer,
+    reaches: [],
+  });
+  expect(await side.checkSweep(wire, expected)).toEqual({ ok: true });
+
+  const lamports = await connection.getBalance(relayer.publicKey);
+  const relayerUsdc = await usdcOf(relayer.publicKey);
+  const relay = sweepRelay();
+  const command = sweepCommand(wire);
+  const step = { key: "s/sweep", bump: false, onSubmitted: async () => {} };
+  const done = await relay(command, step);
+  expect(await usdcOf(destination)).toBe(9_920_000n);
+  expect(await usdcOf(burner.publicKey)).toBe(0n);
+  expect(await usdcOf(relayer.publicKey)).toBe(relayerUsdc + 80_000n);
+  expect(await connection.getBalance(relayer.publicKey)).toBe(lamports - 10_000);
+  // Sent as the client compiled it: a v0 transaction on chain.
+  const mined = await connection.getTransaction(done.txHash, {
+    commitment: "confirmed",
+    maxSupportedTransactionVersion: 0,
+  });
+  expect(mined?.version).toBe(0);
+  expect((await relay(command, step)).txHash).toBe(done.txHash);
 }, 60_000);

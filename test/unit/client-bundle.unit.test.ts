@@ -109,11 +109,13 @@ describe("the client library's run-time imports", () => {
     // uniswap-v2.ts: the router ABI quoteOnChain reads (the payer's own quote); it imports only viem.
     // stealth/erc5564.ts: the scheme the recipient's scanner runs, the one the gateway derives with (pure, @noble).
     // stealth/solana-memo.ts: the Solana announcement's memo text, written by the executor, parsed by the scanner.
+    // solana/client-transaction.ts: the sweep's, refund's and setup's check by effect (web3.js, @noble).
     expect(files.filter((f) => !f.startsWith("src/client/"))).toEqual([
       "src/chains/evm/typed-data/eip712.ts",
       "src/chains/evm/typed-data/stealth-withdraw.ts",
       "src/chains/evm/uniswap-v2.ts",
       "src/chains/solana/bounce-setup.ts",
+      "src/chains/solana/client-transaction.ts",
       "src/chains/solana/refund.ts",
       "src/chains/solana/stealth-withdraw.ts",
       "src/chains/solana/sweep.ts",

@@ -225,9 +225,25 @@ export class Chain {
     });
   }
 
-  simulate(wire: Uint8Array): { err: RpcTxError | null; logs: string[]; unitsConsumed: number } {
-    const { kit } = this.decode(wire);
-    const result = this.svm.simulateTransaction(kit);
+  /**
+   * Runs a wire transaction without keeping anything. `sigVerify` false (simulateTransaction's
+   * default) runs an unsigned one; `checkBlockhash` refuses an unknown blockhash as a node does.
+   */
+  simulate(
+    wire: Uint8Array,
+    opts: { sigVerify: boolean; checkBlockhash: boolean } = { sigVerify: true, checkBlockhash: false },
+  ): { err: RpcTxError | null; logs: string[]; unitsConsumed: number } {
+    const { parsed, kit } = this.decode(wire);
+    if (opts.checkBlockhash && !this.isBlockhashValid(parsed.message.recentBlockhash))
+      return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0 };
+    // litesvm's switch is the instance's: set for this one call (synchronous), then restored.
+    this.svm.withSigverify(opts.sigVerify);
+    let result: ReturnType<LiteSVM["simulateTransaction"]>;
+    try {
+      result = this.svm.simulateTransaction(kit);
+    } finally {
+      this.svm.withSigverify(true);
+    }
     const meta = result instanceof FailedTransactionMetadata ? result.meta() : result.meta();
     return {
       err: result instanceof FailedTransactionMetadata ? rpcTxError(result) : null,

@@ -133,7 +133,15 @@ export function methods(chain: Chain, faucet: Keypair): Record<string, Method> {
       const cfg = config(c);
       const raw = str(wire, "transaction");
       const bytes = cfg.encoding === "base64" ? Buffer.from(raw, "base64") : Buffer.from(b58Encode(raw));
-      const sim = chain.simulate(bytes);
+      // Agave's defaults: signatures not checked (a wallet simulates before asking for them), the
+      // message's blockhash kept unless replaceRecentBlockhash; the two options exclude each other.
+      const sigVerify = cfg.sigVerify === true;
+      const replace = cfg.replaceRecentBlockhash === true;
+      if (sigVerify && replace)
+        throw new RpcError(INVALID_PARAMS, "sigVerify may not be used with replaceRecentBlockhash");
+      const at = replace ? chain.blockhashAt(cfg.commitment) : null;
+      const latest = at && { blockhash: at.blockhash, lastValidBlockHeight: at.slot + 150 };
+      const sim = chain.simulate(bytes, { sigVerify, checkBlockhash: !replace });
       return {
         ...ctx(cfg.commitment),
         value: {
@@ -141,7 +149,7 @@ export function methods(chain: Chain, faucet: Keypair): Record<string, Method> {
           accounts: null,
           returnData: null,
           innerInstructions: null,
-          replacementBlockhash: null,
+          replacementBlockhash: latest,
         },
       };
     },

@@ -1,9 +1,10 @@
-// The wire forms of accounts, transactions and blocks, as Agave's RPC answers them in the `json` and
-// `base64` encodings (`jsonParsed` is not served: clients of this node read raw data).
+// The wire forms of accounts, transactions and blocks, as Agave's RPC answers them in the `json`,
+// `base64` and `jsonParsed` encodings (parsed.ts).
 import { getBase58Decoder } from "@solana/kit";
 import { VersionedTransaction } from "@solana/web3.js";
 import type { Block, Chain, TxRecord } from "./chain.ts";
 import { INVALID_PARAMS, RpcError } from "./errors.ts";
+import { parsedAccountData, parsedMessage } from "./parsed.ts";
 
 const b58 = getBase58Decoder();
 export const bs58 = (bytes: Uint8Array) => b58.decode(bytes);
@@ -12,13 +13,18 @@ type Config = { encoding?: string; [key: string]: unknown };
 export function accountJson(chain: Chain, address: string, encoding = "base64") {
   const account = chain.account(address);
   if (!account) return null;
-  if (encoding !== "base64")
+  if (encoding !== "base64" && encoding !== "jsonParsed")
     throw new RpcError(
       INVALID_PARAMS,
       `Invalid params: encoding ${encoding} is not served by the local node`,
     );
+  const parsed =
+    encoding === "jsonParsed"
+      ? parsedAccountData(chain.svm, address, account.programAddress, account.data)
+      : null;
   return {
-    data: [Buffer.from(account.data).toString("base64"), "base64"],
+    // jsonParsed falls back to base64 for an account no parser knows, as Agave does.
+    data: parsed ?? [Buffer.from(account.data).toString("base64"), "base64"],
     executable: account.executable,
     lamports: Number(account.lamports),
     owner: account.programAddress,
@@ -29,13 +35,16 @@ export function accountJson(chain: Chain, address: string, encoding = "base64") 
 
 export function txJson(tx: TxRecord, encoding: string | undefined, withVersion: boolean) {
   const wire = Buffer.from(tx.wire, "base64");
-  if (encoding !== undefined && encoding !== "json" && encoding !== "base64")
+  if (encoding !== undefined && encoding !== "json" && encoding !== "base64" && encoding !== "jsonParsed")
     throw new RpcError(
       INVALID_PARAMS,
       `Invalid params: encoding ${encoding} is not served by the local node`,
     );
   let transaction: unknown = [tx.wire, "base64"];
-  if (encoding === undefined || encoding === "json") {
+  if (encoding === "jsonParsed") {
+    const { message, signatures } = VersionedTransaction.deserialize(wire);
+    transaction = { signatures: signatures.map((sig) => bs58(sig)), message: parsedMessage(message) };
+  } else if (encoding === undefined || encoding === "json") {
     const { message, signatures } = VersionedTransaction.deserialize(wire);
     const keys = message.staticAccountKeys.map((k) => k.toBase58());
     transaction = {

@@ -11,13 +11,15 @@ import {
   type Finality,
   type Keypair,
   PublicKey,
-  Transaction,
+  type Transaction,
   type TransactionSignature,
+  type VersionedTransaction,
 } from "@solana/web3.js";
 import type { RelaySolanaRefundCommand, SolanaBounceCommand, SolanaBounceSetupCommand } from "../adapter.ts";
 import { StepRefused } from "../execution-errors.ts";
 import { buildBounce, planBounce } from "./bounce.ts";
 import { burnerTokenAccount, checkBounceSetup } from "./bounce-setup.ts";
+import { readClientTransaction } from "./client-transaction.ts";
 import { relayerSpend } from "./relayer-spend.ts";
 import { tokenAccountOrNull } from "./token-accounts.ts";
 
@@ -61,7 +63,7 @@ export function createSolanaBouncer(deps: {
     return { txHash: signature, blockNumber: BigInt(tx.slot), gas: relayerSpend(tx.meta) };
   }
 
-  async function sendAndConfirm(tx: Transaction): Promise<Landed> {
+  async function sendAndConfirm(tx: Transaction | VersionedTransaction): Promise<Landed> {
     const signature = await connection.sendRawTransaction(tx.serialize());
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS;
     while (Date.now() < deadline) {
@@ -84,7 +86,7 @@ export function createSolanaBouncer(deps: {
       });
       if (!checked.ok) throw new StepRefused(`bounce setup refused: ${checked.reason}`, null);
       const tx = checked.transaction;
-      tx.partialSign(relayer);
+      tx.sign([relayer]);
       // The same signed bytes every try: landed before a crash, it is found and not sent again.
       const already = await landed(signatureOf(tx));
       try {
@@ -100,25 +102,23 @@ export function createSolanaBouncer(deps: {
     },
 
     async relayRefund(command) {
-      let tx: Transaction;
-      try {
-        tx = Transaction.from(Buffer.from(command.transaction, "base64"));
-      } catch {
-        throw new StepRefused("the refund is not a serialized Solana transaction", null);
-      }
+      // The bytes the gateway checked, legacy or v0: signed as they are, so what lands is what was checked.
+      const read = readClientTransaction(command.transaction);
+      if (!read.ok) throw new StepRefused(`the refund is refused: ${read.reason}`, null);
       // The gateway checked every instruction; the relayer signs only as the fee payer of a
-      // transaction the burner alone signed besides it, and never as an instruction's account signer.
+      // transaction the burner alone signed besides it, and never as an instruction's account.
       const burner = new PublicKey(command.burner);
-      const message = tx.compileMessage();
-      const signers = message.accountKeys.slice(0, message.header.numRequiredSignatures);
+      const { message } = read.read.transaction;
+      const signers = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures);
       const feePayerOnly =
-        tx.feePayer?.equals(relayer.publicKey) === true &&
+        read.read.feePayer.equals(relayer.publicKey) &&
         signers.length === 2 &&
         signers[1]?.equals(burner) === true &&
-        tx.instructions.every((ix) => ix.keys.every((k) => !k.pubkey.equals(relayer.publicKey)));
+        read.read.instructions.every((ix) => ix.keys.every((k) => !k.pubkey.equals(relayer.publicKey)));
       if (!feePayerOnly)
         throw new StepRefused("the refund must be the burner's, the relayer only its fee payer", null);
-      tx.partialSign(relayer);
+      const tx = read.read.transaction;
+      tx.sign([relayer]);
       // The same signed bytes every try: landed before a crash, it is found and not sent again.
       const already = await landed(signatureOf(tx));
       return already ?? sendAndConfirm(tx);
@@ -195,8 +195,9 @@ export function createSolanaBouncer(deps: {
 const base58 = getBase58Decoder();
 
 /** A signed transaction's id on chain: its first (the fee payer's) signature in base58. */
-function signatureOf(tx: Transaction): TransactionSignature {
-  if (!tx.signature) throw new Error("the transaction is not signed");
+function signatureOf(tx: VersionedTransaction): TransactionSignature {
+  const first = tx.signatures[0];
+  if (first === undefined || first.every((b) => b === 0)) throw new Error("the transaction is not signed");
   // kit's "decoder" turns bytes into their base58 string.
-  return base58.decode(tx.signature);
+  return base58.decode(first);
 }

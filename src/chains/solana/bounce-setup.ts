@@ -1,18 +1,19 @@
 // What a Solana burner signs so the service can bounce its USDC later (docs/SOLANA.md, "The bounce").
-// Shared by the payer's client, which builds and signs it, and the service, which
-// rebuilds it from what it expects and relays it only when the two messages are the same bytes.
-// Imports only web3.js and spl-token: the client library runs in browsers.
+// Shared by the payer's client, which builds and signs it, and the service, which rebuilds it from
+// what it expects and relays it only when the client's transaction does the same (whatever client
+// compiled it). Imports only web3.js, spl-token and noble: the client library runs in browsers.
 import {
   AuthorityType,
   createApproveInstruction,
   createSetAuthorityInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
-import { PublicKey, Transaction, TransactionInstruction } from "@solana/web3.js";
+import { PublicKey, Transaction, TransactionInstruction, type VersionedTransaction } from "@solana/web3.js";
 // web3.js takes Buffers: the bare name is Node's own module in Node and, in a browser bundle, the
 // polyfill web3.js itself depends on.
 // biome-ignore lint/style/useNodejsImportProtocol: "node:buffer" would not resolve in a browser bundle
 import { Buffer } from "buffer";
+import { effectDiffers, readClientTransaction, validSignature } from "./client-transaction.ts";
 
 /** SPL Memo v2: fails the transaction unless every account it is given signed it. */
 export const MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
@@ -81,27 +82,24 @@ export function buildBounceSetup(p: BounceSetupParams): Transaction {
 }
 
 export type BounceSetupCheck =
-  | { ok: true; refundTo: string; transaction: Transaction }
+  | { ok: true; refundTo: string; transaction: VersionedTransaction }
   | { ok: false; reason: string };
 
 /**
- * The service's check of a setup transaction a client sent (base64 wire form, signed by the burner):
- * it must be exactly the transaction `buildBounceSetup` makes for this session, burner, relayer and
- * mint and the refund address its memo names (the same message bytes: every instruction, account,
- * flag and the fee payer), carry a valid burner signature, and pay no one else. The relayer's own
- * signature is added by the caller when it relays.
+ * The service's check of a setup transaction a client sent (base64 wire form, legacy or v0, signed by
+ * the burner): it must do exactly what the transaction `buildBounceSetup` makes for this session,
+ * burner, relayer and mint and the refund address its memo names does (src/chains/solana/
+ * client-transaction.ts: every instruction, account, flag and the fee payer; the accounts in any
+ * order), carry a valid burner signature, and pay no one else. The relayer's own signature is added
+ * by the caller when it relays the bytes checked here.
  */
 export function checkBounceSetup(
   wire: string,
   expected: { sessionId: string; burner: PublicKey; relayer: PublicKey; mint: PublicKey },
 ): BounceSetupCheck {
-  let tx: Transaction;
-  try {
-    tx = Transaction.from(Buffer.from(wire, "base64"));
-  } catch {
-    return { ok: false, reason: "not a serialized Solana transaction" };
-  }
-  const first = tx.instructions[0];
+  const read = readClientTransaction(wire);
+  if (!read.ok) return read;
+  const first = read.read.instructions[0];
   if (first === undefined || !first.programId.equals(MEMO_PROGRAM_ID))
     return { ok: false, reason: "the first instruction must be the refund statement memo" };
   const statement = parseBounceStatement(first.data.toString("utf8"));
@@ -117,12 +115,11 @@ export function checkBounceSetup(
     return { ok: false, reason: "the refund address must be a wallet (an ed25519 public key)" };
   if (refundTo.equals(expected.burner) || refundTo.equals(expected.relayer))
     return { ok: false, reason: "the refund address must not be the burner or the relayer" };
-  if (tx.recentBlockhash === undefined) return { ok: false, reason: "the transaction has no blockhash" };
-  const want = buildBounceSetup({ ...expected, refundTo, blockhash: tx.recentBlockhash });
-  if (!tx.serializeMessage().equals(want.serializeMessage()))
-    return { ok: false, reason: "the transaction is not the bounce setup for this session" };
-  const burnerSig = tx.signatures.find((s) => s.publicKey.equals(expected.burner));
-  if (burnerSig?.signature == null || !tx.verifySignatures(false))
+  const want = buildBounceSetup({ ...expected, refundTo, blockhash: read.read.blockhash });
+  const differs = effectDiffers(read.read, want);
+  if (differs !== null)
+    return { ok: false, reason: `the transaction is not the bounce setup for this session: ${differs}` };
+  if (validSignature(read.read.transaction, expected.burner) === null)
     return { ok: false, reason: "the burner's signature is missing or invalid" };
-  return { ok: true, refundTo: refundTo.toBase58(), transaction: tx };
+  return { ok: true, refundTo: refundTo.toBase58(), transaction: read.read.transaction };
 }

@@ -1,10 +1,11 @@
 import { createPublicKey, verify } from "node:crypto";
 import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Connection, PublicKey, Transaction } from "@solana/web3.js";
+import { Connection, PublicKey } from "@solana/web3.js";
 import { ChainUnavailableError } from "../../gateway/ports.ts";
 import type { SolanaGatewaySide } from "../solana-side.ts";
 import { checkBounceSetup } from "./bounce-setup.ts";
+import { readClientTransaction, validSignature } from "./client-transaction.ts";
 import { parseSolanaAddress } from "./config.ts";
 import { checkSolanaRefund } from "./refund.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "./sweep.ts";
@@ -45,7 +46,7 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
   const checkSweep: SolanaGatewaySide["checkSweep"] = async (transaction, expected) => {
     const checked = checkSolanaSweep(transaction, { ...expected, feePayer: chain.feePayer });
     if (!checked.ok) return checked;
-    const blockhash = checked.transaction.recentBlockhash ?? "";
+    const blockhash = checked.transaction.message.recentBlockhash;
     if (!(await read(() => connection.isBlockhashValid(blockhash, { commitment: "confirmed" }))).value)
       return {
         ok: false,
@@ -151,12 +152,8 @@ export function verifyEd25519(signer: string, message: Uint8Array, signature: st
 }
 
 function burnerSignature(wire: string, burner: string): string | null {
-  try {
-    const tx = Transaction.from(Buffer.from(wire, "base64"));
-    const key = new PublicKey(burner);
-    const signed = tx.signatures.find((s) => s.publicKey.equals(key))?.signature;
-    return signed ? base58Text.decode(signed) : null;
-  } catch {
-    return null;
-  }
+  const read = readClientTransaction(wire);
+  if (!read.ok) return null;
+  const signed = validSignature(read.read.transaction, new PublicKey(burner));
+  return signed === null ? null : base58Text.decode(signed);
 }

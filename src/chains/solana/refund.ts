@@ -1,7 +1,7 @@
 // The payer's refund of a Solana burner (docs/SOLANA.md, "The payer's refund"): the burner's whole
 // balance of one asset to a wallet of the payer's choosing, the relayer paying the fee. It is a sweep
 // with one leg, so it is built and checked by the sweep's own code: the service rebuilds it from the
-// balance it reads and compares the message bytes. Imports only web3.js and spl-token (browsers).
+// balance it reads and compares what the two do. Imports only web3.js, spl-token and noble (browsers).
 import type { Transaction } from "@solana/web3.js";
 import { buildSolanaSweep, checkSolanaSweep, type SweepCheck } from "./sweep.ts";
 
@@ -25,9 +25,9 @@ export const buildSolanaRefund = (p: SolanaRefundParams): Transaction =>
   buildSolanaSweep({ ...p, legs: [{ to: p.to, amount: p.amount }] });
 
 /**
- * The service's check of a refund the payer's client sent (base64, burner-signed): exactly the
- * transaction buildSolanaRefund makes for these parameters and its own blockhash, with a valid
- * burner signature. Anything else (another amount, recipient, fee payer, an extra instruction) fails.
+ * The service's check of a refund the payer's client sent (base64, legacy or v0, burner-signed): it
+ * does exactly what the transaction buildSolanaRefund makes for these parameters does (the sweep's
+ * check), with a valid burner signature. Anything else (another amount, recipient, fee payer, an extra instruction) fails.
  */
 export function checkSolanaRefund(wire: string, expected: Omit<SolanaRefundParams, "blockhash">): SweepCheck {
   const checked = checkSolanaSweep(wire, {

@@ -1,7 +1,8 @@
 import { getBase58Decoder } from "@solana/kit";
-import { Connection, type Keypair, Transaction } from "@solana/web3.js";
+import { Connection, type Keypair } from "@solana/web3.js";
 import type { RelaySolanaSweepCommand, SolanaMined, StepTry } from "../adapter.ts";
 import { StepRefused, StepReverted, UpstreamUnavailable } from "../execution-errors.ts";
+import { fullySigned, readClientTransaction } from "./client-transaction.ts";
 import { relayerSpend } from "./relayer-spend.ts";
 import { solanaRpcCall } from "./rpc-call.ts";
 
@@ -42,12 +43,15 @@ export function createSweepRelay(deps: SweepRelayDeps) {
     command: RelaySolanaSweepCommand,
     step: StepTry,
   ): Promise<SolanaMined> {
-    const tx = Transaction.from(Buffer.from(command.transaction, "base64"));
-    if (!tx.feePayer?.equals(deps.relayer.publicKey))
+    // The bytes the gateway checked, legacy or v0: signed as they are, so what lands is what was checked.
+    const read = readClientTransaction(command.transaction);
+    if (!read.ok) throw new StepRefused(`the sweep is refused: ${read.reason}`, null);
+    const tx = read.read.transaction;
+    if (!read.read.feePayer.equals(deps.relayer.publicKey))
       throw new StepRefused("the sweep's fee payer is not this chain's relayer", null);
-    tx.partialSign(deps.relayer);
-    if (!tx.verifySignatures(true)) throw new StepRefused("the sweep's signatures do not verify", null);
-    const signature = signatureText.decode(tx.signature as Uint8Array);
+    tx.sign([deps.relayer]);
+    if (!fullySigned(tx)) throw new StepRefused("the sweep's signatures do not verify", null);
+    const signature = signatureText.decode(tx.signatures[0] as Uint8Array);
     if ((await status(signature)) === null) {
       try {
         await connection.sendRawTransaction(tx.serialize(), { preflightCommitment: "confirmed" });
@@ -80,7 +84,7 @@ export function createSweepRelay(deps: SweepRelayDeps) {
       if (s?.confirmationStatus === "finalized") break;
       if (
         s === null &&
-        !(await rpc("isBlockhashValid", () => connection.isBlockhashValid(tx.recentBlockhash ?? ""))).value
+        !(await rpc("isBlockhashValid", () => connection.isBlockhashValid(read.read.blockhash))).value
       )
         // Not landed and can no longer land: nothing was spent; the payer signs a new sweep.
         throw new StepRefused(

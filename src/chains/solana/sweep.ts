@@ -1,15 +1,14 @@
 // The sweep a Solana burner signs after detection (docs/SOLANA.md, "The sweep"). Shared by the payer's
 // client, which builds and signs it, and the service, which rebuilds it from what the session owes and
-// co-signs it as fee payer only when the two messages are the same bytes. Imports only web3.js and
-// spl-token: the client library runs in browsers.
+// co-signs it as fee payer only when the client's transaction does the same (whatever client compiled
+// it). Imports only web3.js, spl-token and noble: the client library runs in browsers.
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
-import { PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
-// biome-ignore lint/style/useNodejsImportProtocol: "node:buffer" would not resolve in a browser bundle
-import { Buffer } from "buffer";
+import { PublicKey, SystemProgram, Transaction, type VersionedTransaction } from "@solana/web3.js";
+import { effectDiffers, readClientTransaction, validSignature } from "./client-transaction.ts";
 
 /** How the native coin is named where a token is expected (the wrapped-SOL mint, as Jupiter spells it). */
 export const NATIVE_MINT = "So11111111111111111111111111111111111111112";
@@ -87,43 +86,27 @@ export function buildSolanaSweep(p: SweepParams): Transaction {
   return tx;
 }
 
-export type SweepCheck = { ok: true; transaction: Transaction } | { ok: false; reason: string };
-
-/** Solana's packet limit: a transaction's wire form is never longer. */
-const MAX_TRANSACTION_BYTES = 1232;
+export type SweepCheck = { ok: true; transaction: VersionedTransaction } | { ok: false; reason: string };
 
 /**
- * The service's check of a sweep the payer's client sent (base64 wire form, signed by the burner): it
- * must be exactly the transaction buildSolanaSweep makes for these parameters and its own blockhash
- * (the same message bytes: every program id, account, flag, amount and the fee payer), and carry a
- * valid burner signature. The fee payer's signature is added by the executor when it relays.
+ * The service's check of a sweep the payer's client sent (base64 wire form, legacy or v0, signed by
+ * the burner): it must do exactly what the transaction buildSolanaSweep makes for these parameters
+ * does (src/chains/solana/client-transaction.ts: the fee payer, every account with its signer and
+ * writable flags, every instruction with its program, accounts, amount and data; the accounts in any
+ * order), and carry a valid burner signature. The fee payer's signature is added by the executor
+ * when it relays the bytes checked here.
  */
 export function checkSolanaSweep(wire: string, expected: Omit<SweepParams, "blockhash">): SweepCheck {
-  const bytes = Buffer.from(wire, "base64");
-  if (bytes.length === 0 || bytes.length > MAX_TRANSACTION_BYTES || bytes.toString("base64") !== wire)
-    return { ok: false, reason: "not a base64 Solana transaction" };
-  let tx: Transaction;
-  try {
-    tx = Transaction.from(bytes);
-  } catch {
-    return { ok: false, reason: "not a serialized Solana transaction (legacy message)" };
-  }
-  if (tx.recentBlockhash === undefined) return { ok: false, reason: "the transaction has no blockhash" };
-  const want = buildSolanaSweep({ ...expected, blockhash: tx.recentBlockhash });
-  let message: Buffer;
-  try {
-    message = tx.serializeMessage();
-  } catch {
-    return { ok: false, reason: "the transaction's message cannot be serialized" };
-  }
-  if (!message.equals(want.serializeMessage()))
+  const read = readClientTransaction(wire);
+  if (!read.ok) return read;
+  const want = buildSolanaSweep({ ...expected, blockhash: read.read.blockhash });
+  const differs = effectDiffers(read.read, want);
+  if (differs !== null)
     return {
       ok: false,
-      reason: "the transaction is not the sweep this session owes (destination, amounts, fees, fee payer)",
+      reason: `the transaction is not the sweep this session owes (destination, amounts, fees, fee payer): ${differs}`,
     };
-  const burner = new PublicKey(expected.burner);
-  const signed = tx.signatures.find((s) => s.publicKey.equals(burner));
-  if (signed?.signature == null || !tx.verifySignatures(false))
+  if (validSignature(read.read.transaction, new PublicKey(expected.burner)) === null)
     return { ok: false, reason: "the burner's signature is missing or invalid" };
-  return { ok: true, transaction: tx };
+  return { ok: true, transaction: read.read.transaction };
 }
