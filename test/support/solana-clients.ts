@@ -17,9 +17,9 @@ import {
   getU64Encoder,
   getUtf8Encoder,
   type Instruction,
-  type ReadonlyUint8Array,
   partiallySignTransaction,
   pipe,
+  type ReadonlyUint8Array,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
 } from "@solana/kit";
