@@ -58,9 +58,9 @@ const families: { family: string; kit: () => StrangerKit; defects: readonly Defe
   {
     family: "EVM",
     kit: () => evmStranger(svc, A, B, OPERATOR_SECRET),
-    // The standing refund's bounce (at expiry, and of a late deposit) is sent without the refund
-    // route's gas-priced dust floor: 0.01 USDC is bounced for ~73,000 gas while a 0.05 USDC refund is dust.
-    defects: ["dustWithConsent", "lateDust"],
+    // The standing refund's bounce (at expiry, and of a late deposit) passes the one dust rule
+    // (automaticRefusal): 0.01 USDC is kept, not bounced for ~73,000 gas.
+    defects: [],
   },
   {
     family: "Solana",
