@@ -116,7 +116,7 @@ export function dustRefusal(
   if (transfer.amount > floor) return null;
   return reject(
     "refund_below_dust",
-    `moving ${transfer.amount} is dust: it must move more than ${floor} (what the relayer's transaction costs)`,
+    `a refund of ${transfer.amount} is dust: it must move more than ${floor} (what the relayer's transaction costs)`,
   );
 }
 

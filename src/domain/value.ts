@@ -194,9 +194,13 @@ export function deliveryBelowFloor(
     dest.settlementToken === null ? 0n : dustFloorOf([dest], dest.chainId, dest.settlementToken, action);
   const floor = cost > dest.minDelivery ? cost : dest.minDelivery;
   if (arriving >= floor) return null;
+  const below =
+    arriving < dest.minDelivery
+      ? `below its minimum of ${dest.minDelivery}`
+      : `below what the relayer's transaction there costs, ${cost}`;
   return reject(
     "delivery_below_minimum",
-    `the delivery would be ${arriving} base units on chain ${dest.chainId}, below its minimum of ${floor}: refund it instead`,
+    `the delivery would be ${arriving} base units on chain ${dest.chainId}, ${below}: refund it instead`,
   );
 }
 
