@@ -194,7 +194,7 @@ export function evmStranger(svc: TestService, A: Ctx, B: Ctx, operatorSecret: st
             "0.05 USDC to chain B",
             () => api(`/sessions/${h.id}/commit`, commitBody(h, signed)),
             409,
-            /below its minimum of \d+: refund it instead/,
+            /below its minimum of 100000: refund it instead/,
           ),
         ],
         async check() {

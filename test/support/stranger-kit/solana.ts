@@ -214,7 +214,7 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
             "0.05 USDC to an EVM address",
             () => commit(p, usdc(0.05)),
             409,
-            /below its minimum of \d+: refund it instead/,
+            /below its minimum of 100000: refund it instead/,
           ),
         ],
         async check() {
@@ -347,7 +347,7 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
             "a 0.01 USDC deposit (at the floor)",
             () => refund(s.dust, wallet),
             409,
-            /moving 10000 is dust/,
+            /a refund of 10000 is dust/,
           ),
           refusal(
             "a 0.006 USDC one (below the minimum)",
@@ -364,7 +364,7 @@ export function solanaStranger(svc: TestService, dst: Ctx): StrangerKit {
     },
 
     dustWithConsent() {
-      // The refund rulebook calls 0.01 USDC dust ("moving 10000 is dust"): neither the setup's
+      // The refund rulebook calls 0.01 USDC dust ("a refund of 10000 is dust"): neither the setup's
       // relay nor a bounce may be paid for it.
       const p = s.dustBounce;
       return {
