@@ -1,6 +1,12 @@
 import type { DecisionBuilder } from "./decision.ts";
 import { isFinal } from "./finality.ts";
-import { automaticRefusal, budgetRefusal, type SessionPolicy } from "./relayer-work.ts";
+import {
+  automaticRefusal,
+  budgetRefusal,
+  dustRefusal,
+  type SessionPolicy,
+  unmovedAmount,
+} from "./relayer-work.ts";
 import { type ChainAddress, type Session, sameId } from "./types.ts";
 
 /**
@@ -26,9 +32,23 @@ export const MAX_BOUNCES = 3;
 /** The command id of the setup's relay: one per session, since a session takes one setup. */
 export const bounceSetupCommandId = (sessionId: string): string => `${sessionId}:bounce-setup`;
 
-/** Whether the session holds an accepted USDC deposit on its chain: what the setup approves is there. */
-export const holdsBounceable = (s: Session): boolean =>
-  s.deposits.some((t) => t.chainId === s.originChainId && t.token !== NATIVE_MINT);
+/**
+ * Whether the session holds accepted USDC on its chain worth bouncing: what the setup approves is
+ * there, and more of it than the bounce would cost the relayer (the one dust rule). A deposit at the
+ * accepted minimum is the payer's to refund, not the relayer's to set up and bounce.
+ */
+export const holdsBounceable = (s: Session, policy: SessionPolicy): boolean =>
+  s.deposits.some(
+    (t) =>
+      t.chainId === s.originChainId &&
+      t.token !== NATIVE_MINT &&
+      dustRefusal(policy, {
+        chainId: t.chainId,
+        token: t.token,
+        amount: unmovedAmount(s, [], t),
+        action: "bounce",
+      }) === null,
+  );
 
 /**
  * Asks the executor to relay the burner's bounce setup, once: when the setup and an accepted USDC
@@ -44,7 +64,8 @@ export function relayBounceSetup(
   policy: SessionPolicy,
 ): void {
   if (after.bounceSetup === null || after.burner === null || after.originChainId === null) return;
-  if (!holdsBounceable(after) || (before.bounceSetup !== null && holdsBounceable(before))) return;
+  if (!holdsBounceable(after, policy) || (before.bounceSetup !== null && holdsBounceable(before, policy)))
+    return;
   if (budgetRefusal(after, policy, [{ chainId: after.originChainId, action: "bounce_setup" }]) !== null)
     return;
   b.send({

@@ -251,8 +251,8 @@ function decideTransfer(
   const merchantDetected = state.status === "pending" && state.merchantId !== null;
   const late =
     !known && (state.status === "expired" || state.status === "failed" || state.status === "bounced");
-  // The first accepted USDC deposit is what lets a stored bounce setup be relayed.
-  const setupDue = state.bounceSetup !== null && !holdsBounceable(state);
+  // Accepted USDC worth bouncing is what lets a stored bounce setup be relayed.
+  const setupDue = state.bounceSetup !== null && !holdsBounceable(state, policy);
   if (!merchantDetected && !late && !setupDue) return b.decision();
   const after = evolve(state, b.events[0] as never) as Session;
   relayBounceSetup(state, after, b, policy);

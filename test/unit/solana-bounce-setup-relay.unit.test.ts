@@ -14,6 +14,7 @@ import {
   type Transfer,
 } from "../../src/domain/index.ts";
 import { given } from "../support/given-when-then.ts";
+import { TEST_SOLANA_USDC, testDecide } from "../support/money.ts";
 
 // Nothing relayer-paid before value exists (issue 27, item 3; docs/SOLANA.md, "When the setup is
 // relayed"): a Solana burner's bounce setup is recorded at registration but relayed only once the
@@ -194,5 +195,29 @@ describe("a bounce setup the same burner adds after detection", () => {
     given(...expired)
       .when(register(true, BURNER, 601))
       .thenRejects("wrong_status");
+  });
+});
+
+describe("a bounce setup under the chain's money facts (the one dust rule)", () => {
+  // The facts of the test Solana chain: a bounce there costs more than 0.01 USDC moves.
+  const at = (n: number, amount: bigint) => ({ ...transfer(n, amount), token: TEST_SOLANA_USDC });
+  const work = (history: SessionEvent[], command: SessionCommand) => {
+    const decision = testDecide(command, history.reduce<SessionState>(evolve, null));
+    if (!decision.ok) throw new Error(`rejected: ${decision.rejection.code}`);
+    return {
+      events: decision.events,
+      sent: decision.outbox.flatMap((m) => (m.type === "Executor" ? [m.data.work.type] : [])),
+    };
+  };
+  const registered = journal(create, register(true));
+
+  it("is not relayed for a deposit at the accepted minimum, worth less than its bounce", () => {
+    expect(work(registered, record(at(1, 10_000n), 5)).sent).toEqual([]);
+  });
+
+  it("is relayed once the USDC held is worth bouncing, by a later deposit", () => {
+    const first = work(registered, record(at(1, 10_000n), 5));
+    const held = [...registered, ...first.events];
+    expect(work(held, record(at(2, 25_000_000n), 6)).sent).toEqual(["SolanaBounceSetup"]);
   });
 });
