@@ -47,3 +47,20 @@ export function parseChainList(
 /** The EVM entries, for what only EVM chains have (EIP-7702 burner authorizations). */
 export const evmChainsOf = (chains: readonly ChainConfig[]): EvmChainConfig[] =>
   chains.filter((c) => c.family === "evm");
+
+/**
+ * What a merchant checkout needs of the configured chains, answered here so the checkout asks no
+ * chain its family: the chains a checkout created without one is paid on (those whose burner is an
+ * EVM address, one address on all of them), and which stealth scheme receives on a chain (Flow D).
+ */
+export interface CheckoutChains {
+  burnerChainIds: readonly number[];
+  stealthFamilyOf(chainId: number): ChainFamily | undefined;
+}
+
+export function checkoutChainsOf(chains: readonly ChainConfig[]): CheckoutChains {
+  return {
+    burnerChainIds: evmChainsOf(chains).map((c) => c.chainId),
+    stealthFamilyOf: (chainId) => chains.find((c) => c.chainId === chainId)?.family,
+  };
+}

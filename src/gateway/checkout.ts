@@ -1,17 +1,13 @@
 import { createHash } from "node:crypto";
 import type { PaymentSessionCreated, PaymentSessionObject } from "../api/payment-sessions.ts";
+import type { CheckoutChains } from "../chains/config.ts";
 import type { CreateSession } from "../domain/commands.ts";
 import { setupMissing } from "../domain/merchant/readiness.ts";
 import type { AppFee, DestinationPin, StealthMeta } from "../domain/merchant/types.ts";
 import type { StealthDestination } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 import type { SessionReadModel } from "../projections/read-model.ts";
-import {
-  deriveStealthDestinations,
-  type SolanaStealthDerive,
-  type StealthFamily,
-  stealthPins,
-} from "../stealth/flow-d.ts";
+import { deriveStealthDestinations, type SolanaStealthDerive, stealthPins } from "../stealth/flow-d.ts";
 import type { IdempotencyClaim, IdempotencyKeys } from "../store/idempotency-keys.ts";
 import type { CheckoutResource } from "./auth.ts";
 import { gatewayError, replyError } from "./errors.ts";
@@ -57,8 +53,8 @@ export interface CheckoutDeps {
     appFee(merchantId: string): Promise<AppFee>;
     stealthMeta(merchantId: string): Promise<StealthMeta | null>;
   };
-  /** The configured chains, for Flow D: which an EVM checkout is paid on, and each one's family. */
-  chains: ReadonlyArray<{ chainId: number; family: StealthFamily }>;
+  /** Which chains a checkout without a chain is paid on, and which stealth scheme receives where (Flow D). */
+  chains: CheckoutChains;
   /** The Solana stealth scheme's sender side, when one is configured. */
   solanaStealth?: SolanaStealthDerive | undefined;
   /** Where a Flow D session's derived addresses are recorded (the withdrawals relay only for them). */
@@ -111,11 +107,8 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
         deps.settings.appFee(merchantId),
         stealth ? deps.settings.stealthMeta(merchantId) : null,
       ]);
-      // The chains this checkout can be paid on: its Solana chain, or the EVM ones.
-      const payableChainIds =
-        solanaChainId === undefined
-          ? deps.chains.filter((c) => c.family === "evm").map((c) => c.chainId)
-          : [solanaChainId];
+      // The chains this checkout can be paid on: its Solana chain, or every chain its burner serves.
+      const payableChainIds = solanaChainId === undefined ? deps.chains.burnerChainIds : [solanaChainId];
       // A Flow D session is paid at a derived address on its own chain: it needs no pin.
       if (!stealth) {
         const pinnedChainIds = merchantPins.map((p) => p.sourceChainId);
@@ -127,8 +120,7 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
       if (stealth) {
         if (meta === null) throw gatewayError("stealth_meta_missing");
         stealthDestinations = deriveStealthDestinations(meta, deps.solanaStealth);
-        const familyOf = (id: number) => deps.chains.find((c) => c.chainId === id)?.family;
-        pins = stealthPins(merchantPins, payableChainIds, familyOf, stealthDestinations);
+        pins = stealthPins(merchantPins, payableChainIds, deps.chains.stealthFamilyOf, stealthDestinations);
         if (!deps.stealthRegistry) throw new Error("Flow D needs the stealth address registry");
         // Recorded before the session exists: a withdrawal then finds it once it is paid.
         await deps.stealthRegistry.record(ids.sessionId, stealthDestinations);

@@ -57,7 +57,7 @@ describe("POST /v1/payment_sessions before the merchant is set up", () => {
           sessions: createCheckoutSessions({
             commands: service.commands,
             settings,
-            chains: [{ chainId: CHAIN_ID, family: "evm" }],
+            chains: { burnerChainIds: [CHAIN_ID], stealthFamilyOf: () => "evm" },
             mode: "test",
             ttlSeconds: 600,
             newId: () => crypto.randomUUID(),

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { checkoutChainsOf } from "../../chains/config.ts";
 import { solanaStealthDerive } from "../../chains/solana-side.ts";
 import { merchantEntity } from "../../entities/merchant.ts";
 import {
@@ -95,7 +96,7 @@ export function merchantGatewayDeps(
         settings: admin,
         idempotency: idempotencyKeys(shared.cassandra),
         mode: keyMode,
-        chains: (shared.config.chains ?? []).map((c) => ({ chainId: c.chainId, family: c.family })),
+        chains: checkoutChainsOf(shared.config.chains ?? []),
         // A Solana address is derived only where a Solana checkout can pay it.
         solanaStealth: solanaStealthDerive(shared.config.chains ?? []),
         stealthRegistry,
