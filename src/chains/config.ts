@@ -44,9 +44,14 @@ export function parseChainList(
   return { ok: true, chains: parsed.data };
 }
 
-/** The EVM entries, for what only EVM chains have (EIP-7702 burner authorizations). */
+/** The EVM entries, for what only EVM chains have (EIP-7702 burner authorizations, EVM vendors). */
 export const evmChainsOf = (chains: readonly ChainConfig[]): EvmChainConfig[] =>
   chains.filter((c) => c.family === "evm");
+
+/** The Solana entry (docs/SOLANA.md: at most one), for what only Solana has (its vendors). */
+export const solanaChainOf = (chains: readonly ChainConfig[]): SolanaChainEntry | undefined =>
+  chains.find((c): c is SolanaChainEntry => c.family === "solana");
+type SolanaChainEntry = Extract<ChainConfig, { family: "solana" }>;
 
 /**
  * What a merchant checkout needs of the configured chains, answered here so the checkout asks no

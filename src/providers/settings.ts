@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ChainConfig } from "../chains/config.ts";
+import { type ChainConfig, evmChainsOf, solanaChainOf } from "../chains/config.ts";
 import { createAlchemy } from "./alchemy.ts";
 import { createProviderCache } from "./cache.ts";
 import { createJupiter } from "./jupiter.ts";
@@ -69,7 +69,8 @@ export function createProviders(
   local: LocalProviders | undefined,
 ): Providers {
   const cache = createProviderCache({ ttlMs: env.PROVIDER_CACHE_TTL_MS, max: env.PROVIDER_CACHE_ENTRIES });
-  const evmChainIds = chains.filter((c) => c.family === "evm").map((c) => c.chainId);
+  // Each vendor serves one family: Alchemy and 0x the EVM chains, Jupiter the Solana chain.
+  const evmChainIds = evmChainsOf(chains).map((c) => c.chainId);
   const timeoutMs = env.PROVIDER_TIMEOUT_MS;
   const alchemy = env.ALCHEMY_API_KEY
     ? {
@@ -83,7 +84,7 @@ export function createProviders(
     ? { apiUrl: env.JUPITER_API_URL, apiKey: env.JUPITER_API_KEY }
     : local?.jupiter;
   // The aggregator answers for the one Solana chain configured (docs/SOLANA.md: one CHAINS entry).
-  const solanaChain = chains.find((c) => c.family === "solana");
+  const solanaChain = solanaChainOf(chains);
   const zeroEx = env.ZEROEX_API_KEY
     ? { apiUrl: env.ZEROEX_API_URL, apiKey: env.ZEROEX_API_KEY }
     : local?.zeroEx;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { swapQuoteBodySchema, swapQuoteResponseSchema } from "../../src/gateway/provider-schemas.ts";
-import { solanaQuoteWire } from "../../src/gateway/routes/providers.ts";
+import { solanaQuoteWire } from "../../src/gateway/routes/provider-families.ts";
 import { createProviderCache } from "../../src/providers/cache.ts";
 import { createJupiter } from "../../src/providers/jupiter.ts";
 import { ProviderUnavailableError } from "../../src/providers/types.ts";

@@ -1,0 +1,184 @@
+import { isAddress as isSolanaAddress } from "@solana/kit";
+import type { z } from "zod";
+import type { EvmChainConfig } from "../../chains/config.ts";
+import { evmHoldings } from "../../providers/token-options.ts";
+import type { Providers, SolanaQuote, SwapQuote, TokenHolding } from "../../providers/types.ts";
+import { gatewayError } from "../errors.ts";
+import type { SwapQuoteBody, swapQuoteResponseSchema, walletSchema } from "../provider-schemas.ts";
+
+/**
+ * Each wallet family's side of the provider routes, in one place: which vendor reads a wallet's
+ * holdings, and which quotes a swap on a chain, with that chain's spelling of a token. The routes
+ * (./providers.ts) look a family or a chain up here and ask nothing about it themselves.
+ */
+export type WalletFamily = z.output<typeof walletSchema>["family"];
+type QuoteWire = z.input<typeof swapQuoteResponseSchema>;
+
+/** How a wallet of one family is read; `holdings` is absent when no vendor is configured, `missing` says so. */
+export interface WalletReader {
+  holdings: ((address: string) => Promise<TokenHolding[]>) | undefined;
+  missing: string;
+}
+
+export function walletReaders(providers: Providers): Record<WalletFamily, WalletReader> {
+  const { balances, solana } = providers;
+  return {
+    evm: {
+      holdings: balances && ((address) => evmHoldings(balances, address as `0x${string}`)),
+      missing: "no EVM balance provider is configured",
+    },
+    solana: {
+      holdings: solana && ((address) => solana.holdings(address)),
+      missing: "Solana wallets are not supported yet",
+    },
+  };
+}
+
+/** POST /quote on one chain: its family (the taker must be of it) and the vendor's quote, on the wire. */
+export interface ChainQuoter {
+  family: WalletFamily;
+  quote(body: SwapQuoteBody, slippageBps: number): Promise<QuoteWire>;
+}
+
+/** The chains a quote may be asked on: the Solana aggregator's chain, and each configured EVM chain. */
+export function chainQuoters(
+  providers: Providers,
+  evmChains: readonly EvmChainConfig[],
+): ReadonlyMap<number, ChainQuoter> {
+  const quoters = new Map<number, ChainQuoter>(evmChains.map((c) => [c.chainId, evmQuoter(providers, c)]));
+  const { solana } = providers;
+  if (solana) quoters.set(solana.chainId, solanaQuoter(solana));
+  return quoters;
+}
+
+/** Both tokens of a quote, in the chain's spelling: `parse` answers null for what the chain cannot name. */
+function quoteTokens(
+  body: SwapQuoteBody,
+  parse: (token: string) => string | null,
+  rule: string,
+  defaultBuy: string | undefined,
+): { sell: string; buy: string } {
+  const token = (field: string, raw: string) => {
+    const parsed = parse(raw);
+    if (parsed === null) throw gatewayError("invalid_request", `body.${field}: ${rule}`);
+    return parsed;
+  };
+  const sell = token("sell_token", body.sell_token);
+  const buy = body.buy_token === undefined ? defaultBuy : token("buy_token", body.buy_token);
+  if (buy === undefined)
+    throw gatewayError("invalid_request", "body.buy_token: required on a chain with no configured USDC");
+  if (buy === sell) throw gatewayError("invalid_request", "body.buy_token: must differ from sell_token");
+  return { sell, buy };
+}
+
+function takerOf<F extends WalletFamily>(body: SwapQuoteBody, family: F, rule: string) {
+  const { taker } = body;
+  if (taker.family !== family) throw gatewayError("invalid_request", `body.taker: ${rule}`);
+  return taker as Extract<SwapQuoteBody["taker"], { family: F }>;
+}
+
+/** An EVM chain's quote through the swap router: 0x addresses or `native`, with the transaction to send. */
+function evmQuoter(providers: Providers, chain: EvmChainConfig): ChainQuoter {
+  return {
+    family: "evm",
+    async quote(body, slippageBps) {
+      if (!providers.swaps) throw gatewayError("wallet_unsupported", "no swap router is configured");
+      const tokens = quoteTokens(
+        body,
+        (t) => (t === "native" || t.startsWith("0x") ? t : null),
+        "on an EVM chain, a 0x address or native",
+        chain.usdc,
+      );
+      const taker = takerOf(body, "evm", "on an EVM chain, a 0x address");
+      const quote = await providers.swaps.quote({
+        chainId: chain.chainId,
+        sellToken: tokens.sell,
+        buyToken: tokens.buy,
+        sellAmount: body.sell_amount,
+        taker: taker.address,
+        slippageBps,
+      });
+      if (!quote)
+        throw gatewayError(
+          "no_swap_route",
+          `the swap router has no liquidity for this pair on chain ${chain.chainId}`,
+        );
+      return evmQuoteWire(quote, slippageBps);
+    },
+  };
+}
+
+/** The Solana chain's quote through the aggregator: base58 mints, a price and route, no transaction. */
+function solanaQuoter(aggregator: NonNullable<Providers["solana"]>): ChainQuoter {
+  return {
+    family: "solana",
+    async quote(body, slippageBps) {
+      const tokens = quoteTokens(
+        body,
+        (t) => (isSolanaAddress(t) ? t : null),
+        "on Solana, a base58 mint (SOL: the native mint)",
+        aggregator.usdcMint,
+      );
+      takerOf(body, "solana", "on Solana, a base58 public key");
+      const quote = await aggregator.quote({
+        sellMint: tokens.sell,
+        buyMint: tokens.buy,
+        sellAmount: body.sell_amount,
+        slippageBps,
+      });
+      if (!quote)
+        throw gatewayError(
+          "no_swap_route",
+          `the aggregator has no route for this pair on chain ${aggregator.chainId}`,
+        );
+      return solanaQuoteWire(quote);
+    },
+  };
+}
+
+/** The aggregator's quote on the wire: decimal strings, snake_case. */
+export function solanaQuoteWire(q: SolanaQuote): z.input<typeof swapQuoteResponseSchema> {
+  return {
+    ecosystem: "solana",
+    chain_id: q.chainId,
+    sell_token: q.sellMint,
+    buy_token: q.buyMint,
+    sell_amount: q.sellAmount.toString(),
+    buy_amount: q.buyAmount.toString(),
+    min_buy_amount: q.minBuyAmount.toString(),
+    slippage_bps: q.slippageBps,
+    price_impact_pct: q.priceImpactPct,
+    route: q.route.map((r) => ({ amm_key: r.ammKey, label: r.label, percent: r.percent })),
+    context_slot: q.contextSlot,
+  };
+}
+
+function evmQuoteWire(q: SwapQuote, slippageBps: number): z.input<typeof swapQuoteResponseSchema> {
+  const { allowance, balance } = q.issues;
+  return {
+    ecosystem: "evm",
+    chain_id: q.chainId,
+    sell_token: q.sellToken,
+    buy_token: q.buyToken,
+    sell_amount: q.sellAmount.toString(),
+    buy_amount: q.buyAmount.toString(),
+    min_buy_amount: q.minBuyAmount.toString(),
+    slippage_bps: slippageBps,
+    allowance_target: q.allowanceTarget,
+    transaction: {
+      to: q.transaction.to,
+      data: q.transaction.data,
+      value: q.transaction.value.toString(),
+      gas: q.transaction.gas?.toString() ?? null,
+      gas_price: q.transaction.gasPrice?.toString() ?? null,
+    },
+    issues: {
+      allowance: allowance && { actual: allowance.actual.toString(), spender: allowance.spender },
+      balance: balance && {
+        token: balance.token,
+        actual: balance.actual.toString(),
+        expected: balance.expected.toString(),
+      },
+    },
+  };
+}
