@@ -77,6 +77,12 @@ function takerOf<F extends WalletFamily>(body: SwapQuoteBody, family: F, rule: s
   return taker as Extract<SwapQuoteBody["taker"], { family: F }>;
 }
 
+/** A vendor's quote, or 409 `no_swap_route` when it found none for the pair. */
+function routed<Q>(quote: Q | null, why: string): Q {
+  if (!quote) throw gatewayError("no_swap_route", why);
+  return quote;
+}
+
 /** An EVM chain's quote through the swap router: 0x addresses or `native`, with the transaction to send. */
 function evmQuoter(providers: Providers, chain: EvmChainConfig): ChainQuoter {
   return {
@@ -90,19 +96,17 @@ function evmQuoter(providers: Providers, chain: EvmChainConfig): ChainQuoter {
         chain.usdc,
       );
       const taker = takerOf(body, "evm", "on an EVM chain, a 0x address");
-      const quote = await providers.swaps.quote({
-        chainId: chain.chainId,
-        sellToken: tokens.sell,
-        buyToken: tokens.buy,
-        sellAmount: body.sell_amount,
-        taker: taker.address,
-        slippageBps,
-      });
-      if (!quote)
-        throw gatewayError(
-          "no_swap_route",
-          `the swap router has no liquidity for this pair on chain ${chain.chainId}`,
-        );
+      const quote = routed(
+        await providers.swaps.quote({
+          chainId: chain.chainId,
+          sellToken: tokens.sell,
+          buyToken: tokens.buy,
+          sellAmount: body.sell_amount,
+          taker: taker.address,
+          slippageBps,
+        }),
+        `the swap router has no liquidity for this pair on chain ${chain.chainId}`,
+      );
       return evmQuoteWire(quote, slippageBps);
     },
   };
@@ -120,17 +124,11 @@ function solanaQuoter(aggregator: NonNullable<Providers["solana"]>): ChainQuoter
         aggregator.usdcMint,
       );
       takerOf(body, "solana", "on Solana, a base58 public key");
-      const quote = await aggregator.quote({
-        sellMint: tokens.sell,
-        buyMint: tokens.buy,
-        sellAmount: body.sell_amount,
-        slippageBps,
-      });
-      if (!quote)
-        throw gatewayError(
-          "no_swap_route",
-          `the aggregator has no route for this pair on chain ${aggregator.chainId}`,
-        );
+      const ask = { sellMint: tokens.sell, buyMint: tokens.buy, sellAmount: body.sell_amount, slippageBps };
+      const quote = routed(
+        await aggregator.quote(ask),
+        `the aggregator has no route for this pair on chain ${aggregator.chainId}`,
+      );
       return solanaQuoteWire(quote);
     },
   };
