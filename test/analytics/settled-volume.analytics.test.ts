@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +15,7 @@ import {
 import { waitFor } from "../support/actor-host.ts";
 import { fund } from "../support/delegate.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
+import { createMerchant as operatorCreates } from "../support/operator.ts";
 
 // The analytics example (examples/analytics/) against the service's own account of the same money:
 // a new merchant's checkouts are paid and settled on the local chains, then Spark reads
@@ -28,20 +28,7 @@ const OPERATOR_SECRET = `operator-${"a".repeat(40)}`;
 const stack = merchantStack(OPERATOR_SECRET, T);
 const run = promisify(execFile);
 
-async function createMerchant(): Promise<{ id: string; secretKey: string; publishableKey: string }> {
-  const res = await fetch(`${stack.service.url}/v1/operator/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Analytics Shop", email: `analytics-${randomUUID()}@merchant.test` }),
-  });
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as {
-    merchant: { id: string };
-    secret_key: string;
-    publishable_key: string;
-  };
-  return { id: body.merchant.id, secretKey: body.secret_key, publishableKey: body.publishable_key };
-}
+const createMerchant = () => operatorCreates(stack.service.url, OPERATOR_SECRET, "Analytics Shop");
 
 /** Per UTC day, the settled USDC of the merchant's payment.* events that carry one. */
 function volumeOfEvents(events: MerchantEvent[]): Map<string, { volume: bigint; sessions: number }> {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newBurner } from "../../src/client/burner.ts";
+import { createMerchant } from "../support/operator.ts";
 import { stackChains } from "../support/payer.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { registerUnchargedSubscription } from "../support/subscription-payer.ts";
@@ -50,17 +50,12 @@ interface Merchant {
   pk: string;
 }
 async function newMerchant(): Promise<Merchant> {
-  const res = await fetch(`${service.url}/v1/operator/merchants`, {
-    method: "POST",
-    headers: { ...bearer(OPERATOR_SECRET), "content-type": "application/json" },
-    body: JSON.stringify({ name: "Matrix", email: `matrix-${randomUUID()}@merchant.test` }),
-  });
-  const b = (await res.json()) as { merchant: { id: string }; secret_key: string; publishable_key: string };
+  const b = await createMerchant(service.url, OPERATOR_SECRET, "Matrix");
   // A destination pinned, so it can create checkout sessions (none: 409 merchant_not_ready).
   const chain = stackChains()[0]?.chainId ?? 31337;
   const pin = { source_chain_id: chain, dest_address: `0x${"d".repeat(40)}`, dest_chain_id: chain };
-  expect((await call("PUT", "/v1/destinations", bearer(b.secret_key), pin)).status).toBe(200);
-  return { id: b.merchant.id, sk: b.secret_key, pk: b.publishable_key };
+  expect((await call("PUT", "/v1/destinations", bearer(b.secretKey), pin)).status).toBe(200);
+  return { id: b.id, sk: b.secretKey, pk: b.publishableKey };
 }
 async function roll(m: Merchant, type: "secret" | "publishable"): Promise<string> {
   const res = await fetch(`${service.url}/v1/keys/roll`, {

@@ -14,6 +14,7 @@ import { waitFor } from "../support/actor-host.ts";
 import { type Child, startChild } from "../support/child-process.ts";
 import { type Ctx, fund, setUpChains, tokenBalance } from "../support/delegate.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
+import { createMerchant } from "../support/operator.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import { makeTestCa } from "../support/test-ca.ts";
 import {
@@ -72,12 +73,8 @@ const api = (path: string, init: JsonRequest = {}) => requestJson(service.url, p
 
 /** A merchant with a destination pinned for chain A (a test pinning its own replaces it), or none. */
 async function newMerchant({ pinned = true } = {}): Promise<Merchant> {
-  const r = await api("/v1/operator/merchants", {
-    key: OPERATOR_SECRET,
-    body: { name: "Checkout Shop", email: `checkout-${randomUUID()}@merchant.test` },
-  });
-  expect(r.status).toBe(201);
-  const m = { id: r.body.merchant.id, sk: r.body.secret_key, pk: r.body.publishable_key };
+  const made = await createMerchant(service.url, OPERATOR_SECRET, "Checkout Shop");
+  const m = { id: made.id, sk: made.secretKey, pk: made.publishableKey };
   if (pinned) await pin(m);
   return m;
 }

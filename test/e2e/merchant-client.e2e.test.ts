@@ -35,6 +35,7 @@ import {
 import { waitFor } from "../support/actor-host.ts";
 import { fund } from "../support/delegate.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
+import { createMerchant as operatorCreates } from "../support/operator.ts";
 import { mandateBody, mandateOf, newSubscriptionPayer } from "../support/subscription-payer.ts";
 
 // The merchant client library against the real stack: a merchant made through the operator route,
@@ -45,20 +46,7 @@ const T = 180_000;
 const OPERATOR_SECRET = `operator-${"m".repeat(40)}`;
 const stack = merchantStack(OPERATOR_SECRET, T);
 
-async function createMerchant(): Promise<{ id: string; secretKey: string; publishableKey: string }> {
-  const res = await fetch(`${stack.service.url}/v1/operator/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Library Shop", email: `lib-${randomUUID()}@merchant.test` }),
-  });
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as {
-    merchant: { id: string };
-    secret_key: string;
-    publishable_key: string;
-  };
-  return { id: body.merchant.id, secretKey: body.secret_key, publishableKey: body.publishable_key };
-}
+const createMerchant = () => operatorCreates(stack.service.url, OPERATOR_SECRET, "Library Shop");
 
 describe("the merchant client library on the real stack (MERCHANT_MODE=development)", () => {
   it("reads the merchant with its sk_, rolls it, and the rolled-away key is a 401 http error", async () => {

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Address } from "viem";
 import { describe, expect, it } from "vitest";
 import {
@@ -23,6 +22,7 @@ import { waitFor } from "../support/actor-host.ts";
 import { fund, tokenBalance } from "../support/delegate.ts";
 import { type Body, json } from "../support/http.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
+import { createMerchant } from "../support/operator.ts";
 
 // Issue 16 item 3 on the real stack. A merchant's pk_ is public: a stranger makes a P2P session of
 // the merchant's (POST /sessions with Authorization: Bearer pk_) that pays the stranger's own
@@ -44,14 +44,8 @@ interface Shop {
 
 /** A merchant (operator route), then only its library: a pin for chain A and a webhook endpoint. */
 async function newShop(): Promise<Shop> {
-  const res = await fetch(`${stack.service.url}/v1/operator/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Pinned Shop", email: `pinned-${randomUUID()}@merchant.test` }),
-  });
-  expect(res.status).toBe(201);
-  const created = await json(res);
-  const merchant = createMerchantClient({ baseUrl: stack.service.url, secretKey: created.secret_key });
+  const created = await createMerchant(stack.service.url, OPERATOR_SECRET, "Pinned Shop");
+  const merchant = createMerchantClient({ baseUrl: stack.service.url, secretKey: created.secretKey });
   const pinned = makeBurner().address.toLowerCase() as Address;
   await pinDestination(merchant, {
     sourceChainId: stack.A.chain.chainId,
@@ -61,7 +55,7 @@ async function newShop(): Promise<Shop> {
   const hook = await setWebhookEndpoint(merchant, {
     url: `http://localhost:${new URL(stack.receiver.url).port}/hook`,
   });
-  return { pk: created.publishable_key, merchant, pinned, whsec: hook.secret };
+  return { pk: created.publishableKey, merchant, pinned, whsec: hook.secret };
 }
 
 /** The stranger's POST /sessions with the shop's pk_, for a burner on chain A, paying `to` on `chainId`. */

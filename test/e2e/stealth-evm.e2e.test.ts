@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { bytesToHex } from "@noble/hashes/utils";
 import type { Address } from "viem";
@@ -28,6 +27,7 @@ import { fund, tokenBalance } from "../support/delegate.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
 import { failure } from "../support/merchant-local.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
+import { createMerchant } from "../support/operator.ts";
 import { sessionUntil } from "../support/session-poll.ts";
 
 // Stealth settlement on EVM (issue 18, docs/STEALTH.md) on the real stack: a merchant registers an
@@ -43,16 +43,8 @@ const stack = merchantStack(OPERATOR_SECRET, T);
 const api = (path: string, init: JsonRequest = {}) => requestJson(stack.service.url, path, init);
 
 async function newMerchant() {
-  const r = await api("/v1/operator/merchants", {
-    key: OPERATOR_SECRET,
-    body: { name: "Stealth Shop", email: `stealth-${randomUUID()}@merchant.test` },
-  });
-  expect(r.status).toBe(201);
-  return {
-    id: r.body.merchant.id as string,
-    sk: r.body.secret_key as string,
-    pk: r.body.publishable_key as string,
-  };
+  const m = await createMerchant(stack.service.url, OPERATOR_SECRET, "Stealth Shop");
+  return { id: m.id, sk: m.secretKey, pk: m.publishableKey };
 }
 
 /** The recipient's four keys; only the public halves reach the service. */

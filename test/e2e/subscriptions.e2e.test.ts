@@ -10,6 +10,7 @@ import {
 } from "../../src/chains/evm/subscriptions/subscriptions.ts";
 import { readTopic } from "../../src/kafka/topic-reader.ts";
 import { codecs } from "../support/codecs.ts";
+import { createMerchant as operatorCreates } from "../support/operator.ts";
 import { startTestService, type TestService } from "../support/service.ts";
 import {
   chainClients,
@@ -46,13 +47,7 @@ afterAll(async () => {
 });
 
 async function createMerchant(): Promise<string> {
-  const res = await fetch(`${service.url}/v1/operator/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Subscription Shop", email: `subs-${randomUUID()}@merchant.test` }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { secret_key: string }).secret_key;
+  return (await operatorCreates(service.url, OPERATOR_SECRET, "Subscription Shop")).secretKey;
 }
 
 async function call(method: string, path: string, key: string | null, body?: unknown) {

@@ -7,6 +7,7 @@ import { TOPIC } from "../../../topics/catalogue.ts";
 import { waitFor } from "../../support/actor-host.ts";
 import { codecs } from "../../support/codecs.ts";
 import { json } from "../../support/http.ts";
+import { createMerchant as operatorCreates } from "../../support/operator.ts";
 import { startTestService, type TestService } from "../../support/service.ts";
 
 // GET /v1/events and /v1/events/:id on the real stack: merchants made by the operator route (actors,
@@ -40,14 +41,8 @@ interface Merchant {
   pk: string;
 }
 async function createMerchant(): Promise<Merchant> {
-  const res = await fetch(`${service.url}/v1/operator/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${OPERATOR_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Events", email: `events-${randomUUID()}@merchant.test` }),
-  });
-  expect(res.status).toBe(201);
-  const body = (await json(res)) as { merchant: { id: string }; secret_key: string; publishable_key: string };
-  return { id: body.merchant.id, sk: body.secret_key, pk: body.publishable_key };
+  const m = await operatorCreates(service.url, OPERATOR_SECRET, "Events");
+  return { id: m.id, sk: m.secretKey, pk: m.publishableKey };
 }
 
 /** A session's webhook event as the outbox writes it, created `ageMs` ago. */

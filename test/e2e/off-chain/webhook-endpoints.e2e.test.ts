@@ -11,6 +11,7 @@ import { TOPIC } from "../../../topics/catalogue.ts";
 import { waitFor } from "../../support/actor-host.ts";
 import { codecs } from "../../support/codecs.ts";
 import { json } from "../../support/http.ts";
+import { createMerchant as operatorCreates } from "../../support/operator.ts";
 import { startTestService, type TestService } from "../../support/service.ts";
 
 // PUT/GET/DELETE /v1/webhook_endpoints on the real stack: the gateway sends the merchant actor a
@@ -44,14 +45,8 @@ const call = (path: string, init: { method?: string; key?: string; body?: unknow
   });
 
 async function createMerchant(): Promise<{ id: string; sk: string }> {
-  const res = await call("/v1/operator/merchants", {
-    method: "POST",
-    key: OPERATOR_SECRET,
-    body: { name: "Hooks", email: `hooks-${randomUUID()}@merchant.test` },
-  });
-  expect(res.status).toBe(201);
-  const body = (await json(res)) as { merchant: { id: string }; secret_key: string };
-  return { id: body.merchant.id, sk: body.secret_key };
+  const m = await operatorCreates(service.url, OPERATOR_SECRET, "Hooks");
+  return { id: m.id, sk: m.secretKey };
 }
 
 describe("webhook endpoints (MERCHANT_MODE=development, WEBHOOK_ALLOW_INSECURE)", () => {
