@@ -15,7 +15,9 @@
  * Every body has its own burner; ours never sends one twice while the pool lasts (the baseline cycles
  * it). Each run adds every POST of ours to the shared journal. Every child counts the Kafka requests
  * it sends (kafka-request-count.ts); each run prints them and the CPU time per POST by process (the
- * target's processes and the Kafka and Cassandra servers), and ours the events per actor transaction.
+ * target's processes and the Kafka and Cassandra servers), gross and net of what each burns idle
+ * (measured over IDLE_SECONDS before the rounds, with the anvil chains, the Solana node and the
+ * stack's other servers, which share the cores), and ours the events per actor transaction.
  * With a broker of one's own in KAFKA_BROKERS, BENCH_KAFKA_ROOT names its root (its run/kafka.pid).
  *
  * Holds .local/run/bench.lock and then .local/run/suite.lock (the roles join the shared groups).
@@ -42,6 +44,7 @@ import {
   coresUsed,
   cpuSnapshot,
   describeCores,
+  idleStackPids,
   type StartChild,
   signedBodies,
   stackPids,
@@ -54,6 +57,8 @@ import { fmtRate, median } from "./workload.ts";
 
 const [seconds = 10, rounds = 3, connections = 50, postCount = 60_000] = process.argv.slice(2).map(Number);
 const WARM_UP_SECONDS = 3;
+/** The quiet window before the rounds in which each process's idle CPU is measured. */
+const IDLE_SECONDS = 5;
 const SCRATCH_TOPIC = "bench.post-sessions.commands";
 
 const config = parseConfig({ ...process.env, LOG_LEVEL: "warn" });
@@ -73,6 +78,8 @@ interface Run {
   kafkaPerPost: Map<string, number>;
   /** CPU milliseconds per POST, by process (the Kafka and Cassandra servers too). */
   cpuPerPost: Map<string, number>;
+  /** The same, less what each process burns idle (idleCores, measured before the rounds). */
+  netCpuPerPost: Map<string, number>;
   /** Of the actors' transactions in this run (ours only). */
   eventsPerTransaction?: number;
 }
@@ -161,7 +168,15 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
     console.log(`  (groups ${shared.join(", ")} still have other members: figures are suspect)`);
   const urls: Record<Target, string> = { ours: roles.gateway.ready, bare: bare.ready };
   const cursor: Record<Target, number> = { ours: 0, bare: 0 };
-  const watched = [...children, ...stackPids(config)];
+  const watched = [...children, ...stackPids(config), ...idleStackPids(config)];
+  // What every process burns with no request at all (the chains mine, the groups heartbeat): CPU
+  // per POST is given gross and net of it, since on this machine the idle stack shares the 2 cores.
+  const idle0 = cpuSnapshot(watched);
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const idleCores = coresUsed(idle0, cpuSnapshot(watched), IDLE_SECONDS);
+  idleCores.delete("bench");
+  const idleTotal = [...idleCores.values()].reduce((a, b) => a + b, 0);
+  console.log(`idle for ${IDLE_SECONDS} s: ${idleTotal.toFixed(2)} cores (${describeCores(idleCores)})`);
   const counted: Record<Target, Child[]> = { ours: Object.values(roles), bare: [bare] };
   const measure = async (target: Target, conns: number, duration: number): Promise<Run> => {
     await settleCounts();
@@ -197,7 +212,14 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
         .filter(([name]) => mine.has(name))
         .map(([name, c]) => [name, (c * result.duration * 1000) / posts]),
     );
+    const netCpuPerPost = new Map(
+      [...cpuPerPost].map(([name, msPerPost]) => [
+        name,
+        Math.max(0, msPerPost - ((idleCores.get(name) ?? 0) * result.duration * 1000) / posts),
+      ]),
+    );
     return {
+      netCpuPerPost,
       rate: result.requests.average,
       mean: result.latency.average,
       p50: result.latency.p50,
@@ -221,7 +243,7 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
           `${(round === 0 ? "warm-up" : `round ${round}`).padEnd(8)} ${String(conns).padStart(2)} conn ${target}  ${fmtRate(r.rate).padStart(6)} req/s  mean ${ms(r.mean)}  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  load ${r.load.toFixed(1)}  cores: ${describeCores(r.cores)}${r.bad ? `  NOT 2xx or failed: ${r.bad}` : ""}`,
         );
         console.log(
-          `           Kafka requests per POST ${perPost(r.kafkaPerPost, 1)}; CPU ms per POST ${perPost(r.cpuPerPost, 2)}`,
+          `           Kafka requests per POST ${perPost(r.kafkaPerPost, 1)}; CPU ms per POST ${perPost(r.cpuPerPost, 2)}; net of idle ${perPost(r.netCpuPerPost, 2)}`,
         );
         if (marks) {
           const stages = await stagesSince(kafka, marks);
@@ -247,11 +269,12 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
       );
       const kafkaTotal = (r: Run) => [...r.kafkaPerPost.values()].reduce((a, b) => a + b, 0);
       const cpuOf = (r: Run) => [...r.cpuPerPost.values()].reduce((a, b) => a + b, 0);
+      const netCpuOf = (r: Run) => [...r.netCpuPerPost.values()].reduce((a, b) => a + b, 0);
       const events = runs.flatMap((r) =>
         r.eventsPerTransaction === undefined ? [] : [r.eventsPerTransaction],
       );
       console.log(
-        `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  mean ${ms(m((r) => r.mean))}  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  Kafka requests/POST ${m(kafkaTotal).toFixed(1)}  CPU ms/POST ${m(cpuOf).toFixed(2)}${events.length > 0 ? `  events/transaction ${median(events).toFixed(1)}` : ""}  load ${m((r) => r.load).toFixed(1)}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
+        `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  mean ${ms(m((r) => r.mean))}  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  Kafka requests/POST ${m(kafkaTotal).toFixed(1)}  CPU ms/POST ${m(cpuOf).toFixed(2)} (net of idle ${m(netCpuOf).toFixed(2)})${events.length > 0 ? `  events/transaction ${median(events).toFixed(1)}` : ""}  load ${m((r) => r.load).toFixed(1)}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
       );
     }
     const ratio = (rateOf.get(`ours ${conns}`) ?? 0) / (rateOf.get(`bare ${conns}`) ?? 1);

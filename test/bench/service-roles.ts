@@ -141,8 +141,29 @@ const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().
 
 /** The stack's own servers, when this machine runs them: their CPU share explains ours. */
 export function stackPids(config: Config): Array<{ name: string; pid: number }> {
+  return pidsOf(config, ["cassandra", "kafka"]);
+}
+
+/**
+ * The local stack's other processes, which cost CPU when nothing is asked of them (the two anvil
+ * chains mine a block every second, the Solana node produces slots, the attester and the provider
+ * servers poll): watched so that a bench can tell their idle cost from the cost of its requests.
+ */
+export function idleStackPids(config: Config): Array<{ name: string; pid: number }> {
+  return pidsOf(config, [
+    "anvil-source",
+    "anvil-destination",
+    "solana",
+    "attester",
+    "provider-alchemy",
+    "provider-jupiter",
+    "provider-zeroex",
+  ]);
+}
+
+function pidsOf(config: Config, names: readonly string[]): Array<{ name: string; pid: number }> {
   const found: Array<{ name: string; pid: number }> = [];
-  for (const name of ["cassandra", "kafka"]) {
+  for (const name of names) {
     // A broker of one's own (KAFKA_BROKERS naming it) is watched through BENCH_KAFKA_ROOT, its root.
     const root = name === "kafka" ? (process.env.BENCH_KAFKA_ROOT ?? stackRoot(config)) : stackRoot(config);
     try {
