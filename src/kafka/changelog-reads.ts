@@ -21,7 +21,10 @@ export interface ChangelogReads<Record> {
   advance(partition: number, nextOffset: bigint): void;
   /** The newest record of `key` this gateway fetched, if it still holds it; never waits. */
   held(key: string): Record | null;
-  /** As `held`, but a key not held waits until everything committed before the call was fetched. */
+  /**
+   * As `held`, but a key not held waits until everything committed before the call was fetched.
+   * Bounded by `waitMs` in all: a broker that does not answer (an outage) leaves what is held.
+   */
   committed(key: string): Promise<Record | null>;
 }
 
@@ -42,8 +45,8 @@ export function createChangelogReads<Record>(deps: {
     return value === undefined ? null : deps.decode(value);
   };
 
-  /** Resolves true once the consumer is at or past `offset` in `partition`, false after `waitMs`. */
-  const reached = (partition: number, offset: bigint) =>
+  /** Resolves true once the consumer is at or past `offset` in `partition`, false at `deadline`. */
+  const reached = (partition: number, offset: bigint, deadline: number) =>
     new Promise<boolean>((resolve) => {
       if ((positions.get(partition) ?? 0n) >= offset) return resolve(true);
       const waiter = {
@@ -55,11 +58,30 @@ export function createChangelogReads<Record>(deps: {
           resolve(true);
         },
       };
-      const timer = setTimeout(() => {
-        waiters.delete(waiter);
-        resolve(false);
-      }, deps.waitMs);
+      const timer = setTimeout(
+        () => {
+          waiters.delete(waiter);
+          resolve(false);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       waiters.add(waiter);
+    });
+
+  /** The key's partition end, or null when the broker does not say within the bound (an outage). */
+  const endBefore = (key: string, deadline: number) =>
+    new Promise<{ partition: number; offset: bigint } | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), Math.max(0, deadline - Date.now()));
+      deps.endOf(key).then(
+        (end) => {
+          clearTimeout(timer);
+          resolve(end);
+        },
+        () => {
+          clearTimeout(timer);
+          resolve(null);
+        },
+      );
     });
 
   return {
@@ -75,8 +97,10 @@ export function createChangelogReads<Record>(deps: {
     async committed(key) {
       const found = held(key);
       if (found !== null) return found;
-      const end = await deps.endOf(key);
-      await reached(end.partition, end.offset);
+      // One bound for both steps: the broker's answer and the consumer getting there.
+      const deadline = Date.now() + deps.waitMs;
+      const end = await endBefore(key, deadline);
+      if (end !== null) await reached(end.partition, end.offset, deadline);
       return held(key);
     },
   };

@@ -3,13 +3,22 @@ import { createChangelogReads } from "../../src/kafka/changelog-reads.ts";
 
 const WAIT_MS = 3000;
 
-/** The broker's end of the key's partition is `end`; records are their key's text. */
-function reads(opts: { end: bigint; partition?: number; maxKeys?: number }) {
+/**
+ * The broker's end of the key's partition is `end`; records are their key's text. `broker` replaces
+ * the broker's answer (one that never comes, or fails).
+ */
+function reads(opts: {
+  end: bigint;
+  partition?: number;
+  maxKeys?: number;
+  broker?: () => Promise<{ partition: number; offset: bigint }>;
+}) {
   const asked: string[] = [];
   const changelog = createChangelogReads<string>({
     decode: (value) => value.toString(),
     endOf: async (key) => {
       asked.push(key);
+      if (opts.broker) return opts.broker();
       return { partition: opts.partition ?? 2, offset: opts.end };
     },
     waitMs: WAIT_MS,
@@ -77,6 +86,17 @@ describe("a gateway's reads of an entity changelog", () => {
     expect(await settledNow(lookup)).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await lookup).toBeNull();
+  });
+
+  it("answers what it holds within the bound when the broker does not answer, or fails", async () => {
+    const silent = reads({ end: 50n, broker: () => new Promise(() => {}) });
+    const lookup = silent.changelog.committed("s1");
+    await vi.advanceTimersByTimeAsync(WAIT_MS - 1);
+    expect(await settledNow(lookup)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await lookup).toBeNull();
+    const failing = reads({ end: 50n, broker: () => Promise.reject(new Error("broker down")) });
+    expect(await failing.changelog.committed("s1")).toBeNull();
   });
 
   it("never moves a position back (a restarted consumer reporting an older offset)", async () => {
