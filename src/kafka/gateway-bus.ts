@@ -39,9 +39,9 @@ export interface GatewayBus {
 const REMEMBERED_SESSIONS = 50_000;
 
 /**
- * How many sessions' newest session.state records a gateway keeps as bytes (~1.5 KB each): the
- * states of the last minute or so at the write rates measured (PERFORMANCE.md), the most the
- * projector may lag before a cold read of a session new to this gateway depends on Cassandra.
+ * How many sessions' newest session.state records a gateway keeps as bytes (~1.5 KB each, ~75 MB at
+ * most): minutes of changes at a few hundred a second, the most the projector may lag before a read
+ * of a session this gateway never served depends on Cassandra having it.
  */
 const RECENT_STATES = 50_000;
 
@@ -79,7 +79,7 @@ export function createGatewayBus(deps: {
     onReady = resolve;
   });
   const admin = kafkajs(deps.kafka).admin();
-  /** Last stable offsets of session.state, by partition: one ListOffsets request. */
+  /** Last stable offsets of session.state, by partition (kafkajs asks the ends and the starts). */
   const stateEnds = async () =>
     new Map(
       (await admin.fetchTopicOffsets(TOPIC.sessionState)).map((o) => [o.partition, BigInt(o.high)] as const),
