@@ -38,6 +38,16 @@ export interface EntityDefinition<Command, Event extends VersionedEvent, State, 
     route: (message: Message, state: State) => OutboxRecord;
   };
   /**
+   * The entity's changelog (optional): each state a transaction changes is written here, keyed by
+   * entity id in the entity's partition, in the same transaction as its events. A reader of this
+   * topic sees a state exactly when its events are committed, so the write path needs no projection
+   * to be read back (docs/DESIGN.md, "The write path's critical path").
+   */
+  changelog?: {
+    topic: string;
+    encode: (state: State) => Buffer;
+  };
+  /**
    * Timers: when a state is due, the host sends `command` to its own input (`topic`), so the due
    * time lives in the state and survives restarts.
    */

@@ -294,6 +294,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
               messages: journal.map((r) => ({ ...r, partition: actor.partition })),
             },
             ...outboxSends(outbox, actor.partition),
+            ...changelogSends(work.steps, actor.partition),
             ...(work.parked.length > 0 ? [{ topic: deadLetterTopic, messages: work.parked }] : []),
           ],
           offsets: {
@@ -346,6 +347,19 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       );
     }
     return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+  }
+
+  /**
+   * The newest state of each entity the work changed, on the entity's changelog in its partition:
+   * a later step's state of the same entity replaces an earlier one (the topic is compacted anyway).
+   */
+  function changelogSends(steps: Array<Step<Event, State>>, partition: number) {
+    if (!entity.changelog) return [];
+    const newest = new Map<string, Buffer>();
+    for (const step of steps) for (const [key, value] of step.changelog) newest.set(key, value);
+    if (newest.size === 0) return [];
+    const messages = [...newest].map(([key, value]) => ({ key, value, partition }));
+    return [{ topic: entity.changelog.topic, messages }];
   }
 
   function maybeSnapshot(o: Owned<Command, Event, State>, actor: PartitionActor<Command, Event, State>) {

@@ -9,6 +9,8 @@ export interface Step<Event, State> {
   journal: Array<{ key: string; value: Buffer }>;
   /** The outbox messages of the decisions, routed to their topics. */
   outbox: OutboxRecord[];
+  /** Changelog records (EntityDefinition.changelog) by entity id: the newest state of each. */
+  changelog: Map<string, Buffer>;
   /** Commands the core refused that nobody waits for (indexer input for an unknown session...). */
   dropped: Array<{ key: string; type: string; code: string }>;
   /** New states of the entities the commands changed; applied only once the transaction commits. */
@@ -68,13 +70,16 @@ export function createPartitionActor<
       ? decision.events.map((e) => ({ key: entity.eventKey(e), value: entity.journal.encode(e) }))
       : [];
     const outbox = decision.outbox.map((message) => entity.outbox.route(message, after));
+    const changed = decision.ok && decision.events.length > 0 && exists(after);
+    const changelog = changed && entity.changelog ? entity.changelog.encode(after) : null;
     if (decision.ok) {
       step.events.push(...decision.events);
       step.journal.push(...journal);
-      if (decision.events.length > 0 && exists(after)) {
+      if (changed) {
         step.changed.set(key, after);
         staged.set(key, after);
       }
+      if (changelog) step.changelog.set(key, changelog);
     } else if (decision.outbox.length === 0) {
       const type = (command as { type?: unknown }).type;
       step.dropped.push({ key, type: String(type ?? "command"), code: decision.rejection.code });
@@ -91,6 +96,7 @@ export function createPartitionActor<
         events: [],
         journal: [],
         outbox: [],
+        changelog: new Map(),
         dropped: [],
         changed: new Map(),
         failed: [],

@@ -61,6 +61,15 @@ export const sessionEntity = (codecs: Codecs): SessionEntity => ({
     // it: the checks are not repeated on the way back (as in replay).
     decode: (v) => codecs.sessionEvent.decodeTrusted(v),
   },
+  // Each committed state, in the transaction of its events: a gateway answers a write from the
+  // owner's reply and finds the state on this topic without waiting for the projector.
+  changelog: {
+    topic: TOPIC.sessionState,
+    encode: (s) => {
+      const session = s as Session;
+      return codecs.sessionState.encode({ version: session.version, session: sessionView(session) });
+    },
+  },
   outbox: {
     topics: [TOPIC.gatewayReplies, TOPIC.webhookEvents, TOPIC.executorCommands],
     route: (message, state) => {

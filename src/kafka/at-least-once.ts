@@ -17,6 +17,11 @@ export interface BatchConsumerOptions {
   onReady?: () => void;
   /** false: never commit offsets (a private, per-process group that always starts at the end). */
   commit?: boolean;
+  /**
+   * The offset the consumer reached in a partition, after each batch handled and after each batch
+   * of only transaction markers or aborted records (which never reaches `onBatch`).
+   */
+  onProgress?: (topic: string, partition: number, nextOffset: bigint) => void;
 }
 
 export interface BatchConsumer {
@@ -43,6 +48,14 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     ready = true;
     opts.onReady?.();
   });
+  const onProgress = opts.onProgress;
+  if (onProgress) {
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      // A batch with records reports its progress from eachBatch, once its handler is done.
+      if (payload.batchSize === 0)
+        onProgress(payload.topic, payload.partition, BigInt(payload.lastOffset) + 1n);
+    });
+  }
   const run = async () => {
     await consumer.connect();
     await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning });
@@ -63,6 +76,7 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
             value: m.value,
           })),
         );
+        onProgress?.(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
       },
     });
   };

@@ -9,8 +9,10 @@ import type { GatewayReply } from "../records/gateway-replies.ts";
 import type { SessionStateRecord } from "../records/session-state.ts";
 import { createLru } from "../support/lru.ts";
 import { createBatchConsumer, createPlainProducer } from "./at-least-once.ts";
-import type { KafkaClient } from "./client.ts";
+import { type ChangelogReads, createChangelogReads } from "./changelog-reads.ts";
+import { type KafkaClient, kafkajs } from "./client.ts";
 import type { Codecs } from "./codecs.ts";
+import { partitionOfKey } from "./key-history.ts";
 
 export interface GatewayBus {
   commands: CommandPort;
@@ -27,12 +29,24 @@ export interface GatewayBus {
   live: LiveUpdatesPort;
   /** The newest state of a session that a reply handed to this gateway (read-your-writes floor). */
   lastReplied(sessionId: string): SessionStateRecord | undefined;
+  /** The sessions' states as the actors committed them on session.state (changelog-reads.ts). */
+  committedStates: ChangelogReads<SessionStateRecord>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** How many sessions' last replied versions a gateway remembers. */
 const REMEMBERED_SESSIONS = 50_000;
+
+/**
+ * How many sessions' newest session.state records a gateway keeps as bytes (~1.5 KB each, ~75 MB at
+ * most): minutes of changes at a few hundred a second, the most the projector may lag before a read
+ * of a session this gateway never served depends on Cassandra having it.
+ */
+const RECENT_STATES = 50_000;
+
+/** How long a read of a session this gateway has not seen waits for its consumer of session.state. */
+const COMMITTED_WAIT_MS = 3000;
 
 /**
  * The gateway's side of request/reply over Kafka: commands go to session.commands keyed by session
@@ -64,6 +78,23 @@ export function createGatewayBus(deps: {
   const ready = new Promise<void>((resolve) => {
     onReady = resolve;
   });
+  const admin = kafkajs(deps.kafka).admin();
+  /** Last stable offsets of session.state, by partition (kafkajs asks the ends and the starts). */
+  const stateEnds = async () =>
+    new Map(
+      (await admin.fetchTopicOffsets(TOPIC.sessionState)).map((o) => [o.partition, BigInt(o.high)] as const),
+    );
+  const committedStates = createChangelogReads<SessionStateRecord>({
+    decode: (value) => deps.codecs.sessionState.decode(value),
+    endOf: async (key) => {
+      const ends = await stateEnds();
+      const partition = partitionOfKey(key, ends.size);
+      return { partition, offset: ends.get(partition) ?? 0n };
+    },
+    waitMs: COMMITTED_WAIT_MS,
+    maxKeys: RECENT_STATES,
+  });
+
   const consumer = createBatchConsumer(deps.kafka, {
     groupId: `gateway.${gatewayId}`,
     topics: [TOPIC.gatewayReplies, TOPIC.sessionState],
@@ -72,13 +103,18 @@ export function createGatewayBus(deps: {
     concurrency: 8,
     onReady: () => onReady(),
     onCrash: (err) => deps.log.error({ err }, "gateway bus consumer crashed"),
+    onProgress: (topic, partition, next) => {
+      if (topic === TOPIC.sessionState) committedStates.advance(partition, next);
+    },
     onBatch: async (topic, _partition, records) => {
       for (const r of records) {
         if (!r.value) continue;
         // Both topics are keyed (topics/catalogue.ts): replies by gateway id, states by session id.
         // A record meant for another gateway, or a state nothing here watches, is not decoded: every
         // gateway reads every record of both topics, and a state's decode costs ~9 µs (PERFORMANCE.md).
+        // States are kept as bytes, for a read of a session this gateway has not seen yet.
         const key = r.key?.toString();
+        if (topic === TOPIC.sessionState && key) committedStates.take(key, r.value);
         if (topic === TOPIC.gatewayReplies ? key !== gatewayId : !key || !listeners.has(key)) continue;
         try {
           if (topic === TOPIC.gatewayReplies) {
@@ -174,8 +210,12 @@ export function createGatewayBus(deps: {
     },
     request,
     lastReplied: (id) => replied.get(id),
+    committedStates,
     async start() {
       await producer.connect();
+      await admin.connect();
+      // Read before the consumer starts at the end: a lower bound of where it starts.
+      for (const [partition, end] of await stateEnds()) committedStates.advance(partition, end);
       await consumer.start();
       await ready;
     },
@@ -184,6 +224,7 @@ export function createGatewayBus(deps: {
       pending.clear();
       await consumer.stop();
       await producer.disconnect();
+      await admin.disconnect();
     },
   };
 }

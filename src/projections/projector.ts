@@ -3,8 +3,7 @@ import { isApplied } from "../domain/decider.ts";
 import type { SessionEvent } from "../domain/events.ts";
 import { sessionDecider } from "../domain/session-decider.ts";
 import type { Session } from "../domain/types.ts";
-import { sessionView } from "../domain/view.ts";
-import { createBatchConsumer, createPlainProducer } from "../kafka/at-least-once.ts";
+import { createBatchConsumer } from "../kafka/at-least-once.ts";
 import type { KafkaClient } from "../kafka/client.ts";
 import type { Codecs } from "../kafka/codecs.ts";
 import type { Logger } from "../logging.ts";
@@ -46,18 +45,11 @@ export function createStateFolder(readModel: SessionReadModel, cacheSize = 100_0
         let before: Session | null = changed.get(id) ?? cache.get(id) ?? null;
         // A gap means another projector instance moved the session on: the read model knows better.
         const stale = before !== null && event.metadata.version > before.version + 1;
-        let stored = false;
         if ((!before || stale) && event.type !== "SessionCreated") {
           before = (await readModel.get(id))?.state ?? null;
-          stored = true;
         }
-        if (before && isApplied(sessionDecider, before, event)) {
-          // Written already, but perhaps never published: a projector that stopped between its write
-          // and its publish gets this batch again. The stored state goes out (again) on session.state,
-          // or SSE listeners and gateway caches would miss it until the session's next change.
-          if (stored && !changed.has(id)) changed.set(id, before);
-          continue;
-        }
+        // Written already: a re-delivered batch changes nothing.
+        if (before && isApplied(sessionDecider, before, event)) continue;
         const after = sessionDecider.evolve(before, event);
         if (after) changed.set(id, after);
         if (after && event.type === "RelayerGasSpent") {
@@ -91,28 +83,27 @@ export interface Projector {
 }
 
 /**
- * session.events -> Cassandra read model + the compacted session.state topic. At least once:
- * writes are idempotent and monotonic per session version, so a replayed batch changes nothing.
+ * session.events -> the Cassandra read model, off the write path: the actors write each state on
+ * session.state themselves, in the transaction of its events (docs/DESIGN.md, "The write path's
+ * critical path"). At least once: writes are idempotent and monotonic per session version
+ * (USING TIMESTAMP version), so a replayed batch changes nothing.
  */
 export function createProjector(deps: {
   kafka: KafkaClient;
-  codecs: Pick<Codecs, "sessionEvent" | "sessionState">;
+  codecs: Pick<Codecs, "sessionEvent">;
   readModel: SessionReadModel;
   log: Logger;
   /** The consumer group: each read-model table has its own (read-model-control.ts). */
   groupId?: string;
 }): Projector {
   const folder = createStateFolder(deps.readModel);
-  const producer = createPlainProducer(deps.kafka);
   const consumer = createBatchConsumer(deps.kafka, {
     groupId: deps.groupId ?? PROJECTOR_GROUP,
     topics: [TOPIC.sessionEvents],
     fromBeginning: true,
     // Every partition at once: a partition's sessions are its own (keyed by session id), so batches
     // of different partitions never fold the same session, and the shared cache only ever holds
-    // states that were written. One at a time, a fetch's batches waited for each other's Cassandra
-    // write and publish (~65 ms of a POST /sessions at 50 connections, PERFORMANCE.md); together,
-    // their publishes share the producer's requests.
+    // states that were written; their Cassandra writes overlap.
     concurrency: 8,
     onCrash: (err) => deps.log.error({ err }, "projector consumer crashed"),
     onBatch: async (_topic, partition, records) => {
@@ -130,26 +121,12 @@ export function createProjector(deps: {
       }
       const { states: changed, commit } = await folder.fold(events);
       await deps.readModel.write(changed);
-      await producer.send(
-        TOPIC.sessionState,
-        changed.map((s) => ({
-          key: s.id,
-          value: deps.codecs.sessionState.encode({ version: s.version, session: sessionView(s) }),
-          partition,
-        })),
-      );
       commit();
       projectedEvents.inc(events.length);
     },
   });
   return {
-    async start() {
-      await producer.connect();
-      await consumer.start();
-    },
-    async stop() {
-      await consumer.stop();
-      await producer.disconnect();
-    },
+    start: () => consumer.start(),
+    stop: () => consumer.stop(),
   };
 }

@@ -1,57 +1,62 @@
 import type { LiveUpdatesPort, SessionReadOptions, SessionReadPort } from "../gateway/ports.ts";
+import type { ChangelogReads } from "../kafka/changelog-reads.ts";
 import type { SessionStateRecord } from "../records/session-state.ts";
 import type { SessionReadModel } from "./read-model.ts";
 
 /**
- * Reads with read-your-writes: a session this gateway has seen at version v (in an actor's reply)
- * is never answered older than v. It waits briefly for the projector, then answers with the owner's
- * reply itself, which is the same state the projector will write.
+ * Reads with read-your-writes. The actors write each committed state on session.state in the
+ * transaction of its events, and the gateway follows that topic; Cassandra, written by the
+ * projector off the write path, may lag it. So a read takes the newest of what it knows: the read
+ * model's row, the state this gateway last fetched from session.state (`committed`), and a version
+ * an owner's reply handed this gateway (committed too: the reply is in the same transaction). A
+ * session known nowhere is looked up on session.state before the answer is "not found": its
+ * partition's end is asked and the gateway's consumer waited for (changelog-reads.ts), so a session
+ * created before the read began, on any gateway, is found even while the projector is behind.
  *
  * With a `cache`, the sessions read lately stay in memory, each subscribed to its new states on
- * session.state (which the projector publishes right after writing the read model), so a session
- * that is polled is not read from Cassandra for every request. A cached state is served while it
- * was confirmed (read from Cassandra, or received from session.state) less than `ttlMs` ago: new
- * states arrive within milliseconds, and the TTL bounds how long a state whose successor the
- * gateway missed (its consumer restarted from the end of the topic) can be served. Only reads that
- * ask for it (`cached`) are answered from memory: behind a load balancer a payer polls one gateway
- * and commits through another, whose cached state may be a few hundred ms older (its session.state
- * consumer behind after a restart, or a busy machine), and a command must not be refused on that.
+ * session.state, so a session that is polled is not read from Cassandra for every request. A cached
+ * state is served while it was confirmed (read, or received from session.state) less than `ttlMs`
+ * ago: new states arrive within milliseconds, and the TTL bounds how long a state whose successor
+ * the gateway missed (its consumer restarted from the end of the topic) can be served. Only reads
+ * that ask for it (`cached`) are answered from memory: behind a load balancer a payer polls one
+ * gateway and commits through another, whose cached state may be a few hundred ms older (its
+ * session.state consumer behind after a restart, or a busy machine), and a command must not be
+ * refused on that.
  */
 export function createSessionReads(deps: {
   readModel: SessionReadModel;
   lastReplied: (id: string) => SessionStateRecord | undefined;
+  /** The states on session.state as this gateway fetched them; without it, the read model alone. */
+  committed?: Pick<ChangelogReads<SessionStateRecord>, "held" | "committed">;
   cache?: { live: LiveUpdatesPort; ttlMs: number; maxSessions: number };
-  waitMs?: number;
   /** Unix ms, for the cache's ages; Date.now by default. */
   now?: () => number;
 }): SessionReadPort {
-  const waitMs = deps.waitMs ?? 2000;
   const now = deps.now ?? Date.now;
   const cache = deps.cache && deps.cache.ttlMs > 0 ? createStateCache({ ...deps.cache, now }) : null;
   return {
     async get(sessionId, options: SessionReadOptions = {}) {
-      const floor = deps.lastReplied(sessionId);
+      const floor = deps.lastReplied(sessionId) ?? null;
       const hit = options.cached ? cache?.fresh(sessionId) : null;
       if (hit && (!floor || hit.version >= floor.version)) return hit;
       // Watching before reading: a state published while the read is under way is not missed.
       const watched = cache?.watch(sessionId);
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        const readAt = now();
-        const row = await deps.readModel.getView(sessionId);
-        let newest: SessionStateRecord | null = row ? { version: row.version, session: row.view } : null;
-        if (watched) newest = watched.confirm(newest, readAt);
-        if (newest && (!floor || newest.version >= floor.version)) return newest;
-        if (!floor) {
-          watched?.forgetIfUnknown();
-          return null;
-        }
-        if (Date.now() >= deadline) return floor;
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const readAt = now();
+      const row = await deps.readModel.getView(sessionId);
+      const read = row ? { version: row.version, session: row.view } : null;
+      let newest = newer(read, deps.committed?.held(sessionId) ?? null);
+      if (newest === null && floor === null) newest = (await deps.committed?.committed(sessionId)) ?? null;
+      if (watched) newest = watched.confirm(newest, readAt);
+      newest = newer(newest, floor);
+      if (newest === null) watched?.forgetIfUnknown();
+      return newest;
     },
   };
 }
+
+/** The later of two states of one session (either may be unknown). */
+const newer = (a: SessionStateRecord | null, b: SessionStateRecord | null) =>
+  a === null || (b !== null && b.version > a.version) ? b : a;
 
 interface CachedSession {
   record: SessionStateRecord | null;

@@ -12,8 +12,7 @@ import { projectedTables, projectorGroup, type ReadModels } from "./read-model-c
  * The session projector over every table the control record says to write: one projector (its own
  * consumer group) per table, started when the table joins and stopped when it leaves. A table's
  * group resumes where it stopped (or where its replay stopped), so no table ever misses an event,
- * whichever process runs its projector. Each one publishes the states it writes on session.state;
- * while two tables are written a state goes out twice, which its readers take once (by version).
+ * whichever process runs its projector.
  */
 export interface TableProjectors {
   start(): Promise<void>;
@@ -24,7 +23,7 @@ export interface TableProjectors {
 
 export function createTableProjectors(deps: {
   kafka: KafkaClient;
-  codecs: Pick<Codecs, "sessionEvent" | "sessionState">;
+  codecs: Pick<Codecs, "sessionEvent">;
   cassandra: CassandraClient;
   control: Pick<ReadModelControlStore, "read">;
   pollMs: number;

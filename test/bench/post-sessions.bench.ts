@@ -3,8 +3,8 @@
  * run. Prints figures; asserts nothing.
  *
  * Ours is the service as deployed, one process per role (`src/cli.ts actors`, `projector`,
- * `gateway`; see service-roles.ts): a 2xx means the owning actor committed the session and the
- * projector made it readable on every gateway. The baseline (bare-post-sessions.ts, its own process)
+ * `gateway`; see service-roles.ts): a 2xx means the owning actor committed the session and its state
+ * on session.state, where every gateway finds it (the projector writes Cassandra off the path). The baseline (bare-post-sessions.ts, its own process)
  * validates with the same schemas, checks the signatures with the same functions and sends the same
  * encoded command with one idempotent produce (acks=all) per request, to a scratch topic with as
  * many partitions as session.commands: on session.commands itself the actors would take up the

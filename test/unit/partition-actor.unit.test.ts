@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createPartitionActor } from "../../src/actors/partition-actor.ts";
 import { BaseError, TerminalError } from "../../src/support/errors.ts";
-import { type TallyCommand, type TallyEvent, tallyEntity } from "../support/tally-entity.ts";
+import { type TallyCommand, type TallyEvent, type TallyState, tallyEntity } from "../support/tally-entity.ts";
 
 const entity = tallyEntity("tally", { commands: "c", events: "e", notices: "n" });
 let seq = 0;
@@ -96,6 +96,24 @@ describe("a partition actor (group commit's staging)", () => {
     actor.commit(step, 2n);
     // The failed command left no state behind: the total skips it, the versions have no gap.
     expect(actor.states.get("p")).toMatchObject({ version: 3, total: 3 });
+  });
+
+  it("writes the newest state of each entity a step changed on its changelog; a refused command writes none", () => {
+    const withChangelog = {
+      ...entity,
+      changelog: {
+        topic: "tally.state",
+        encode: (s: TallyState) => Buffer.from(`${s?.id}@${s?.version}:${s?.total}`),
+      },
+    };
+    const actor = createPartitionActor(withChangelog, 0);
+    const step = actor.step([open("x"), add("x", 2), open("y"), add("nobody"), add("x", 3)]);
+    expect(Object.fromEntries([...step.changelog].map(([k, v]) => [k, v.toString()]))).toEqual({
+      x: "x@3:5",
+      y: "y@1:0",
+    });
+    // Without a changelog the host writes none.
+    expect(createPartitionActor(entity, 0).step([open("z")]).changelog.size).toBe(0);
   });
 
   it("sets a command whose decision throws apart, and rethrows only what says it is retryable", () => {

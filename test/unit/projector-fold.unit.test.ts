@@ -48,7 +48,7 @@ describe("the projector's fold", () => {
     ]);
   });
 
-  it("a batch delivered again to the same projector changes nothing and publishes nothing", async () => {
+  it("a batch delivered again to the same projector changes nothing", async () => {
     const id = newSessionId();
     const readModel = memoryReadModel();
     const folder = createStateFolder(readModel);
@@ -59,25 +59,25 @@ describe("the projector's fold", () => {
     expect((await folder.fold(events)).states).toEqual([]);
   });
 
-  it("a batch written but never published (the projector stopped in between) is published again after a restart", async () => {
+  it("a batch written before a restart and delivered again writes nothing (the stored state has it)", async () => {
     const id = newSessionId();
     const readModel = memoryReadModel();
     const events = journal(id, 2);
-    const before = await createStateFolder(readModel).fold(events);
-    await readModel.write(before.states); // written; the process dies before its publish
+    await readModel.write((await createStateFolder(readModel).fold(events)).states);
     const restarted = createStateFolder(readModel); // an empty cache, as after a restart
     const again = await restarted.fold(events.slice(1)); // redelivered from the last committed offset
-    expect(again.states.map((s) => s.version)).toEqual([3]);
-    expect(again.states[0]).toEqual(readModel.rows.get(id));
+    expect(again.states).toEqual([]);
+    expect(readModel.rows.get(id)?.version).toBe(3);
   });
 
-  it("a session whose stored state is newer than the batch goes out as stored, never older", async () => {
+  it("a session whose stored state is newer than the batch is never written older", async () => {
     const id = newSessionId();
     const readModel = memoryReadModel();
     const events = journal(id, 4);
     await readModel.write((await createStateFolder(readModel).fold(events)).states);
     const { states } = await createStateFolder(readModel).fold(events.slice(1, 3));
-    expect(states.map((s) => s.version)).toEqual([5]);
+    expect(states).toEqual([]);
+    expect(readModel.rows.get(id)?.version).toBe(5);
   });
 
   it("counts the relayer's spend in USDC base units per chain, once per written batch; an event without a cost adds nothing", async () => {

@@ -15,9 +15,16 @@ const state = (id: string, version: number): SessionStateRecord => ({
   session: { id, status: "pending", version } as unknown as SessionView,
 });
 
-/** A read model of rows that tests change, counting reads; a read may be held until `release`. */
+/**
+ * A read model of rows that tests change, counting reads; a read may be held until `release`. The
+ * gateway's view of session.state holds what `commit` put there; a lookup of a key it does not hold
+ * finds what `commitDuringWait` put on the topic meanwhile (the consumer passing the end offset).
+ */
 function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
   const rows = new Map<string, SessionStateRecord>();
+  const onTopic = new Map<string, SessionStateRecord>();
+  const arriving = new Map<string, SessionStateRecord>();
+  let lookups = 0;
   const replied = new Map<string, SessionStateRecord>();
   const listeners = new Map<string, Set<(s: SessionStateRecord) => void>>();
   let reads = 0;
@@ -48,8 +55,16 @@ function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
   const sessionReads = createSessionReads({
     readModel,
     lastReplied: (id) => replied.get(id),
+    committed: {
+      held: (id) => onTopic.get(id) ?? null,
+      async committed(id) {
+        lookups++;
+        const late = arriving.get(id);
+        if (late) onTopic.set(id, late);
+        return onTopic.get(id) ?? null;
+      },
+    },
     cache: { live, ttlMs: opts.ttlMs ?? TTL_MS, maxSessions: opts.maxSessions ?? 100 },
-    waitMs: 100,
     now: () => clock,
   });
   return {
@@ -58,7 +73,15 @@ function fakeService(opts: { ttlMs?: number; maxSessions?: number } = {}) {
     /** A command's read: always the read model. */
     getForCommand: (id: string) => sessionReads.get(id),
     reads: () => reads,
-    /** The projector: a row in Cassandra, then the record on session.state. */
+    lookups: () => lookups,
+    /** An actor's commit: the state on session.state (the projector has not written it yet). */
+    commit(record: SessionStateRecord) {
+      onTopic.set(record.session.id, record);
+      notify(record);
+    },
+    /** A state committed before the read, not yet fetched by this gateway's consumer. */
+    commitDuringWait: (record: SessionStateRecord) => arriving.set(record.session.id, record),
+    /** The state committed and projected: a row in Cassandra, and the record on session.state. */
     project(record: SessionStateRecord, publish = true) {
       rows.set(record.session.id, record);
       if (publish) notify(record);
@@ -141,15 +164,41 @@ describe("session reads with the in-memory cache", () => {
     expect(svc.reads()).toBe(2);
   });
 
-  it("answers the replied state when the projector is slower than the wait", async () => {
+  it("answers the replied state at once when the read model is older (the reply is committed)", async () => {
     const svc = await cachedAfterOneRead();
     svc.reply(state(ID, 2));
     expect(await svc.get(ID)).toEqual(state(ID, 2));
+    expect(await svc.getForCommand(ID)).toEqual(state(ID, 2));
+    expect(svc.lookups()).toBe(0);
   });
 
-  it("keeps nothing for an unknown session", async () => {
+  it("never answers a read-model row older than the state this gateway fetched from session.state", async () => {
+    const svc = fakeService({ ttlMs: 0 });
+    svc.project(state(ID, 1));
+    svc.commit(state(ID, 3));
+    expect(await svc.get(ID)).toEqual(state(ID, 3));
+    expect(await svc.getForCommand(ID)).toEqual(state(ID, 3));
+    // A read model ahead of what this gateway fetched (its consumer behind) is taken.
+    svc.project(state(ID, 4), false);
+    expect(await svc.getForCommand(ID)).toEqual(state(ID, 4));
+    expect(svc.lookups()).toBe(0);
+  });
+
+  it("finds a session Cassandra does not have yet on session.state, waiting for its consumer", async () => {
+    // Created through another gateway; the projector is behind, and this consumer has not fetched it.
+    const svc = fakeService();
+    svc.commitDuringWait(state(OTHER, 1));
+    expect(await svc.get(OTHER)).toEqual(state(OTHER, 1));
+    expect(svc.lookups()).toBe(1);
+    // Held from then on, and cached: no second lookup.
+    expect(await svc.getForCommand(OTHER)).toEqual(state(OTHER, 1));
+    expect(svc.lookups()).toBe(1);
+  });
+
+  it("keeps nothing for an unknown session, after looking it up on session.state", async () => {
     const svc = fakeService();
     expect(await svc.get(OTHER)).toBeNull();
+    expect(svc.lookups()).toBe(1);
     expect(svc.watched()).toEqual([]);
     // Created later, it is found: nothing negative was cached.
     svc.project(state(OTHER, 1));

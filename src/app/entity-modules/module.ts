@@ -23,7 +23,7 @@ export interface EntityProjection {
 /** The route dependencies the entity modules give the gateway, each module its own field. */
 export type EntityGatewayDeps = Pick<GatewayDeps, "merchants" | "links" | "subscriptions">;
 
-/** What a module's gateway part builds over: the gateway's bus and its read-your-writes session commands. */
+/** What a module's gateway part builds over: the gateway's bus and the session commands it sends. */
 export interface GatewayContext {
   shared: Pick<Shared, "config" | "cassandra" | "chains" | "codecs">;
   bus: Pick<GatewayBus, "request" | "merchantCommands" | "subscriptionCommands">;

@@ -25,7 +25,7 @@ export const sessionModule: EntityModule = {
     help: "Session partitions this process owns and has restored",
   },
   projection: {
-    writes: `Cassandra sessions + ${TOPIC.sessionState}`,
+    writes: "Cassandra sessions",
     create(shared, log) {
       // One projector per table the read-model control record names (docs/OPERATIONS.md, "Read models").
       const projector = createTableProjectors({

@@ -6,7 +6,6 @@ import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
 import { createHealth } from "../../ops/health.ts";
 import { followActiveReadModel } from "../../projections/active-read-model.ts";
-import { awaitReadable } from "../../projections/read-your-writes.ts";
 import { createSessionReads } from "../../projections/session-reads.ts";
 import { createProviders } from "../../providers/settings.ts";
 import { executorLedger } from "../../store/executor-ledger.ts";
@@ -40,12 +39,9 @@ export const gatewayRole: RoleModule = {
       pollMs: config.READ_MODEL_POLL_MS,
       log,
     });
-    // A 2xx means every gateway can read what it answered (src/projections/read-your-writes.ts).
-    const commands = awaitReadable(bus.commands, {
-      live: bus.live,
-      readModel,
-      timeoutMs: config.REPLY_TIMEOUT_MS,
-    });
+    // The owner's reply comes in the transaction that wrote the state on session.state: a 2xx
+    // needs no projection, every gateway finds that state (src/projections/session-reads.ts).
+    const commands = bus.commands;
     // The entities' routes (merchant mode: merchants, subscriptions, links): each module's share.
     const entities = entityGatewayDeps({ shared, bus, commands, readModel });
     const app = await createGateway({
@@ -56,6 +52,7 @@ export const gatewayRole: RoleModule = {
       sessions: createSessionReads({
         readModel,
         lastReplied: bus.lastReplied,
+        committed: bus.committedStates,
         cache: { live: bus.live, ttlMs: config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
       }),
       health: createHealth({

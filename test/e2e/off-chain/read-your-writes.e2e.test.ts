@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalChain } from "../../../deploy/local/chains.ts";
 import { type Child, startChild } from "../../support/child-process.ts";
 import { eachConcurrently } from "../../support/concurrently.ts";
+import { GATEWAY_READY, LOADED_GATEWAY_ENV, signedSessionBodies } from "../../support/gateway-children.ts";
 import { json } from "../../support/http.ts";
-import { newBurner, sessionBody } from "../../support/payer.ts";
 import { startTestService, type TestService } from "../../support/service.ts";
 import { openSse } from "../../support/sse-client.ts";
 
@@ -14,13 +14,6 @@ const POSTS = 1_000;
 /** Clients at once, each doing POST on A then GET on B: enough to keep the projector busy. */
 const LANES = 8;
 const SSE_CONNECTS = 40;
-/** Every request comes from 127.0.0.1; the default limit (5/s) would answer most with 429. */
-const GATEWAY_ENV = {
-  LOG_LEVEL: "warn",
-  PORT: "0",
-  RATE_LIMIT_PER_SECOND: "1000000",
-  RATE_LIMIT_BURST: "1000000",
-};
 
 let service: TestService;
 let chains: { source: LocalChain; dest: LocalChain };
@@ -33,8 +26,8 @@ beforeAll(async () => {
   await Promise.all(
     ["gateway-a", "gateway-b"].map((name) =>
       startChild(name, ["src/cli.ts", "gateway"], {
-        env: GATEWAY_ENV,
-        ready: /^gateway\s+listening on (http:\/\/\S+)/,
+        env: LOADED_GATEWAY_ENV,
+        ready: GATEWAY_READY,
         timeoutMs: 120_000,
         started: (c) => gateways.push(c),
       }),
@@ -48,12 +41,7 @@ afterAll(async () => {
 
 const [a, b] = [() => gateways[0] as Child, () => gateways[1] as Child];
 
-async function signedBodies(n: number): Promise<string[]> {
-  const bodies: string[] = [];
-  for (let i = 0; i < n; i++)
-    bodies.push(JSON.stringify(sessionBody(await newBurner(chains.source), chains.dest)));
-  return bodies;
-}
+const signedBodies = (n: number) => signedSessionBodies(n, chains.source, chains.dest);
 
 async function createOn(gateway: Child, body: string): Promise<string> {
   const res = await fetch(`${gateway.ready}/sessions`, {
