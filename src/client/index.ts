@@ -109,6 +109,12 @@ export {
   paySolanaDetectThenSign,
 } from "./actions/pay-solana-detect-then-sign.ts";
 export {
+  type PaySolanaSessionErrorType,
+  type PaySolanaSessionParameters,
+  type PaySolanaSessionReturnType,
+  paySolanaSession,
+} from "./actions/pay-solana-session.ts";
+export {
   type QuoteOnChainErrorType,
   type QuoteOnChainParameters,
   type QuoteOnChainReturnType,

@@ -333,6 +333,11 @@ export async function createGateway(deps: GatewayDeps): Promise<FastifyInstance>
       checkout: checkout.sessions,
       destinations: checkout.settings.destinations,
       chains,
+      solana: deps.solana && {
+        port: deps.solana,
+        name: config.chains?.find((c) => c.chainId === deps.solana?.chainId)?.name ?? "Solana",
+        feeBps: config.PLATFORM_FEE_BPS,
+      },
       publicUrl: config.PUBLIC_URL,
       now: deps.now ?? Date.now,
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseSolanaAddress } from "../../src/chains/solana/config.ts";
 import type { LinkAdmin } from "../../src/gateway/admin/link-admin.ts";
 import type { MerchantAdmin } from "../../src/gateway/admin/merchant-admin.ts";
 import { createGateway } from "../../src/gateway/app.ts";
@@ -6,6 +7,7 @@ import { createGuards } from "../../src/gateway/auth.ts";
 import { createPageScript } from "../../src/gateway/link-page/bundle.ts";
 import { formatUsdc, linkPage, NOT_PAYABLE } from "../../src/gateway/link-page/html.ts";
 import { issueKey } from "../../src/gateway/merchant-keys.ts";
+import type { SolanaPort } from "../../src/gateway/ports.ts";
 import type { KeyByHash } from "../../src/store/merchants.ts";
 import type { LinkRow } from "../../src/store/payment-links.ts";
 import { CHAIN_ID, DELEGATE, memoryService, START_MS, testConfig } from "../support/memory-gateway.ts";
@@ -71,9 +73,24 @@ const LINKS = [
   link({ id: "plink_4", slug: "slug_nopin", merchantId: "mer_b" }),
 ];
 
-async function gateway(env: Record<string, string> = { MERCHANT_MODE: "development" }) {
+const SOLANA = 792703810;
+const SOL_DEST = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
+/** The gateway's Solana side, as far as the link routes read it: no signature or RPC is used there. */
+const solanaPort = {
+  chainId: SOLANA,
+  feePayer: "11111111111111111111111111111112",
+  vault: "SysvarRent111111111111111111111111111111111",
+  usdcMint: "SysvarC1ock11111111111111111111111111111111",
+  reaches: [],
+  parseAddress: parseSolanaAddress,
+} as unknown as SolanaPort;
+
+async function gateway(
+  env: Record<string, string> = { MERCHANT_MODE: "development" },
+  solana: SolanaPort | undefined = undefined,
+) {
   const service = memoryService();
-  const created: Array<{ merchantId: string; amount: bigint }> = [];
+  const created: Array<{ merchantId: string; amount: bigint; solanaChainId?: number }> = [];
   const made: string[] = [];
   const admin: LinkAdmin = {
     create: async (merchantId, l) => {
@@ -117,26 +134,40 @@ async function gateway(env: Record<string, string> = { MERCHANT_MODE: "developme
       }),
       checkout: {
         sessions: {
-          create: async (input: { merchantId: string; amount: bigint }) => {
+          create: async (input: { merchantId: string; amount: bigint; solanaChainId?: number }) => {
             created.push(input);
             return {
               id: "s1",
               amount: input.amount.toString(),
               client_secret: "cs_test_1",
               expires_at: 1_800_003_600,
+              session: {
+                dest_address: SOL_DEST,
+                dest_chain_id: SOLANA,
+                app_fee_bps: 0,
+                app_fee_recipient_sol: null,
+              },
             };
           },
         } as never,
         settings: {
-          // mer_a and mer_c pinned a destination for the first chain only; mer_b none.
+          // mer_a and mer_c pinned a destination for the first chain (mer_a on Solana too); mer_b none.
           destinations: async (m: string) =>
-            m === "mer_b" ? [] : [{ sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN }],
+            m === "mer_b"
+              ? []
+              : [
+                  { sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN },
+                  ...(m === "mer_a"
+                    ? [{ sourceChainId: SOLANA, destAddress: SOL_DEST, destChainId: SOLANA }]
+                    : []),
+                ],
         } as never,
         resources: async () => null,
         mode: "test",
       },
     },
     links: { admin, store: { bySlug: async (slug) => LINKS.find((l) => l.slug === slug) ?? null } },
+    ...(solana ? { solana } : {}),
   });
   return { app, created, made };
 }
@@ -241,6 +272,7 @@ describe("payment link routes", () => {
           tokens: [{ token: USDC, symbol: "USDC", decimals: 6, amount: "25000000" }],
         },
       ],
+      solana: null,
     });
     expect(created).toEqual([{ merchantId: "mer_a", amount: 25_000_000n }]);
     // A merchant with no pinned destination: no session made that could never be committed.
@@ -250,6 +282,64 @@ describe("payment link routes", () => {
       { error: "this merchant cannot take payments right now" },
     ]);
     expect(created).toHaveLength(1);
+  });
+
+  it("POST /links/:slug/sessions on Solana: offered when the merchant pinned it, a Solana checkout with its sweep terms for source_chain_id, 400 otherwise", async () => {
+    const { app, created } = await gateway(undefined, solanaPort);
+    const evm = await app.inject({ method: "POST", url: "/links/slug_active/sessions" });
+    const offered = { chain_id: SOLANA, name: "Solana", usdc_mint: solanaPort.usdcMint, amount: "25000000" };
+    expect(evm.json().solana).toEqual(offered);
+    const page = await app.inject({ method: "GET", url: "/links/slug_active", headers: HTML });
+    expect(page.body).toContain(
+      `"solana":{"chain_id":${SOLANA},"name":"Solana","usdc_mint":"${solanaPort.usdcMint}"}`,
+    );
+
+    const res = await app.inject({
+      method: "POST",
+      url: "/links/slug_active/sessions",
+      payload: { source_chain_id: SOLANA },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      id: "s1",
+      chains: [],
+      solana: offered,
+      sweep: {
+        chain_id: SOLANA,
+        usdc_mint: solanaPort.usdcMint,
+        fee_payer: solanaPort.feePayer,
+        sweep_to: SOL_DEST,
+        app_fee_bps: 0,
+        open_sweep_to: false,
+      },
+    });
+    expect(created.at(-1)).toEqual({ merchantId: "mer_a", amount: 25_000_000n, solanaChainId: SOLANA });
+
+    // Another chain id, a body that is not the one field, a merchant that did not pin Solana: 400, nothing made.
+    const before = created.length;
+    for (const [slug, payload] of [
+      ["slug_active", { source_chain_id: CHAIN_ID }],
+      ["slug_active", { source_chain_id: SOLANA, extra: 1 }],
+      ["slug_active", { source_chain_id: "solana" }],
+    ] as const) {
+      const refused = await app.inject({ method: "POST", url: `/links/${slug}/sessions`, payload });
+      expect([refused.statusCode, refused.json().error], JSON.stringify(payload)).toEqual([
+        400,
+        expect.any(String),
+      ]);
+    }
+    const noSolana = await gateway();
+    const none = await noSolana.app.inject({
+      method: "POST",
+      url: "/links/slug_active/sessions",
+      payload: { source_chain_id: SOLANA },
+    });
+    expect([none.statusCode, none.json().error]).toEqual([400, expect.stringMatching(/not paid on Solana/)]);
+    expect(
+      (await noSolana.app.inject({ method: "POST", url: "/links/slug_active/sessions" })).json().solana,
+    ).toBeNull();
+    expect(created.length).toBe(before);
+    expect(noSolana.created).toHaveLength(1);
   });
 
   it("POST /v1/payment_links: 409 naming what is missing (a destination, an active pk_), nothing created", async () => {
@@ -306,6 +396,7 @@ describe("the hosted page", () => {
         description: "</script><script>alert(1)</script>",
         merchantName: "</script><b>",
         payable: true,
+        solana: null,
       },
       "/p.js",
     );

@@ -1,26 +1,14 @@
 import type { ApiClient } from "../api-client.ts";
-import { type ApiError, ClientError, type SessionEndedError } from "../errors.ts";
-import { followThenOpen } from "../follow-then-open.ts";
-import type { CommitResponse, Session, SolanaBurnerResponse } from "../types.ts";
-import { commitSolanaSweep } from "./commit-solana-sweep.ts";
+import type { ApiError, ClientError, SessionEndedError } from "../errors.ts";
 import { type CreateSolanaSessionReturnType, createSolanaSession } from "./create-solana-session.ts";
-import { getSession } from "./get-session.ts";
-import { getSolanaBlockhash } from "./get-solana-blockhash.ts";
-import type { MakeSolanaBurnerReturnType } from "./make-solana-burner.ts";
-import { registerSolanaBurner } from "./register-solana-burner.ts";
-import { signSolanaBounceSetup } from "./sign-solana-bounce-setup.ts";
-import { type SignSolanaSweepReturnType, signSolanaSweep } from "./sign-solana-sweep.ts";
-import { isDetected } from "./wait-for-detection.ts";
-import { type DetectedSolanaSession, waitForSolanaDetection } from "./wait-for-solana-detection.ts";
-import { waitForStatus } from "./wait-for-status.ts";
+import {
+  type PaySolanaSessionParameters,
+  type PaySolanaSessionReturnType,
+  paySolanaSession,
+} from "./pay-solana-session.ts";
 
-const DEFAULT_SETTLEMENT_TIMEOUT_MS = 600_000;
-/** Signing rounds at most: the first sweep, and a new one after a refusal (the deposit grew, the blockhash expired). */
-const MAX_SIGN_ROUNDS = 3;
-
-export interface PaySolanaDetectThenSignParameters {
-  /** From `makeSolanaBurner`. Keep its key until the session ends: SOL only it can return (`refundSolanaSol`). */
-  burner: MakeSolanaBurnerReturnType;
+export interface PaySolanaDetectThenSignParameters
+  extends Omit<PaySolanaSessionParameters, "id" | "terms" | "destination" | "refundTo" | "onRegistered"> {
   /** A base58 wallet on the Solana chain, or a 0x address on a configured EVM chain (paid by the fast fill). */
   destination: { address: string; chainId: number };
   /**
@@ -30,35 +18,16 @@ export interface PaySolanaDetectThenSignParameters {
    * can move what it holds.
    */
   refundTo?: string | undefined;
-  /** The highest platform fee signed, bps (`signSolanaSweep`). Default 100. */
-  maxFeeBps?: number | undefined;
-  /** The highest app fee signed, bps. Default 0 (an anonymous session carries none). */
-  maxAppFeeBps?: number | undefined;
   /**
    * Called once the session is open, the burner registered and the event stream followed: show
    * `burner.address` to the payer, or send the deposit. A rejection ends the flow with that error.
    */
   onCreated?: ((created: CreateSolanaSessionReturnType) => void | Promise<void>) | undefined;
-  /** Every state the event stream sends, while waiting for detection and for settlement. */
-  onSession?: ((session: Session) => void) | undefined;
-  /** How long to wait for a deposit, ms. Default 600000. */
-  detectionTimeout?: number | undefined;
-  /** How long to wait from commit to `swept`, ms. Default 600000. */
-  settlementTimeout?: number | undefined;
-  /** How long each commit's retryable failures are retried, ms (commitSolanaSweep's `retryFor`). */
-  commitRetryFor?: number | undefined;
   idempotencyKey?: string | undefined;
-  signal?: AbortSignal | undefined;
 }
 
-export interface PaySolanaDetectThenSignReturnType {
+export interface PaySolanaDetectThenSignReturnType extends PaySolanaSessionReturnType {
   created: CreateSolanaSessionReturnType;
-  registered: SolanaBurnerResponse;
-  detected: DetectedSolanaSession;
-  signed: SignSolanaSweepReturnType;
-  committed: CommitResponse;
-  /** The session once `swept`: `sweep_tx`, `dest_tx`, `fee_amount` and the amounts are set. */
-  settled: Session;
 }
 /**
  * Whatever the step that failed raises: ApiError (create, register, blockhash, a wait that timed
@@ -89,85 +58,17 @@ export async function paySolanaDetectThenSign(
   client: ApiClient,
   params: PaySolanaDetectThenSignParameters,
 ): Promise<PaySolanaDetectThenSignReturnType> {
-  const { burner, signal, onSession } = params;
   const created = await createSolanaSession(client, {
     destination: params.destination,
     refundAddress: params.refundTo,
     idempotencyKey: params.idempotencyKey,
-    signal,
+    signal: params.signal,
   });
-  const { id, sweep: terms } = created;
-  const registered = await registerSolanaBurner(client, { id, burner: burner.keypair, signal });
-
-  const first = await followThenOpen(
-    (following) =>
-      waitForSolanaDetection(client, { id, timeout: params.detectionTimeout, onSession, signal: following }),
-    () => params.onCreated?.(created),
-    signal,
-  );
-  // The bounce setup is signed now, on a fresh blockhash: the service relays it only once a deposit
-  // is recorded (it pays nothing for a burner never paid), and a setup signed at registration would
-  // have expired (~60 s) for any payer slower than that.
-  if (params.refundTo !== undefined) {
-    const bounceSetup = signSolanaBounceSetup({
-      sessionId: id,
-      burner: burner.keypair,
-      refundTo: params.refundTo,
-      relayer: terms.fee_payer,
-      mint: terms.usdc_mint,
-      blockhash: (await getSolanaBlockhash(client, { chainId: terms.chain_id, signal })).blockhash,
-    });
-    await registerSolanaBurner(client, { id, burner: burner.keypair, bounceSetup, signal });
-  }
-  const { detected, signed, committed } = await signAndCommit(client, id, first, params, terms);
-  const settled = await waitForStatus(client, {
-    id,
-    status: "swept",
-    timeout: params.settlementTimeout ?? DEFAULT_SETTLEMENT_TIMEOUT_MS,
-    onSession,
-    signal,
+  const paid = await paySolanaSession(client, {
+    ...params,
+    id: created.id,
+    terms: created.sweep,
+    onRegistered: () => params.onCreated?.(created),
   });
-  return { created, registered, detected, signed, committed, settled };
-}
-
-/**
- * Sign the sweep of the detected deposit with a fresh blockhash and commit it. A refusal (the deposit
- * grew since it was read, the blockhash expired before the commit) is signed again for the session as
- * it is now while it still waits for its sweep, up to MAX_SIGN_ROUNDS sweeps in all.
- */
-async function signAndCommit(
-  client: ApiClient,
-  id: string,
-  first: DetectedSolanaSession,
-  params: PaySolanaDetectThenSignParameters,
-  terms: CreateSolanaSessionReturnType["sweep"],
-) {
-  const { signal } = params;
-  let detected = first;
-  for (let round = 1; ; round++) {
-    const { blockhash } = await getSolanaBlockhash(client, { chainId: terms.chain_id, signal });
-    const signed = signSolanaSweep({
-      burner: params.burner.keypair,
-      session: detected,
-      terms,
-      blockhash,
-      destination: params.destination,
-      maxFeeBps: params.maxFeeBps,
-      maxAppFeeBps: params.maxAppFeeBps,
-    });
-    try {
-      const committed = await commitSolanaSweep(client, {
-        id,
-        transaction: signed.transaction,
-        retryFor: params.commitRetryFor,
-        signal,
-      });
-      return { detected, signed, committed };
-    } catch (err) {
-      const refused = err instanceof ClientError && err.code === "commit_failed" && !err.retryable;
-      const now = refused && round < MAX_SIGN_ROUNDS ? await getSession(client, { id, signal }) : null;
-      if (now === null || now.status !== "detected" || !isDetected(now)) throw err;
-      detected = now as DetectedSolanaSession;
-    }
-  }
+  return { created, ...paid };
 }

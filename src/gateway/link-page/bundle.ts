@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const ENTRY = fileURLToPath(new URL("./page.ts", import.meta.url));
+const BUFFER_GLOBAL = fileURLToPath(new URL("./buffer-global.ts", import.meta.url));
 
 /**
  * The hosted payment page's script (./page.ts and the client library it drives), bundled for the
@@ -18,6 +19,8 @@ export function createPageScript(): () => Promise<string> {
       platform: "browser",
       format: "esm",
       target: "es2022",
+      // The Solana libraries' bare `Buffer` is the `buffer` package's (./buffer-global.ts).
+      inject: [BUFFER_GLOBAL],
       minify: true,
       write: false,
       logLevel: "silent",

@@ -14,6 +14,16 @@ export interface PageLink {
   merchantName: string | null;
   /** Whether the merchant can take a payment now; if not, the page asks the payer for nothing. */
   payable: boolean;
+  /** The Solana chain the merchant takes USDC on, or null (none configured, or no destination pinned for it). */
+  solana: PageSolana | null;
+}
+
+/** A Solana chain a link can be paid on in USDC, as POST /links/:slug/sessions names it. */
+export interface PageSolana {
+  chain_id: number;
+  name: string;
+  /** Base58. */
+  usdc_mint: string;
 }
 
 /** 6-decimal base units as a decimal USDC string ("25000000" -> "25.00", "1500001" -> "1.500001"). */
@@ -50,18 +60,23 @@ export function linkPage(link: PageLink, scriptPath: string): string {
     description: link.description,
     merchantName: link.merchantName,
     payable: link.payable,
+    solana: link.solana,
   };
   // Not payable now: no refund address asked, no pay button. The script still runs, so a payment
   // this browser already started resumes (its session keeps the destination it was made with).
   const start = link.payable
     ? `<div id="start">
   <label for="refund">Your wallet address, for a refund</label>
-  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="0x…">
-  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.</p>
+  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="${link.solana ? "0x… or a Solana address" : "0x…"}">
+  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.${link.solana ? " A Solana address pays in USDC on Solana." : ""}</p>
   <button id="pay" type="button">Continue to pay</button>
   <div id="wallet-start" hidden>
     <p class="hint">Or let your wallet fill in your address and send the payment, in any token it offers:</p>
     <button id="wallet-pay" type="button">Pay with wallet</button>
+  </div>
+  <div id="solana-wallet-start" hidden>
+    <p class="hint">Or pay in USDC on Solana from your Solana wallet:</p>
+    <button id="solana-wallet-pay" type="button">Pay with Solana wallet</button>
   </div>
 </div>`
     : "";

@@ -107,25 +107,33 @@ let clock: ReturnType<typeof setInterval> | undefined;
 /** A token amount as the payer reads it: "10.0123 DAI". */
 export const tokenAmount = (o: PayOption) => `${formatUnits(BigInt(o.amount), o.decimals)} ${o.symbol}`;
 
+/** What the payer is asked to send, and where: an EVM chain's EIP-681 request or a Solana Pay one. */
+export interface DepositRequest {
+  address: string;
+  /** "10 USDC". */
+  amount: string;
+  /** "source (chain 31337)". */
+  chain: string;
+  /** The payment request a phone wallet scans (./payment-uri.ts). */
+  uri: string;
+}
+
+/** A deposit on an EVM chain: the EIP-681 request of the exact amount of the token to the burner. */
+export const evmDeposit = (address: string, chain: LinkChain, token: PayOption): DepositRequest => ({
+  address,
+  amount: tokenAmount(token),
+  chain: `${chain.name} (chain ${chain.chain_id})`,
+  uri: eip681Uri({ token: token.token, chainId: chain.chain_id, to: address, amount: BigInt(token.amount) }),
+});
+
 /** The deposit address, its QR code and copy button, and the time left to pay (until `expiresAt`, Unix s). */
-export async function showDeposit(
-  address: string,
-  chain: LinkChain,
-  token: PayOption,
-  expiresAt: number,
-  refundTo: string,
-) {
+export async function showDeposit(deposit: DepositRequest, expiresAt: number, refundTo: string) {
+  const { address, uri } = deposit;
   byId("address").textContent = address;
-  byId("pay-amount").textContent = tokenAmount(token);
-  byId("chain").textContent = `${chain.name} (chain ${chain.chain_id})`;
+  byId("pay-amount").textContent = deposit.amount;
+  byId("chain").textContent = deposit.chain;
   byId("refund-to").textContent = refundTo;
-  // EIP-681: a wallet that scans it proposes the transfer of the exact amount of the token to the burner.
-  const uri = eip681Uri({
-    token: token.token,
-    chainId: chain.chain_id,
-    to: address,
-    amount: BigInt(token.amount),
-  });
+  // A wallet that scans it proposes the transfer of the exact amount of the token to the burner.
   byId("qr").src = await QRCode.toDataURL(uri, { margin: 1, width: 220 });
   byId("qr").dataset.uri = uri;
   const copy = byId("copy");

@@ -8,18 +8,14 @@
  * the Intent itself once the deposit is seen (detect-then-sign with the key it holds). A reload, or
  * the link opened again in this browser, resumes the saved payment. A page closed for good leaves
  * the session uncommitted: it expires, and the service returns the money with the standing refund.
+ * A Solana address for the refund (or a Solana wallet) pays in USDC on Solana instead (./solana-payment.ts).
  */
 import { type Address, isAddress, zeroAddress } from "viem";
-import { getSession } from "../../client/actions/get-session.ts";
 import { makeBurner } from "../../client/actions/make-burner.ts";
 import { payCheckout } from "../../client/actions/pay-checkout.ts";
 import { signStandingRefund } from "../../client/actions/sign-standing-refund.ts";
-import { waitForStatus } from "../../client/actions/wait-for-status.ts";
-import { type ApiClient, createApiClient } from "../../client/api-client.ts";
+import { createApiClient } from "../../client/api-client.ts";
 import { type Burner, newBurner } from "../../client/burner.ts";
-import { ApiError, SessionEndedError } from "../../client/errors.ts";
-import type { Session } from "../../client/types.ts";
-import { assertNever } from "../../domain/evolve.ts";
 import {
   connectWallet,
   type Eip1193Provider,
@@ -27,26 +23,18 @@ import {
   sendWithWallet,
   walletReader,
 } from "./evm-wallet.ts";
+import { askWallet, explain, keepPayment, origin, settle } from "./follow.ts";
+import { body, byId, choosePayment, evmDeposit, hideStart, link, show, showDeposit } from "./page-view.ts";
 import {
-  body,
-  byId,
-  choosePayment,
-  hideDeposit,
-  hideStart,
-  link,
-  reach,
-  type Step,
-  show,
-  showDeposit,
-} from "./page-view.ts";
-import {
-  clearPayment,
+  type EvmSavedPayment,
   type LinkChain,
   loadPayment,
   type PayOption,
-  type SavedPayment,
-  savePayment,
+  savedSession,
 } from "./saved-payment.ts";
+import { followSolana, startSolana } from "./solana-payment.ts";
+import { solanaWallet } from "./solana-transfer.ts";
+import { connectSolanaWallet, type SolanaWallet, watchSolanaWallets } from "./solana-wallet.ts";
 
 /** The answer of POST /links/:slug/sessions (src/gateway/routes/links.ts). */
 interface LinkSession {
@@ -58,22 +46,27 @@ interface LinkSession {
   chains: LinkChain[];
 }
 
-const origin = (globalThis as unknown as { location: { origin: string } }).location.origin;
-/** How often, and how long, the page looks for the refund's transaction once the session ended. */
-const REFUND_POLL_MS = 2_000;
-const REFUND_WATCH_MS = 30 * 60_000;
-
 const saved = loadPayment(link.slug);
-if (saved) {
+if (saved?.family === "solana") {
+  hideStart();
+  // Not asking a wallet again: a resumed page shows the address and Solana Pay request to pay by.
+  run(() => followSolana(saved, null));
+} else if (saved) {
   hideStart();
   run(() => resume(saved));
 } else if (link.payable) {
-  byId("pay").addEventListener("click", () => run(() => start(null)));
+  byId("pay").addEventListener("click", () => run(() => startByAddress()));
   const wallet = injectedWallet();
   if (wallet) {
     byId("wallet-start").hidden = false;
     byId("wallet-pay").addEventListener("click", () => run(() => start(wallet)));
   }
+  const solana = link.solana;
+  if (solana)
+    watchSolanaWallets(solana.chain_id, (found) => {
+      byId("solana-wallet-start").hidden = false;
+      byId("solana-wallet-pay").addEventListener("click", () => run(() => startWithSolanaWallet(found)));
+    });
 }
 // Otherwise the merchant cannot take payments now: the page says so and asks nothing (html.ts).
 
@@ -84,28 +77,58 @@ function run(flow: () => Promise<void>) {
   });
 }
 
-/** The payer's refund address, or null after saying what is wrong with it. */
-function refundAddress(): Address | null {
+/** Nothing more to press once a payment starts: one session per page. */
+function disableStart() {
+  for (const id of ["pay", "wallet-pay", "solana-wallet-pay", "refund"]) byId(id).disabled = true;
+}
+
+/**
+ * The payer's refund address, or null after saying what is wrong with it: an EVM address, or a
+ * Solana wallet when the link is paid on Solana too (then the payment is in USDC on Solana).
+ */
+function refundAddress(): { evm: Address } | { solana: string } | null {
   const given = byId("refund").value.trim();
+  const onSolana = link.solana ? solanaWallet(given) : null;
+  if (onSolana) return { solana: onSolana };
   // A mixed-case address carries an EIP-55 checksum, and a typo breaks it: strict checks it.
   if (!isAddress(given, { strict: true })) {
-    show("Enter the address of your own wallet (0x…, 40 hex digits): it is where a refund goes.", "error");
+    const solana = link.solana ? " or a Solana wallet's address" : "";
+    show(
+      `Enter the address of your own wallet (0x…, 40 hex digits${solana}): it is where a refund goes.`,
+      "error",
+    );
     return null;
   }
   if (given.toLowerCase() === zeroAddress) {
     show("The zero address cannot receive a refund: enter your wallet's address.", "error");
     return null;
   }
-  return given;
+  return { evm: given };
 }
 
-/** Pays by address and QR code (`wallet` null), or through the payer's wallet, whose account is the refund address. */
-async function start(wallet: Eip1193Provider | null) {
-  const refundTo = wallet ? await connectWallet(wallet) : refundAddress();
+/** Pays by address and QR code: on Solana for a Solana refund address, else on an EVM chain. */
+async function startByAddress() {
+  const refundTo = refundAddress();
   if (!refundTo) return;
-  byId("pay").disabled = true;
-  byId("wallet-pay").disabled = true;
-  byId("refund").disabled = true;
+  if ("evm" in refundTo) return start(null, refundTo.evm);
+  if (!link.solana) return;
+  disableStart();
+  await startSolana(link.solana, refundTo.solana, null);
+}
+
+/** Pays through the payer's Solana wallet, whose account is the refund address. */
+async function startWithSolanaWallet(wallet: SolanaWallet) {
+  if (!link.solana) return;
+  const refundTo = await connectSolanaWallet(wallet);
+  disableStart();
+  await startSolana(link.solana, refundTo, wallet);
+}
+
+/** Pays on an EVM chain by address and QR code (`wallet` null), or through the payer's wallet, whose account is the refund address. */
+async function start(wallet: Eip1193Provider | null, given?: Address) {
+  const refundTo = wallet ? await connectWallet(wallet) : given;
+  if (!refundTo) return;
+  disableStart();
   show("Creating your payment…");
   const created = await createApiClient({ baseUrl: origin }).request<LinkSession>({
     method: "POST",
@@ -123,13 +146,9 @@ async function start(wallet: Eip1193Provider | null) {
     to: refundTo,
     chainIds: [chain.chain_id],
   });
-  const payment: SavedPayment = {
+  const payment: EvmSavedPayment = {
     v: 1,
-    sessionId: created.id,
-    clientSecret: created.client_secret,
-    publishableKey: created.publishable_key,
-    amount: created.amount,
-    expiresAt: created.expires_at,
+    ...savedSession(created),
     chain,
     token,
     burnerKey: burner.key,
@@ -137,58 +156,43 @@ async function start(wallet: Eip1193Provider | null) {
     standingRefund,
     ...(wallet ? { wallet: true } : {}),
   };
-  // Saved before the address is shown: a reload from here on resumes this payment.
-  if (!savePayment(link.slug, payment))
-    console.warn("this browser keeps no storage: a reload cannot resume the payment");
+  keepPayment(payment);
   await follow(payment, burner);
 }
 
 /** The saved payment, after a reload or with the link opened again in this browser. */
-async function resume(payment: SavedPayment) {
+async function resume(payment: EvmSavedPayment) {
   body.dataset.session = payment.sessionId;
   body.dataset.resumed = "true";
   show("Resuming your payment…");
   await follow(payment, { ...makeBurner({ key: payment.burnerKey }), eip7702Auth: payment.eip7702Auth });
 }
 
-/** From a saved payment to its end: settle it (registering and committing as needed), or see its money returned. */
-async function follow(payment: SavedPayment, burner: Burner) {
+/** From a saved EVM payment to its end: settle it (registering and committing as needed), or see its money returned. */
+async function follow(payment: EvmSavedPayment, burner: Burner) {
   const { sessionId: id, chain } = payment;
   const token = payment.token ?? usdcOf(chain, payment.amount);
   const wallet = payment.wallet ? injectedWallet() : null;
-  /** Once the address is shown: the wallet, if the payer paid with one, is asked for the one transfer. */
-  const registered = async () => {
-    await showDeposit(burner.address, chain, token, payment.expiresAt, refundTo);
-    if (!wallet || payment.sent) return;
-    show("Confirm the payment in your wallet…");
-    try {
-      await sendWithWallet(wallet, {
-        from: refundTo,
-        chainId: chain.chain_id,
-        token: token.token,
-        to: burner.address,
-        amount: BigInt(token.amount),
-      });
-    } catch (err) {
-      // Refused or failed in the wallet: the address and QR code stay, to pay another way.
-      show(`Your wallet did not send it (${explain(err)}). You can still pay to the address below.`, "error");
-      return;
-    }
-    // Sent once: a reload must not ask the wallet again.
-    savePayment(link.slug, { ...payment, sent: true });
-    show("Sent. Waiting for it to arrive…");
-  };
   const refundTo = payment.standingRefund.to;
-  const client = createApiClient({
-    baseUrl: origin,
-    checkout: { publishableKey: payment.publishableKey, clientSecret: payment.clientSecret },
-  });
-  const step = (...steps: Step[]) => reach(steps, refundTo);
-  const onSession = (s: Session) => progress(s, step);
-  step("refund_signed");
-  let now = await getSession(client, { id });
-  if (!isCommitted(now) && !hasEnded(now)) {
-    try {
+  await settle({
+    payment,
+    refundTo,
+    returnedBy: "refund_all",
+    pay: async (client, onSession) => {
+      /** Once the address is shown: the wallet, if the payer paid with one, is asked for the one transfer. */
+      const registered = async () => {
+        await showDeposit(evmDeposit(burner.address, chain, token), payment.expiresAt, refundTo);
+        if (!wallet) return;
+        await askWallet(payment, async () => {
+          await sendWithWallet(wallet, {
+            from: refundTo,
+            chainId: chain.chain_id,
+            token: token.token,
+            to: burner.address,
+            amount: BigInt(token.amount),
+          });
+        });
+      };
       await payCheckout(client, {
         id,
         burner,
@@ -200,17 +204,8 @@ async function follow(payment: SavedPayment, burner: Burner) {
         onRegistered: registered,
         onSession,
       });
-      return paid(step);
-    } catch (err) {
-      // A commit the page before a reload had sent, or a session that ended: read where it is.
-      now = await getSession(client, { id });
-      if (!isCommitted(now) && !hasEnded(now)) throw err;
-    }
-  }
-  hideDeposit();
-  if (hasEnded(now) && now.status !== "swept") return returned(client, now, refundTo, step);
-  await waitForStatus(client, { id, status: "swept", onSession });
-  paid(step);
+    },
+  });
 }
 
 /** USDC on `chain`, for a payment saved before the page offered other tokens. */
@@ -220,81 +215,3 @@ const usdcOf = (chain: LinkChain, amount: string): PayOption => ({
   decimals: 6,
   amount,
 });
-
-function paid(step: (...steps: Step[]) => void) {
-  hideDeposit();
-  step("waiting", "detected", "signing", "processing", "paid");
-  clearPayment(link.slug);
-  show("Paid. Thank you!", "paid");
-}
-
-/** The steps and status line for a state the event stream sent. */
-function progress(s: Session, step: (...steps: Step[]) => void) {
-  switch (s.status) {
-    case "pending":
-      return step("waiting");
-    case "detected":
-      show("Payment received. Settling…");
-      return step("waiting", "detected", "signing");
-    case "sweeping":
-    case "swept":
-      hideDeposit();
-      show("Payment received. Settling…");
-      return step("waiting", "detected", "signing", "processing");
-    case "expired":
-    case "failed":
-    case "bounced":
-      return;
-    default:
-      return assertNever(s.status);
-  }
-}
-
-/**
- * The session ended without settling: with no money in the burner there is nothing to return; else
- * the service bounces it with the standing refund, and the page waits to see that refund mined.
- */
-async function returned(
-  client: ApiClient,
-  ended: Session,
-  refundTo: Address,
-  step: (...steps: Step[]) => void,
-) {
-  hideDeposit();
-  if (ended.deposits.length === 0) {
-    clearPayment(link.slug);
-    show("This payment expired before any money arrived. Reload the page to start again.", "error");
-    return;
-  }
-  step("waiting", "detected", "returning");
-  show("The payment could not be settled: your money is on its way back.");
-  const until = Date.now() + REFUND_WATCH_MS;
-  for (let s = ended; Date.now() < until; s = await getSession(client, { id: s.id })) {
-    const bounced = s.refunds.filter((r) => r.kind === "refund_all");
-    if (bounced.some((r) => r.status === "confirmed")) {
-      step("refunded");
-      clearPayment(link.slug);
-      show(`Refunded to ${refundTo}.`, "refunded");
-      return;
-    }
-    if (bounced.some((r) => r.status === "failed"))
-      throw new Error("The refund failed: keep this page and contact the merchant.");
-    await new Promise((resolve) => setTimeout(resolve, REFUND_POLL_MS));
-  }
-  show("Your refund is still on its way: open this link again later to see it.");
-}
-
-/** An Intent was accepted: only the sweep is left, which needs nothing more from the page. */
-const isCommitted = (s: Session) =>
-  s.status === "sweeping" || s.status === "swept" || (s.status === "detected" && s.fee_bps !== null);
-const hasEnded = (s: Session) =>
-  s.status === "swept" || s.status === "expired" || s.status === "failed" || s.status === "bounced";
-
-function explain(err: unknown): string {
-  if (err instanceof SessionEndedError)
-    return err.session.status === "expired"
-      ? "This payment expired before any money arrived. Reload the page to start again."
-      : "The payment could not be settled. Your money goes back to your refund address.";
-  if (err instanceof ApiError && err.serverMessage) return err.serverMessage;
-  return err instanceof Error ? err.message : String(err);
-}

@@ -6,7 +6,9 @@
  * this browser profile can read it until then (docs/LINKS.md, "A shared computer").
  */
 import type { Address, Hex } from "viem";
+import type { SolanaSweepTerms } from "../../client/types.ts";
 import type { Authorization } from "../../domain/types.ts";
+import type { PageSolana } from "./html.ts";
 
 /** A token a chain can be paid in, with the amount of it that pays the link (base units). */
 export interface PayOption {
@@ -25,8 +27,12 @@ export interface LinkChain {
   tokens: PayOption[];
 }
 
-export interface SavedPayment {
+/** A payment on an EVM chain or on Solana: what the page saved tells which it resumes. */
+export type SavedPayment = EvmSavedPayment | SolanaSavedPayment;
+
+export interface EvmSavedPayment {
   v: 1;
+  family?: undefined;
   sessionId: string;
   clientSecret: string;
   publishableKey: string;
@@ -46,6 +52,47 @@ export interface SavedPayment {
   /** The standing refund the burner signed before its address was shown: resent on a resumed register. */
   standingRefund: { to: Address; deadline: number; signatures: Record<string, Hex> };
 }
+
+/** A payment in USDC on Solana (docs/LINKS.md, "Pay on Solana"). */
+export interface SolanaSavedPayment {
+  v: 1;
+  family: "solana";
+  sessionId: string;
+  clientSecret: string;
+  publishableKey: string;
+  /** USDC base units. */
+  amount: string;
+  /** Unix seconds. */
+  expiresAt: number;
+  chain: PageSolana;
+  /** What the sweep the burner signs must pay, as the session's creation answered it. */
+  terms: SolanaSweepTerms;
+  /** The burner's 64-byte secret key, base58: it signs the bounce setup and the sweep after the deposit. */
+  burnerKey: string;
+  /** The Solana Pay reference in the QR code: a key of its own, naming this payment request. */
+  reference: string;
+  /** The payer's Solana wallet, where a bounce returns the USDC (signed once the deposit is seen). */
+  refundTo: string;
+  /** Paid through a Wallet Standard wallet (its account the refund address). */
+  wallet?: true;
+  /** The wallet sent the transfer: a resumed page does not ask it again. */
+  sent?: true;
+}
+
+/** What every saved payment keeps of its session, from POST /links/:slug/sessions' answer. */
+export const savedSession = (created: {
+  id: string;
+  client_secret: string;
+  publishable_key: string;
+  amount: string;
+  expires_at: number;
+}) => ({
+  sessionId: created.id,
+  clientSecret: created.client_secret,
+  publishableKey: created.publishable_key,
+  amount: created.amount,
+  expiresAt: created.expires_at,
+});
 
 interface Storage {
   getItem(key: string): string | null;

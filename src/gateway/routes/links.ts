@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { SolanaSweepTerms } from "../../api/solana-sweep-terms.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import { setupMissing } from "../../domain/merchant/readiness.ts";
 import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
@@ -11,8 +12,11 @@ import { type GatewayError, gatewayError } from "../errors.ts";
 import { createPageScript } from "../link-page/bundle.ts";
 import { closedPage, linkPage, PAGE_CSP } from "../link-page/html.ts";
 import { payOptions } from "../pay-amounts.ts";
+import type { SolanaPort } from "../ports.ts";
 import { errorSchema } from "../schemas.ts";
+import { solanaSweepTermsSchema } from "../solana-schemas.ts";
 import { paymentLinkRoutes } from "./payment-links.ts";
+import { solanaSweepTerms } from "./solana.ts";
 
 /** A chain a link's session can be paid on: what the page needs to make and authorize a burner. */
 export interface PayableChain {
@@ -31,15 +35,26 @@ export interface PayOption {
   amount: string;
 }
 
+/** The Solana chain a link's session can be paid on instead: USDC only (nothing swaps on Solana here). */
+export interface PayableSolana {
+  chain_id: number;
+  name: string;
+  usdc_mint: string;
+}
+
+/** The session fields a Solana checkout's sweep terms are read from. */
+type SweepTermsSession = Parameters<typeof solanaSweepTerms>[2];
+
 export interface PublicLinkRouteOptions {
   links: Pick<LinkStore, "bySlug">;
   /** Creates a checkout session for the merchant (src/gateway/checkout.ts). */
   checkout: {
-    create(input: { merchantId: string; amount: bigint }): Promise<{
+    create(input: { merchantId: string; amount: bigint; solanaChainId?: number }): Promise<{
       id: string;
       amount: string;
       client_secret: string;
       expires_at: number;
+      session: SweepTermsSession;
     }>;
   };
   /** The merchant's name, shown to the payer (null for a merchant the gateway cannot read yet). */
@@ -48,6 +63,15 @@ export interface PublicLinkRouteOptions {
   publishableKey(merchantId: string): Promise<string | null>;
   /** The configured chains with a USDC the merchant pinned a destination for, as source chains. */
   payableChains(merchantId: string): Promise<PayableChain[]>;
+  /**
+   * The Solana chain, when one is configured: `pinned` says whether the merchant pinned a destination
+   * for it (then its page offers USDC there), `terms` are a Solana session's sweep terms.
+   */
+  solana?: {
+    chain: PayableSolana;
+    pinned(merchantId: string): Promise<boolean>;
+    terms(session: SweepTermsSession): SolanaSweepTerms;
+  };
   /** The tokens `chain` can be paid in for `amount` USDC, USDC first (read only when a session is made). */
   payOptions(chain: PayableChain, amount: bigint): Promise<PayOption[]>;
   /** The page's bundled script (link-page/bundle.ts). */
@@ -94,8 +118,35 @@ const linkSessionSchema = z.object({
           .describe("what the chain can be paid in, USDC first; a token with no price now is left out"),
       }),
     )
-    .describe("where the session can be paid: the burner's authorization targets `delegate`"),
+    .describe(
+      "where the session can be paid: the burner's authorization targets `delegate`; empty for a Solana session",
+    ),
+  solana: z
+    .object({
+      chain_id: z.number().int(),
+      name: z.string(),
+      usdc_mint: z.string().describe("base58"),
+      amount: z.string().describe("USDC base units that pay the link"),
+    })
+    .nullable()
+    .describe(
+      "the Solana chain the merchant also takes USDC on: POST again with its `source_chain_id` for a Solana session; null when none",
+    ),
+  sweep: solanaSweepTermsSchema
+    .optional()
+    .describe("a Solana session's: what the sweep its burner signs must pay (docs/SOLANA.md)"),
 });
+const linkSessionBodySchema = z
+  .object({
+    source_chain_id: z
+      .number()
+      .int()
+      .optional()
+      .describe("the Solana chain's id (`solana.chain_id`) for a Solana session; absent: an EVM one"),
+  })
+  .strict()
+  // No body at all, as a page of your own may send it: an EVM session.
+  .nullish();
 const errors = { 404: errorSchema, 410: errorSchema };
 
 /** Wants HTML: a browser's Accept names text/html; an API client's (or none) gets JSON. */
@@ -125,6 +176,10 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
     ]);
     return publishableKey && chains.length > 0 ? { publishableKey, chains } : null;
   };
+
+  /** The Solana chain the merchant takes USDC on, or null. */
+  const payableSolana = async (merchantId: string): Promise<PayableSolana | null> =>
+    opts.solana && (await opts.solana.pinned(merchantId)) ? opts.solana.chain : null;
 
   app.get(SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply
@@ -166,9 +221,10 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
       opts
         .script()
         .catch((err: unknown) => request.log.error({ err }, "the payment page script did not build"));
+      const solana = "slug" in link && ready !== null ? await payableSolana(link.merchantId) : null;
       const html =
         "slug" in link
-          ? linkPage({ ...link, merchantName, payable: ready !== null }, SCRIPT_PATH)
+          ? linkPage({ ...link, merchantName, payable: ready !== null, solana }, SCRIPT_PATH)
           : closedPage(link.message);
       return (
         reply
@@ -189,6 +245,7 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
       schema: {
         summary: "Create a checkout session from a payment link (no key): for the hosted page or your own",
         params: slugParams,
+        body: linkSessionBodySchema,
         response: { 200: linkSessionSchema, 400: errorSchema, ...errors, 409: errorSchema, 503: errorSchema },
       },
     },
@@ -199,16 +256,30 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
       const ready = await canBePaid(link.merchantId);
       if (ready === null) throw gatewayError("merchant_not_ready");
       const { publishableKey, chains } = ready;
+      const solana = await payableSolana(link.merchantId);
+      const solanaChainId = request.body?.source_chain_id;
+      if (solanaChainId !== undefined && solana?.chain_id !== solanaChainId)
+        throw gatewayError(
+          "chain_unsupported",
+          `source_chain_id: ${solana ? `only ${solana.chain_id}, the Solana chain this link is paid on` : "this link is not paid on Solana"}; an EVM chain needs no source_chain_id`,
+        );
       const created = await opts.checkout.create({
         merchantId: link.merchantId,
         amount: BigInt(link.amount),
+        ...(solanaChainId === undefined ? {} : { solanaChainId }),
       });
-      return {
+      const answer = {
         id: created.id,
         client_secret: created.client_secret,
         publishable_key: publishableKey,
         amount: created.amount,
         expires_at: created.expires_at,
+        solana: solana && { ...solana, amount: link.amount },
+      };
+      if (opts.solana && solanaChainId !== undefined)
+        return { ...answer, chains: [], sweep: opts.solana.terms(created.session) };
+      return {
+        ...answer,
         chains: await Promise.all(
           chains.map(async (c) => ({ ...c, tokens: await opts.payOptions(c, BigInt(link.amount)) })),
         ),
@@ -226,6 +297,8 @@ export interface LinkRouteDeps {
   checkout: PublicLinkRouteOptions["checkout"];
   destinations(merchantId: string): Promise<Array<{ sourceChainId: number }>>;
   chains: Pick<GatewayChains, "payable" | "tokens" | "reads">;
+  /** The Solana chain, when one is configured, with its name and the platform fee its sweeps pay. */
+  solana?: { port: SolanaPort; name: string; feeBps: number } | undefined;
   publicUrl: string | undefined;
   now: () => number;
 }
@@ -265,8 +338,22 @@ export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDe
             : [],
         );
     },
+    ...(deps.solana ? { solana: linkSolana(deps.solana, pinnedChainIds) } : {}),
     payOptions: (chain, amount) => payOptions(deps.chains, chain, amount),
     script: createPageScript(),
     now: deps.now,
   });
+}
+
+/** The Solana chain as the public link routes offer it: its USDC, when the merchant pinned a destination for it. */
+function linkSolana(
+  solana: NonNullable<LinkRouteDeps["solana"]>,
+  pinnedChainIds: (merchantId: string) => Promise<number[]>,
+): NonNullable<PublicLinkRouteOptions["solana"]> {
+  const { port, name, feeBps } = solana;
+  return {
+    chain: { chain_id: port.chainId, name, usdc_mint: port.usdcMint },
+    pinned: async (merchantId) => (await pinnedChainIds(merchantId)).includes(port.chainId),
+    terms: (session) => solanaSweepTerms(port, feeBps, session),
+  };
 }
