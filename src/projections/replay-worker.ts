@@ -1,6 +1,7 @@
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { SessionEvent } from "../domain/events.ts";
 import type { Session } from "../domain/types.ts";
+import { readTopicBatches } from "../kafka/batch-reader.ts";
 import { createKafka, type KafkaClient, type KafkaSettings } from "../kafka/client.ts";
 import type { Codec } from "../kafka/codecs.ts";
 import { type FetchSizes, type ReadRecord, readTopic } from "../kafka/topic-reader.ts";
@@ -18,6 +19,16 @@ import type { FoldCounts, PositionStore, StateSink } from "./journal-stream.ts";
  */
 export const REPLAY_FETCH: FetchSizes = { maxBytesPerPartition: 2 * 1024 * 1024, maxBytes: 2 * 1024 * 1024 };
 
+/**
+ * How a replay reads the journal: "batches", its own Fetch requests and record-batch decoder
+ * (src/kafka/batch-reader.ts: no per-record message objects, no 64-bit string round trips); or
+ * "kafkajs", a kafkajs consumer (readTopic), kept to measure the one against the other.
+ */
+export type ReplayReader = "batches" | "kafkajs";
+
+export const readerOf = (reader: ReplayReader = "batches") =>
+  reader === "kafkajs" ? readTopic : readTopicBatches;
+
 /** What a replay worker is asked to do: read some partitions, fold their sessions, hand the states to a sink. */
 export interface ReplayJob {
   kafka: Omit<KafkaSettings, "log">;
@@ -26,6 +37,7 @@ export interface ReplayJob {
   partitions: Map<number, { from: bigint; until: bigint }>;
   /** The most states this share holds at once (JournalFoldOptions.maxOpen). */
   maxOpen: number;
+  reader?: ReplayReader;
   /** "summary": report what the states add up to, keeping none; "read-model": write them to a table. */
   sink:
     | { kind: "summary" }
@@ -58,6 +70,7 @@ export interface FoldShareOptions {
   topic: string;
   partitions: Map<number, { from: bigint; until: bigint }>;
   maxOpen: number;
+  reader?: ReplayReader;
   positions?: PositionStore;
   checkpointMs?: number;
   /** After every batch: its records, the sessions it started, the states held now. */
@@ -77,12 +90,13 @@ export async function foldShare(
   opts: FoldShareOptions,
 ): Promise<{ counts: FoldCounts; afterReadMs: number }> {
   const { JournalFold } = await import("./journal-stream.ts");
+  const read = readerOf(opts.reader);
   const reread = async (
     partition: number,
     until: bigint,
     onBatch: (records: ReadRecord[]) => Promise<void> | void,
   ) => {
-    await readTopic(kafka, {
+    await read(kafka, {
       topic: opts.topic,
       from: new Map([[partition, 0n]]),
       until: new Map([[partition, until]]),
@@ -102,7 +116,7 @@ export async function foldShare(
     return fold;
   };
   let sessions = 0;
-  await readTopic(kafka, {
+  await read(kafka, {
     topic: opts.topic,
     from: new Map([...opts.partitions].map(([p, { from }]) => [p, from])),
     until: new Map([...opts.partitions].map(([p, { until }]) => [p, until])),
@@ -138,6 +152,7 @@ export async function replayShare(
     topic: job.topic,
     partitions: job.partitions,
     maxOpen: job.maxOpen,
+    ...(job.reader ? { reader: job.reader } : {}),
     onRead,
     ...(signal ? { signal } : {}),
   };

@@ -12,7 +12,13 @@ import { addSummaries, type StatesSummary } from "./journal-fold.ts";
 import type { FoldCounts } from "./journal-stream.ts";
 import { createSessionReadModel } from "./read-model.ts";
 import { CollectSink } from "./replay-sinks.ts";
-import { foldShare, type ReplayJob, type ReplayWorkerMessage, replayShare } from "./replay-worker.ts";
+import {
+  foldShare,
+  type ReplayJob,
+  type ReplayReader,
+  type ReplayWorkerMessage,
+  replayShare,
+} from "./replay-worker.ts";
 
 /**
  * The most session states a replay holds at once, over all its threads, unless told otherwise:
@@ -40,6 +46,8 @@ export interface ReplayOptions {
   workers?: number;
   /** The most states held at once (DEFAULT_MAX_OPEN_SESSIONS); split between the partitions. */
   maxOpenSessions?: number;
+  /** How the journal is read (default "batches": our own batch decoder). */
+  reader?: ReplayReader;
   onProgress?: (p: ReplayProgress) => void;
   signal?: AbortSignal;
 }
@@ -118,6 +126,7 @@ export async function replayJournal(
         topic,
         partitions: new Map(share.map((p) => [p, { from: from.get(p) ?? 0n, until: ends.get(p) ?? 0n }])),
         maxOpen: Math.max(1, Math.floor((maxOpen * share.length) / partitions.length)),
+        ...(opts.reader ? { reader: opts.reader } : {}),
         sink,
       }),
     );
@@ -201,6 +210,7 @@ export async function replayStates(
     topic,
     partitions: new Map([...ends].map(([p, until]) => [p, { from: 0n, until }])),
     maxOpen: opts.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS,
+    ...(opts.reader ? { reader: opts.reader } : {}),
     onRead: (p) => {
       read += p.records;
       sessions += p.sessions;

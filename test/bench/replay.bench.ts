@@ -1,12 +1,17 @@
 /**
- * Replay throughput against its honest baseline, side by side in one run: (a) a bare kafkajs consumer
- * that only counts the records of the journal, with whichever of two fetch sizes is faster, (b) our
- * replay (replayJournal: each thread folds its partitions' records as they stream, holding one state
- * per open session and writing a session out once it is terminal or past the bound). Both read the
- * same scratch journal of SessionEvent records from offset zero, so the ratio is what our decode and
- * fold cost on top of the transport. Prints figures, peak RSS and the most states held; asserts nothing.
+ * Replay throughput against its honest baseline, side by side in one run: (a) a bare consume that
+ * only counts the records of the journal, the fastest of a kafkajs consumer with two fetch sizes and
+ * the replay's own batch reader (src/kafka/batch-reader.ts, the same Fetch requests and record-batch
+ * decoder the replay uses), (b) our replay (replayJournal: each thread folds its partitions' records
+ * as they stream, holding one state per open session and writing a session out once it is terminal
+ * or past the bound), with its batch reader and, for comparison, with a kafkajs consumer as before.
+ * All read the same scratch journal of SessionEvent records from offset zero, so the ratio is what
+ * our decode and fold cost on top of the transport. Prints figures, peak RSS and the most states
+ * held; asserts nothing.
  *
- *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3] [shape=open] [maxOpen]
+ *   npx tsx test/bench/replay.bench.ts [records=1000000] [rounds=3] [shape=open] [maxOpen] [readers=batches,kafkajs]
+ *
+ * readers: the replay's readers measured each round (the first is the one the ratio is given for).
  *
  * rounds 0 writes the journal and stops.
  *
@@ -27,12 +32,13 @@ import { ensureStack } from "../../deploy/local/stack.ts";
 import { resolveInfra } from "../../src/app/infra.ts";
 import { parseConfig } from "../../src/config.ts";
 import type { SessionEvent } from "../../src/domain/events.ts";
+import { readTopicBatches } from "../../src/kafka/batch-reader.ts";
 import { createKafka, type KafkaClient, kafkajs } from "../../src/kafka/client.ts";
-import { ensureTopics } from "../../src/kafka/topics.ts";
+import { ensureTopics, stableEndOffsets } from "../../src/kafka/topics.ts";
 import type { StatesSummary } from "../../src/projections/journal-fold.ts";
 import type { FoldCounts } from "../../src/projections/journal-stream.ts";
 import { DEFAULT_MAX_OPEN_SESSIONS, replayJournal } from "../../src/projections/replay.ts";
-import { REPLAY_FETCH } from "../../src/projections/replay-worker.ts";
+import { REPLAY_FETCH, type ReplayReader } from "../../src/projections/replay-worker.ts";
 import { codecs } from "../support/codecs.ts";
 import { fmtMedianPeak, fmtMiB, peakRssMiB, resetPeakRss } from "./peak-rss.ts";
 import { depositObserved, fmtRate, median, newSessionId, perSecond, sessionCreated } from "./workload.ts";
@@ -41,7 +47,12 @@ const PARTITIONS = 8; // session.events' count (SESSION_PARTITIONS default)
 const [records = 1_000_000, rounds = 3] = process.argv.slice(2, 4).map(Number);
 const shape = process.argv[4] ?? "open";
 if (shape !== "open" && shape !== "ended") throw new Error(`shape is open or ended, not ${shape}`);
-const maxOpen = process.argv[5] ? Number(process.argv[5]) : DEFAULT_MAX_OPEN_SESSIONS;
+const maxOpen =
+  process.argv[5] && process.argv[5] !== "-" ? Number(process.argv[5]) : DEFAULT_MAX_OPEN_SESSIONS;
+const readers = (process.argv[6] ?? "batches,kafkajs").split(",") as ReplayReader[];
+if (readers.some((r) => r !== "batches" && r !== "kafkajs"))
+  throw new Error(`readers are batches and kafkajs`);
+const [reader = "batches"] = readers;
 const TOPIC = `bench.replay.${shape}.${records}`;
 /** In an "ended" journal, the share of sessions that expire after their deposits. */
 const ENDED = 0.9;
@@ -95,36 +106,51 @@ console.log(
 let parallelSummary: StatesSummary | undefined;
 let oneThreadSummary: StatesSummary | undefined;
 let lastCounts: FoldCounts | undefined;
+/** Each reader's last parallel summary: the readers must agree too. */
+const readerSummaries = new Map<ReplayReader, StatesSummary>();
 const bare: Measured[] = [];
-const ours: Measured[] = [];
+const ours = new Map<ReplayReader, Measured[]>(readers.map((r) => [r, []]));
 for (let round = 1; round <= rounds; round++) {
   const tried: Array<[string, Measured]> = [];
   for (const [name, fetch] of Object.entries(FETCHES)) {
     gc();
-    tried.push([name, await measure(() => bareConsume(kafka, fetch))]);
+    tried.push([`kafkajs ${name}`, await measure(() => bareConsume(kafka, fetch))]);
   }
   gc();
-  const b = await measure(() => replay());
+  tried.push(["batch reader", await measure(() => bareBatchRead(kafka))]);
   const [, a] = tried.reduce((x, y) => (y[1].rate > x[1].rate ? y : x));
   bare.push(a);
-  ours.push(b);
-  const bares = tried.map(([name, m]) => `${name}: ${show(m)}`).join(", ");
-  console.log(`round ${round}: bare kafkajs (${bares})`);
-  console.log(`         replay ${show(b)}   ratio to the faster bare ${(b.rate / a.rate).toFixed(2)}`);
+  console.log(`round ${round}: bare (${tried.map(([name, m]) => `${name}: ${show(m)}`).join(", ")})`);
+  for (const r of readers) {
+    gc();
+    const b = await measure(() => replay(r));
+    ours.get(r)?.push(b);
+    console.log(
+      `         replay (${r.padEnd(7)}) ${show(b)}   ratio to the fastest bare ${(b.rate / a.rate).toFixed(2)}`,
+    );
+  }
   console.log(
     `         ${lastCounts?.sessions.toLocaleString("en")} sessions, at most ${lastCounts?.peakHeld.toLocaleString("en")} states held, ${lastCounts?.reopened} taken back, ${lastCounts?.deferred} refolded`,
   );
 }
 const a = median(bare.map((m) => m.rate));
-const b = median(ours.map((m) => m.rate));
 const cpu = (ms: Measured[]) => median(ms.map((m) => m.cpuUs)).toFixed(2);
 console.log(
-  `\nmedian   bare kafkajs consume       ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record   peak RSS ${fmtMedianPeak(bare.map((m) => m.peakMiB))} (the faster fetch size of each round)`,
+  `\nmedian   bare consume               ${fmtRate(a).padStart(9)} records/s   ${cpu(bare)} µs CPU/record   peak RSS ${fmtMedianPeak(bare.map((m) => m.peakMiB))} (the fastest of each round)`,
+);
+for (const r of readers) {
+  const ms = ours.get(r) ?? [];
+  const b = median(ms.map((m) => m.rate));
+  console.log(
+    `median   replay (${r.padEnd(7)})          ${fmtRate(b).padStart(9)} records/s   ${cpu(ms)} µs CPU/record   peak RSS ${fmtMedianPeak(ms.map((m) => m.peakMiB))}   ratio ${(b / a).toFixed(2)}${r === reader ? " (goal >= 0.80)" : ""}`,
+  );
+}
+const disagreeing = readers.filter(
+  (r) => JSON.stringify(readerSummaries.get(r)) !== JSON.stringify(parallelSummary),
 );
 console.log(
-  `median   replay (streaming fold)    ${fmtRate(b).padStart(9)} records/s   ${cpu(ours)} µs CPU/record   peak RSS ${fmtMedianPeak(ours.map((m) => m.peakMiB))}`,
+  `the readers' replays agree: ${disagreeing.length === 0 ? "yes" : `NO (${disagreeing.join(", ")})`}`,
 );
-console.log(`ratio    ${(b / a).toFixed(2)} (goal >= 0.80)`);
 
 // The same fold on one thread, once, for comparison, and a check that both give the same states.
 gc();
@@ -260,14 +286,31 @@ async function bareConsume(k: KafkaClient, fetch: (typeof FETCHES)[keyof typeof 
   return count;
 }
 
+/** The batch reader alone on this thread, all partitions, the replay's fetch sizes, counting records. */
+async function bareBatchRead(k: KafkaClient): Promise<number> {
+  const ends = await stableEndOffsets(k, TOPIC);
+  let count = 0;
+  await readTopicBatches(k, {
+    topic: TOPIC,
+    from: new Map([...ends.keys()].map((p) => [p, 0n])),
+    until: ends,
+    fetch: REPLAY_FETCH,
+    onBatch: (records) => {
+      count += records.length;
+    },
+  });
+  return count;
+}
+
 /** Ours: the replay's threads (this one and a worker per further core) fold their partitions and report what the states add up to. */
-async function replay(): Promise<number> {
+async function replay(with_: ReplayReader): Promise<number> {
   const { summary, counts } = await replayJournal(
     { brokers: infra.brokers, clientId: "bench.replay" },
     { kind: "summary" },
-    { topic: TOPIC, maxOpenSessions: maxOpen },
+    { topic: TOPIC, maxOpenSessions: maxOpen, reader: with_ },
   );
-  parallelSummary = summary;
+  readerSummaries.set(with_, summary);
+  if (with_ === reader) parallelSummary = summary;
   lastCounts = counts;
   if (summary.events !== records) console.log(`  (replay folded ${summary.events} events)`);
   return summary.events;
@@ -278,7 +321,7 @@ async function replayOnOneThread(): Promise<number> {
   const { summary } = await replayJournal(
     { brokers: infra.brokers, clientId: "bench.replay" },
     { kind: "summary" },
-    { topic: TOPIC, workers: 1, maxOpenSessions: maxOpen },
+    { topic: TOPIC, workers: 1, maxOpenSessions: maxOpen, reader },
   );
   oneThreadSummary = summary;
   return summary.events;
