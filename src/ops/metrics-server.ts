@@ -7,6 +7,8 @@ export interface MetricsServer {
   port: number;
   /** From now on /ready answers 200: the process's roles have started (restored, caught up, listening). */
   ready(): void;
+  /** From now on /ready answers 503 for good: the process is stopping (SIGTERM), so balancers drain it. */
+  stopping(): void;
   close(): Promise<void>;
 }
 
@@ -35,13 +37,12 @@ export async function startMetricsServer(opts: {
   port: number;
   registry: Registry;
 }): Promise<MetricsServer> {
-  let isReady = false;
+  let state: "starting" | "ready" | "stopping" = "starting";
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET") return answer(res, 405, "text/plain", "GET only\n");
     if (path === "/live") return answer(res, 200, "text/plain", "ok\n");
-    if (path === "/ready")
-      return answer(res, isReady ? 200 : 503, "text/plain", isReady ? "ready\n" : "starting\n");
+    if (path === "/ready") return answer(res, state === "ready" ? 200 : 503, "text/plain", `${state}\n`);
     if (path !== "/metrics") return answer(res, 404, "text/plain", "not found\n");
     opts.registry.metrics().then(
       (text) => answer(res, 200, opts.registry.contentType, text),
@@ -56,7 +57,10 @@ export async function startMetricsServer(opts: {
   return {
     port: (server.address() as AddressInfo).port,
     ready: () => {
-      isReady = true;
+      if (state === "starting") state = "ready";
+    },
+    stopping: () => {
+      state = "stopping";
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
