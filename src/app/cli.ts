@@ -8,6 +8,7 @@ import { ensureTopics } from "../kafka/topics.ts";
 import { createLogger, type Logger, logSink } from "../logging.ts";
 import { registry } from "../ops/metrics.ts";
 import { type MetricsServer, metricsPortOf, startMetricsServer } from "../ops/metrics-server.ts";
+import { firstNotReady } from "../ops/readiness.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
 import { migrate } from "../store/cassandra.ts";
 import { boot } from "./boot.ts";
@@ -117,7 +118,7 @@ async function serve(
   const { abort, ...shared } = await boot(config, log, { ensureStack });
   if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);
   const running = await startRoles(shared, roles, (r) => say(`${r.role.padEnd(10)} ${r.summary}`));
-  metricsServer?.ready();
+  metricsServer?.ready(() => firstNotReady(running.map((r) => () => r.notReady?.() ?? null)));
   if (metricsServer)
     say(`metrics    http://${config.HOST}:${metricsServer.port}/metrics (probes /live, /ready)`);
   if (roles.includes("gateway"))
@@ -147,8 +148,13 @@ async function stopGracefully(s: {
   metricsServer: MetricsServer | undefined;
 }): Promise<number> {
   const { config, log } = s;
-  const drainMs = drainFor(s.signal, config.SHUTDOWN_DRAIN_MS);
+  const drainMs = drainFor(
+    s.signal,
+    config.SHUTDOWN_DRAIN_MS,
+    s.running.some((r) => r.role === "gateway"),
+  );
   s.metricsServer?.stopping();
+  for (const r of s.running) r.drain?.();
   say(
     `stopping (${s.signal}): not ready; draining for ${drainMs} ms, then stopping within ${config.SHUTDOWN_TIMEOUT_MS} ms`,
   );

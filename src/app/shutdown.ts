@@ -59,8 +59,9 @@ export async function stopInTurn(
 }
 
 /**
- * How long the drain before the stop lasts: SIGTERM is an orchestrator replacing the process (a
- * balancer must see it not ready first); SIGINT is someone at a terminal, who is not kept waiting.
+ * How long the drain before the stop lasts: only a process that serves the API drains (a balancer
+ * must see it not ready before it stops accepting; a consumer leaves its groups at once), and only
+ * on SIGTERM, an orchestrator replacing it: SIGINT is someone at a terminal, not kept waiting.
  */
-export const drainFor = (signal: NodeJS.Signals, drainMs: number): number =>
-  signal === "SIGTERM" ? drainMs : 0;
+export const drainFor = (signal: NodeJS.Signals, drainMs: number, servesApi: boolean): number =>
+  signal === "SIGTERM" && servesApi ? drainMs : 0;

@@ -62,7 +62,12 @@ describe("a process's stop within SHUTDOWN_TIMEOUT_MS", () => {
     expect(laterBegan).toBe(false);
   });
 
-  it("drains on SIGTERM (an orchestrator's replacement) but not on SIGINT (someone at a terminal)", () => {
-    expect([drainFor("SIGTERM", 3000), drainFor("SIGINT", 3000)]).toEqual([3000, 0]);
+  it("drains a gateway on SIGTERM; not on SIGINT (someone at a terminal), nor a consumer-only process", () => {
+    const drains = [
+      drainFor("SIGTERM", 3000, true),
+      drainFor("SIGINT", 3000, true),
+      drainFor("SIGTERM", 3000, false),
+    ];
+    expect(drains).toEqual([3000, 0, 0]);
   });
 });
