@@ -48,6 +48,17 @@ const envSchema = z.object({
    * work this long before another process of the role takes it over.
    */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
+  /**
+   * How long a process's stop on SIGTERM may take in all (src/app/shutdown.ts): the roles stop in
+   * turn within it, and a stop still running at its end is given up, logged, and the process exits 1.
+   * deploy/kubernetes's terminationGracePeriodSeconds is above the drain plus this.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
+  /**
+   * How long a process answers /ready with 503 before its roles stop (its gateway still serving):
+   * the time a balancer takes to see it and send new requests elsewhere.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(3_000),
   /** Partitions of the co-partitioned session topics; fixed once the topics exist. */
   SESSION_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
   /**

@@ -7,14 +7,16 @@ import { createKafka } from "../kafka/client.ts";
 import { ensureTopics } from "../kafka/topics.ts";
 import { createLogger, type Logger, logSink } from "../logging.ts";
 import { registry } from "../ops/metrics.ts";
-import { metricsPortOf, startMetricsServer } from "../ops/metrics-server.ts";
+import { type MetricsServer, metricsPortOf, startMetricsServer } from "../ops/metrics-server.ts";
+import { firstNotReady } from "../ops/readiness.ts";
 import { rebuildReadModel } from "../projections/replay.ts";
 import { migrate } from "../store/cassandra.ts";
 import { boot } from "./boot.ts";
 import { DEADLETTER_USAGE, deadLetterCommand } from "./deadletter-cli.ts";
 import { type EnsureStack, resolveInfra, stackRoot } from "./infra.ts";
 import { merchantCommand } from "./merchant-cli.ts";
-import { ROLES, type Role, startRoles, stopRoles } from "./roles.ts";
+import { ROLES, type Role, type RunningRole, type Shared, startRoles } from "./roles.ts";
+import { drainFor, type StopStep, stopInTurn } from "./shutdown.ts";
 
 /**
  * The service's commands. The entry points pass in what src/ does not own: `npm start` and
@@ -116,20 +118,73 @@ async function serve(
   const { abort, ...shared } = await boot(config, log, { ensureStack });
   if (ensureStack) say(`stack ready: ${config.STACK_FILE}`);
   const running = await startRoles(shared, roles, (r) => say(`${r.role.padEnd(10)} ${r.summary}`));
-  metricsServer?.ready();
+  metricsServer?.ready(() => firstNotReady(running.map((r) => () => r.notReady?.() ?? null)));
   if (metricsServer)
     say(`metrics    http://${config.HOST}:${metricsServer.port}/metrics (probes /live, /ready)`);
   if (roles.includes("gateway"))
     say(`\ngateway URL: ${config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`}`);
-  await new Promise<void>((resolve) => {
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  say("stopping...");
-  abort.abort();
-  await stopRoles(running, log);
-  await shared.cassandra.shutdown();
-  await metricsServer?.close();
+  return stopGracefully({ signal, config, running, log, shared, abort, metricsServer });
+}
+
+/**
+ * The stop on SIGTERM (docs/RELIABILITY.md, "Graceful stop"): /ready answers 503 first and the
+ * process goes on serving for the drain (a balancer sends new requests elsewhere), then the roles
+ * stop in the reverse of their start order (the gateway answers what it holds; consumers finish or
+ * drop their records in flight and leave their groups, so their partitions move at once), all
+ * within SHUTDOWN_TIMEOUT_MS. Each stop is logged with how long it took; past the bound the process
+ * says what was still stopping and exits 1.
+ */
+async function stopGracefully(s: {
+  signal: NodeJS.Signals;
+  config: Config;
+  running: readonly RunningRole[];
+  log: Logger;
+  shared: Pick<Shared, "cassandra">;
+  abort: AbortController;
+  metricsServer: MetricsServer | undefined;
+}): Promise<number> {
+  const { config, log } = s;
+  const drainMs = drainFor(
+    s.signal,
+    config.SHUTDOWN_DRAIN_MS,
+    s.running.some((r) => r.role === "gateway"),
+  );
+  s.metricsServer?.stopping();
+  for (const r of s.running) r.drain?.();
+  say(
+    `stopping (${s.signal}): not ready; draining for ${drainMs} ms, then stopping within ${config.SHUTDOWN_TIMEOUT_MS} ms`,
+  );
+  log.info(
+    { signal: s.signal, drainMs, boundMs: config.SHUTDOWN_TIMEOUT_MS },
+    "stopping: not ready, draining",
+  );
+  await new Promise((r) => setTimeout(r, drainMs));
+  // Loops that watch the shared signal (the indexers) end with their role.
+  s.abort.abort();
+  const steps: StopStep[] = [
+    ...[...s.running].reverse().map((r) => ({ name: r.role, stop: r.stop })),
+    { name: "cassandra", stop: () => s.shared.cassandra.shutdown() },
+    ...(s.metricsServer ? [{ name: "metrics", stop: (s.metricsServer as MetricsServer).close }] : []),
+  ];
+  const outcome = await stopInTurn(steps, {
+    boundMs: config.SHUTDOWN_TIMEOUT_MS,
+    onStep: (step) =>
+      step.error === undefined
+        ? log.info({ step: step.name, tookMs: step.tookMs }, "stopped")
+        : log.warn({ step: step.name, tookMs: step.tookMs, err: step.error }, "stop failed"),
+  });
+  if (outcome.kind === "timed-out") {
+    const line = `stop not done within SHUTDOWN_TIMEOUT_MS (${config.SHUTDOWN_TIMEOUT_MS} ms): ${outcome.stillStopping} was still stopping; exiting 1`;
+    process.stderr.write(`${line}\n`);
+    log.error({ tookMs: outcome.tookMs, stillStopping: outcome.stillStopping, steps: outcome.steps }, line);
+    return 1;
+  }
+  say(`stopped in ${outcome.tookMs} ms after the drain`);
+  log.info({ tookMs: outcome.tookMs, drainMs, steps: outcome.steps }, "stopped");
   return 0;
 }
 

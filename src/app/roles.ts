@@ -20,7 +20,12 @@ const actorsRole: RoleModule = {
   name: "actors",
   async start(shared, log) {
     const actors = await startEntityActors(shared, log, CATCH_UP_TIMEOUT_MS);
-    return { role: "actors", summary: actors.summary, stop: actors.stop };
+    return {
+      role: "actors",
+      summary: actors.summary,
+      notReady: () => actors.notReady?.() ?? null,
+      stop: actors.stop,
+    };
   },
 };
 

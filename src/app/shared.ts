@@ -37,6 +37,17 @@ export interface RunningRole {
   role: RoleName;
   /** One line for the operator: what runs and where. */
   summary: string;
+  /**
+   * The stop is coming (SIGTERM; the process is not ready any more): the role goes on serving
+   * through the drain but readies its going. The gateway answers each request with
+   * `Connection: close`, so no idle keep-alive connection is left for the close to cut.
+   */
+  drain?(): void;
+  /**
+   * Why the role cannot do its work right now (still restoring, the indexer behind), or null: /ready
+   * answers 503 with it. A role's start waits for this only so long (CATCH_UP_TIMEOUT_MS).
+   */
+  notReady?(): string | null;
   stop(): Promise<void>;
 }
 

@@ -45,16 +45,21 @@ export function createBurnerFeed(deps: {
       }
     },
   });
+  const caughtUp = (timeoutMs: number, signal?: AbortSignal) =>
+    waitForGroupCaughtUp(deps.kafka, {
+      groupId: BURNER_FEED_GROUP,
+      topic: TOPIC.sessionEvents,
+      timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
   return {
     /** Starts the feed; resolves true once it has caught up with the journal as it was at start. */
     async start(timeoutMs: number): Promise<boolean> {
       await consumer.start();
-      return waitForGroupCaughtUp(deps.kafka, {
-        groupId: BURNER_FEED_GROUP,
-        topic: TOPIC.sessionEvents,
-        timeoutMs,
-      });
+      return caughtUp(timeoutMs);
     },
+    /** Resolves true once caught up with the journal as it is now, false at `timeoutMs` or on `signal`. */
+    caughtUp,
     stop: () => consumer.stop(),
   };
 }

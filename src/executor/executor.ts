@@ -86,9 +86,24 @@ export function createExecutor(opts: ExecutorOptions) {
       await producer.connect();
       await consumer.start();
     },
-    async stop() {
+    /**
+     * Takes no new command and gives the steps in flight `finishWithinMs` to end, committed, before
+     * leaving the group: a step ended here is not worked (nor its transaction broadcast) again by the
+     * next owner. Steps still running then are cut short and left to the next owner, which resumes
+     * each from the ledger (docs/EXECUTOR.md, "One owner per step").
+     */
+    async stop(finishWithinMs = 0) {
+      await consumer.stop({
+        finishWithinMs,
+        onUnfinished: () => {
+          opts.log.warn(
+            { inFlight: consumer.inFlight(), finishWithinMs },
+            "steps still running at the stop: left to the next owner",
+          );
+          abort.abort(new Error("executor stopping"));
+        },
+      });
       abort.abort(new Error("executor stopping"));
-      await consumer.stop();
       await producer.disconnect();
     },
   };

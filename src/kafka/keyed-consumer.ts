@@ -44,8 +44,14 @@ export interface KeyedConsumerOptions {
 
 export interface KeyedConsumer {
   start(): Promise<void>;
-  /** Stops fetching, waits for the records in flight to settle, commits what is done, disconnects. */
-  stop(): Promise<void>;
+  /**
+   * Stops fetching, waits for the records in flight to settle, commits what is done, disconnects
+   * (leaving the group, so the partitions move at once). With `finishWithinMs` the records in flight
+   * are first given that long to finish while this process is still the partitions' member, so what
+   * they did is committed and nobody works them again; `onUnfinished` is told if some have not (the
+   * owner then cuts them short: they are worked again by the next member).
+   */
+  stop(opts?: { finishWithinMs?: number; onUnfinished?: () => void }): Promise<void>;
   /** Records being worked now. */
   inFlight(): number;
 }
@@ -72,6 +78,8 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
   // Batches (one per partition, several at once) waiting for room.
   const waiting = new Set<() => void>();
   let stopping = false;
+  // Stopping, but the records in flight may still finish: nothing new is taken.
+  let draining = false;
   const retryBaseMs = opts.retryBaseMs ?? 200;
   const retryMaxMs = opts.retryMaxMs ?? 5000;
   const deadLetterTopic = opts.deadLetterTopic ?? TOPIC.deadLetter;
@@ -231,11 +239,12 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       eachBatch: async ({ batch, isRunning, isStale, resolveOffset, heartbeat }) => {
         const { handleBatch } = opts;
         for (let i = 0; i < batch.messages.length; ) {
-          if (!isRunning() || isStale()) return;
-          while (flying >= opts.maxInFlight) {
+          if (!isRunning() || isStale() || draining) return;
+          while (flying >= opts.maxInFlight && !draining) {
             await new Promise<void>((r) => waiting.add(r));
             await heartbeat();
           }
+          if (draining) return;
           // A batch handler takes as many records as there is room for, a record handler one.
           const chunk = batch.messages.slice(
             i,
@@ -259,7 +268,17 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
       await deadLetters.connect();
       await run();
     },
-    async stop() {
+    async stop(stopOpts = {}) {
+      if (stopOpts.finishWithinMs !== undefined) {
+        draining = true;
+        consumer.pause([{ topic: opts.topic }]);
+        for (const wake of waiting) wake();
+        waiting.clear();
+        if (!(await settledWithin([...inFlight], stopOpts.finishWithinMs))) {
+          stopping = true;
+          stopOpts.onUnfinished?.();
+        }
+      }
       stopping = true;
       await consumer.stop();
       await Promise.allSettled([...inFlight]);
@@ -268,4 +287,15 @@ export function createKeyedConsumer(kafka: KafkaClient, opts: KeyedConsumerOptio
     },
     inFlight: () => flying,
   };
+}
+
+/** true once every promise has settled, false if `ms` pass first. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = await Promise.race([Promise.allSettled(promises).then(() => true as const), late]);
+  clearTimeout(timer);
+  return settled;
 }

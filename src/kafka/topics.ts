@@ -71,7 +71,7 @@ export async function stableEndOffsets(kafka: KafkaClient, topic: string): Promi
  */
 export async function waitForGroupCaughtUp(
   kafka: KafkaClient,
-  opts: { groupId: string; topic: string; timeoutMs: number; pollMs?: number },
+  opts: { groupId: string; topic: string; timeoutMs: number; pollMs?: number; signal?: AbortSignal },
 ): Promise<boolean> {
   const ends = await stableEndOffsets(kafka, opts.topic);
   const admin = kafkajs(kafka).admin();
@@ -86,7 +86,7 @@ export async function waitForGroupCaughtUp(
         return !c || BigInt(c.offset) < end;
       });
       if (!behind) return true;
-      if (Date.now() >= deadline) return false;
+      if (Date.now() >= deadline || opts.signal?.aborted) return false;
       await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
     }
   } finally {

@@ -1,12 +1,19 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Registry } from "prom-client";
+import { type NotReady, notLive } from "./readiness.ts";
 
 export interface MetricsServer {
   /** The port it listens on (the one asked for, or the one the system chose for 0). */
   port: number;
-  /** From now on /ready answers 200: the process's roles have started (restored, caught up, listening). */
-  ready(): void;
+  /**
+   * The process's roles have started: from now on /ready answers 200 whenever `notReady` has no
+   * reason (a role still restoring or catching up after its start's wait), else 503 with it.
+   */
+  ready(notReady?: NotReady): void;
+  /** From now on /ready answers 503 for good: the process is stopping (SIGTERM), so balancers drain it. */
+  stopping(): void;
   close(): Promise<void>;
 }
 
@@ -26,22 +33,34 @@ export function metricsPortOf(config: { METRICS_PORT?: number | undefined }, run
 /**
  * The metrics of a process on a port of its own (METRICS_PORT), never on the gateway's API port, so
  * every process (an actors, executor, webhooks, projector, indexer or gateway pod) is scraped the
- * same way. Two probes for an orchestrator: /live answers 200 while the process runs
- * (a restore can take minutes, and a liveness probe must not kill it for that), /ready once its
- * roles have started, so a rolling update waits for each new process to hold its work.
+ * same way. Two probes for an orchestrator (src/ops/readiness.ts): /live answers 200 while the
+ * event loop turns without being held (a restore can take minutes, and a liveness probe must not
+ * kill it for that), /ready once its roles have started and hold their work (restored, caught up)
+ * and until its stop begins, so a rolling update waits for each new process to hold its work and a
+ * balancer drains a stopping one.
  */
 export async function startMetricsServer(opts: {
   host: string;
   port: number;
   registry: Registry;
 }): Promise<MetricsServer> {
-  let isReady = false;
+  let state: "starting" | "ready" | "stopping" = "starting";
+  let notReady: NotReady = () => null;
+  // The longest turn of the event loop since the last /live (ns; a 20 ms resolution is plenty).
+  const turns = monitorEventLoopDelay({ resolution: 20 });
+  turns.enable();
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET") return answer(res, 405, "text/plain", "GET only\n");
-    if (path === "/live") return answer(res, 200, "text/plain", "ok\n");
-    if (path === "/ready")
-      return answer(res, isReady ? 200 : 503, "text/plain", isReady ? "ready\n" : "starting\n");
+    if (path === "/live") {
+      const held = notLive(turns.max / 1e6);
+      turns.reset();
+      return answer(res, held === null ? 200 : 503, "text/plain", `${held ?? "ok"}\n`);
+    }
+    if (path === "/ready") {
+      const why = state === "ready" ? notReady() : state;
+      return answer(res, why === null ? 200 : 503, "text/plain", `${why ?? "ready"}\n`);
+    }
     if (path !== "/metrics") return answer(res, 404, "text/plain", "not found\n");
     opts.registry.metrics().then(
       (text) => answer(res, 200, opts.registry.contentType, text),
@@ -55,10 +74,17 @@ export async function startMetricsServer(opts: {
   });
   return {
     port: (server.address() as AddressInfo).port,
-    ready: () => {
-      isReady = true;
+    ready: (check) => {
+      if (state === "starting") state = "ready";
+      if (check) notReady = check;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stopping: () => {
+      state = "stopping";
+    },
+    close: () => {
+      turns.disable();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

@@ -149,6 +149,18 @@ export function webhookDeliveries(client: CassandraClient) {
     return rows.slice(0, limit);
   }
 
+  /** Moves a pending delivery's next attempt to `atMs`, if the row is still as `basis` read it. */
+  function dueAt(basis: ClaimBasis, atMs: number): Promise<boolean> {
+    const w = where(basis.bucket, basis.idempotencyKey);
+    return conditional(
+      basis.bucket,
+      basis.idempotencyKey,
+      `UPDATE ${w.table} SET next_retry_at = ?, updated_at = toTimestamp(now())
+       WHERE ${w.clause} IF state = 'pending' AND attempts = ? AND next_retry_at = ?`,
+      [new Date(atMs), ...w.params, basis.attempts, new Date(basis.nextRetryAt)],
+    );
+  }
+
   return {
     /**
      * Records deliveries whose keys are not in the ledger yet, and answers those it recorded (a key
@@ -225,16 +237,14 @@ export function webhookDeliveries(client: CassandraClient) {
      * it: true when this caller owns the attempt. A claimer that dies leaves the row due again at
      * the lease's end.
      */
-    claim(basis: ClaimBasis, leaseUntil: number): Promise<boolean> {
-      const w = where(basis.bucket, basis.idempotencyKey);
-      return conditional(
-        basis.bucket,
-        basis.idempotencyKey,
-        `UPDATE ${w.table} SET next_retry_at = ?, updated_at = toTimestamp(now())
-         WHERE ${w.clause} IF state = 'pending' AND attempts = ? AND next_retry_at = ?`,
-        [new Date(leaseUntil), ...w.params, basis.attempts, new Date(basis.nextRetryAt)],
-      );
-    },
+    claim: (basis: ClaimBasis, leaseUntil: number): Promise<boolean> => dueAt(basis, leaseUntil),
+
+    /**
+     * Gives back a claim whose attempt was never made (a process stopping with it queued): the row is
+     * due at `nowMs`, so another process takes it at its next scan rather than at the lease's end.
+     * false when the claim no longer held (nothing is changed then).
+     */
+    release: (claim: ClaimBasis, nowMs: number): Promise<boolean> => dueAt(claim, nowMs),
 
     /**
      * Records an attempt's outcome if the claim still holds (false: the lease ran out and another

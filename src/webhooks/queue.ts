@@ -73,11 +73,16 @@ export function createDeliveryQueue(opts: {
     /** Attempts running now (sending, or writing their outcome). */
     running: () => active.size,
     waiting: () => waiting.length,
-    /** Drops what has not started (the ledger keeps it due) and waits for the attempts running. */
-    async stop(): Promise<void> {
+    /**
+     * Drops what has not started (the ledger keeps it due) and waits for the attempts running;
+     * answers the jobs dropped, so the owner can give back the claims among them.
+     */
+    async stop(): Promise<DeliveryJob[]> {
       stopped = true;
-      for (const job of waiting.splice(0)) keys.delete(job.idempotencyKey);
+      const dropped = waiting.splice(0);
+      for (const job of dropped) keys.delete(job.idempotencyKey);
       await Promise.allSettled([...active]);
+      return dropped;
     },
   };
 }

@@ -170,10 +170,28 @@ export function createWebhookWorker(opts: WebhookWorkerOptions) {
       scheduler.start();
       await consumer.start();
     },
+    /**
+     * Leaves the group at once, lets the attempts under way finish, and gives back the claims of
+     * first attempts still queued here, so another worker makes them now, not at the lease's end.
+     */
     async stop() {
       scheduler.stop();
       await consumer.stop();
-      await queue.stop();
+      const claims = (await queue.stop()).filter((job) => job.claimed);
+      const now = Date.now();
+      const released = await Promise.all(
+        claims.map((job) =>
+          ledger.release(job, now).catch((err: unknown) => {
+            log.warn({ err, key: job.idempotencyKey }, "claim not given back: it ends with its lease");
+            return false;
+          }),
+        ),
+      );
+      if (claims.length > 0)
+        log.info(
+          { claims: claims.length, released: released.filter(Boolean).length },
+          "webhook claims given back",
+        );
     },
   };
 }

@@ -115,7 +115,7 @@ describe("deploy/kubernetes base", () => {
     const probe = podOf(named(base, "Deployment", "settlement-gateway")).containers[0] as {
       readinessProbe: { httpGet: { path: string } };
     };
-    expect(probe.readinessProbe.httpGet.path).toBe("/health");
+    expect(probe.readinessProbe.httpGet.path).toBe("/ready");
     expect(named(base, "Service", "settlement-gateway").spec).toMatchObject({
       ports: [{ targetPort: "http" }],
     });
@@ -137,6 +137,58 @@ describe("deploy/kubernetes base", () => {
       podMetricsEndpoints: Array<{ port: string; path: string }>;
     };
     expect(monitor.podMetricsEndpoints.map((e) => [e.port, e.path])).toEqual([["metrics", "/metrics"]]);
+  });
+
+  it("probes every role on /ready and /live of its metrics port, and rolls it one pod at a time", () => {
+    for (const role of ROLES) {
+      const deployment = named(base, "Deployment", `settlement-${role}`);
+      const container = podOf(deployment).containers[0] as Record<string, { httpGet: object } | undefined>;
+      expect(container.readinessProbe?.httpGet, role).toEqual({ path: "/ready", port: "metrics" });
+      expect(container.livenessProbe?.httpGet, role).toEqual({ path: "/live", port: "metrics" });
+      expect(container.startupProbe?.httpGet, role).toEqual({ path: "/ready", port: "metrics" });
+      const strategy = (deployment.spec as { strategy: { type: string; rollingUpdate?: object } }).strategy;
+      // The indexer alone is replaced stopped-then-started: two would both publish every transfer.
+      expect(strategy, role).toEqual(
+        role === "indexer"
+          ? { type: "Recreate" }
+          : { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      );
+    }
+  });
+
+  it("gives each pod's stop (preStop sleep, the gateway's drain, SHUTDOWN_TIMEOUT_MS) time before any SIGKILL", () => {
+    const settings = named(base, "ConfigMap", "settlement-settings").data ?? {};
+    const config = parseConfig({ ...settings, ...A_SECRET });
+    for (const role of ROLES) {
+      const pod = podOf(named(base, "Deployment", `settlement-${role}`)) as PodSpec & {
+        terminationGracePeriodSeconds: number;
+      };
+      const preStop = (pod.containers[0] as { lifecycle?: { preStop?: { sleep?: { seconds: number } } } })
+        .lifecycle?.preStop?.sleep?.seconds;
+      // Only the gateway has a balancer in front of it to drain (src/app/shutdown.ts, drainFor).
+      expect(preStop === undefined, role).toBe(role !== "gateway");
+      const drainMs = role === "gateway" ? config.SHUTDOWN_DRAIN_MS : 0;
+      const stopMs = (preStop ?? 0) * 1000 + drainMs + config.SHUTDOWN_TIMEOUT_MS;
+      expect(pod.terminationGracePeriodSeconds * 1000, role).toBeGreaterThan(stopMs);
+    }
+  });
+
+  it("has one disruption budget per role, one pod at a time, which never blocks a drain", () => {
+    const budgets = all(base, "PodDisruptionBudget").map((b) => b.spec as Record<string, unknown>);
+    expect(
+      budgets
+        .map(
+          (b) =>
+            (b.selector as { matchLabels: Record<string, string> }).matchLabels[
+              "app.kubernetes.io/component"
+            ],
+        )
+        .sort(),
+    ).toEqual([...ROLES].sort());
+    for (const b of budgets) {
+      expect(b.maxUnavailable).toBe(1);
+      expect(b.minAvailable).toBeUndefined();
+    }
   });
 
   it("scales each consumer role on the consumer group the code uses", () => {

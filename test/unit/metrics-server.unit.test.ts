@@ -22,6 +22,26 @@ describe("the metrics port of a process (METRICS_PORT)", () => {
     expect((await fetch(url("/ready"))).status).toBe(200);
   });
 
+  it("once started, answers /ready 503 with a role's reason while it does not hold its work yet", async () => {
+    let restoring = true;
+    server.ready(() => (restoring ? "session actors: partitions still restoring" : null));
+    const waiting = await fetch(url("/ready"));
+    expect([waiting.status, await waiting.text()]).toEqual([
+      503,
+      "session actors: partitions still restoring\n",
+    ]);
+    restoring = false;
+    expect((await fetch(url("/ready"))).status).toBe(200);
+  });
+
+  it("on a stop answers /ready 503 for good (a balancer drains it) while /live stays 200", async () => {
+    server.stopping();
+    server.ready();
+    const ready = await fetch(url("/ready"));
+    expect([ready.status, await ready.text()]).toEqual([503, "stopping\n"]);
+    expect((await fetch(url("/live"))).status).toBe(200);
+  });
+
   it("serves the registry in Prometheus's text format, and nothing else", async () => {
     const res = await fetch(url("/metrics"));
     expect(res.headers.get("content-type")).toBe(own.contentType);

@@ -10,6 +10,8 @@ import type { Shared } from "../shared.ts";
 /** A part of a role that one entity module started: one line for the start-up summary, and its stop. */
 export interface RunningPart {
   summary: string;
+  /** Why the part cannot do its work yet (still restoring), or null (src/ops/readiness.ts). */
+  notReady?(): string | null;
   stop(): Promise<void>;
 }
 

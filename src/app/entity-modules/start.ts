@@ -1,6 +1,7 @@
 import { createEntityHost } from "../../actors/host.ts";
 import { createSnapshotStore } from "../../actors/snapshots.ts";
 import type { Logger } from "../../logging.ts";
+import { firstNotReady } from "../../ops/readiness.ts";
 import { createSnapshotTable } from "../../store/snapshots.ts";
 import type { Shared } from "../shared.ts";
 import { ENTITY_MODULES } from "./list.ts";
@@ -31,7 +32,12 @@ export function startEntityActors(
       commitLingerMs: shared.config.ACTOR_COMMIT_LINGER_MS,
     });
     await host.start();
-    const restored = await host.restored(timeoutMs);
+    let restored = await host.restored(timeoutMs);
+    // Reported up after the start's wait, but not ready until its partitions are restored.
+    if (!restored)
+      void host.restored(Number.POSITIVE_INFINITY).then((done) => {
+        restored = done;
+      });
     if (m.ownedGauge) {
       shared.metrics.gaugeFrom(m.ownedGauge.name, m.ownedGauge.help, [], () => [
         { labels: {}, value: host.owned().length },
@@ -42,6 +48,7 @@ export function startEntityActors(
       summary: `${entity.name} actors in group "${entity.group}" over ${inputs}: ${
         restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
       }`,
+      notReady: () => (restored ? null : `${entity.name} actors: partitions still restoring`),
       stop: host.stop,
     };
   });
@@ -107,5 +114,9 @@ async function startParts(
     await stop().catch(() => {});
     throw err;
   }
-  return { summary: running.map((p) => p.summary).join("; "), stop };
+  return {
+    summary: running.map((p) => p.summary).join("; "),
+    notReady: () => firstNotReady(running.map((p) => () => p.notReady?.() ?? null)),
+    stop,
+  };
 }

@@ -46,7 +46,8 @@ export const executorRole: RoleModule = {
       summary: `${TOPIC.executorCommands} in group "${EXECUTOR_GROUP}" -> relayers on chains ${
         executor.chainIds.join(", ") || "(none: no relayer keys)"
       } -> ${TOPIC.executorResults}`,
-      stop: executor.stop,
+      // Half the stop's bound for the steps in flight: the rest is leaving the group and the roles after.
+      stop: () => executor.stop(Math.floor(c.SHUTDOWN_TIMEOUT_MS / 2)),
     };
   },
 };

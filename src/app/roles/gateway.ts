@@ -97,10 +97,21 @@ export const gatewayRole: RoleModule = {
       logger: log,
       metrics: shared.metrics.registry,
     });
+    // From the drain on, every answer closes its connection: a client's next request opens a new
+    // one, which the balancer sends to another gateway, and none is cut while idle at the close.
+    let draining = false;
+    app.addHook("onSend", async (_request, reply) => {
+      if (draining) reply.header("connection", "close");
+    });
     const address = await app.listen({ host: config.HOST, port: config.PORT });
     return {
       role: "gateway",
       summary: `listening on ${config.PUBLIC_URL ?? address} (docs at /docs, OpenAPI at /openapi.json)`,
+      drain() {
+        draining = true;
+      },
+      // Stops accepting, answers the requests it holds (new ones on held connections: 503 with
+      // Retry-After, src/gateway/app.ts), then the bus its answers wait on.
       async stop() {
         await app.close();
         await bus.stop();

@@ -1,6 +1,7 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { createBurnerFeed } from "../../chains/burner-feed.ts";
 import { createPlainProducer } from "../../kafka/at-least-once.ts";
+import { indexerNotReady } from "../../ops/readiness.ts";
 import { startEntityIndexers } from "../entity-modules/start.ts";
 import { CATCH_UP_TIMEOUT_MS, type RoleModule } from "../shared.ts";
 
@@ -52,7 +53,16 @@ export const indexerRole: RoleModule = {
     );
     const feed = createBurnerFeed({ kafka: shared.kafka, codecs: shared.codecs, indexers, log });
     // Watching every burner journaled before start, so a deposit to a session created then is seen.
-    const caughtUp = await feed.start(CATCH_UP_TIMEOUT_MS);
+    let caughtUp = await feed.start(CATCH_UP_TIMEOUT_MS);
+    // Not caught up within the start's wait: not ready until it is (src/ops/readiness.ts).
+    void (async () => {
+      while (!caughtUp && !abort.signal.aborted)
+        caughtUp = await feed.caughtUp(CATCH_UP_TIMEOUT_MS, abort.signal).catch(async (err: unknown) => {
+          log.warn({ err }, "burner feed catch-up check failed; checking again in a second");
+          await new Promise((r) => setTimeout(r, 1000));
+          return false;
+        });
+    })();
     // The entities' watchers (merchant mode: on-chain subscription cancels mirrored to their actors).
     const watchers = await startEntityIndexers(shared, log);
     return {
@@ -62,6 +72,13 @@ export const indexerRole: RoleModule = {
         .join(
           ", ",
         )}${caughtUp ? "" : " (burner feed still catching up)"}${watchers.summary ? `; ${watchers.summary}` : ""}`,
+      notReady: () =>
+        indexerNotReady(
+          caughtUp,
+          indexers.map((ix) => ix.status()),
+          Date.now(),
+          shared.config.INDEXER_STALE_SECONDS,
+        ),
       async stop() {
         await watchers.stop();
         abort.abort();

@@ -54,8 +54,17 @@ export interface Proc {
   kills: number;
   /** How long each restart after a kill took until the role said it was ready, ms. */
   restartsMs: number[];
+  /** Its metrics port's URL (/ready, /live) once up. */
+  metrics: string | null;
   /** Replacements that were not up in time and were started again. */
   failedStarts: string[];
+}
+
+/** One process's replacement: how long the old one took to exit (and with what), and the new one to be ready. */
+export interface Replaced {
+  stopMs: number;
+  exit: number | string | null;
+  readyMs: number;
 }
 
 export interface Cluster {
@@ -65,6 +74,12 @@ export interface Cluster {
   gateways(): string[];
   /** kill -9 of the process, then its replacement started at once; resolves when it is ready. */
   killAndRestart(p: Proc): Promise<void>;
+  /**
+   * The rolling restart's step (issue 29, item 4): the process taken out of the gateways the load
+   * uses (a balancer seeing its /ready 503), sent `signal`, and once it has exited its replacement
+   * started; resolves once the replacement's /ready answers 200, with how long the step took.
+   */
+  replace(p: Proc, signal: "SIGTERM" | "SIGKILL"): Promise<Replaced>;
   /** kill -9 of the broker or the node, started again on the same data; resolves once it answers. */
   restartServer(which: "kafka" | "cassandra"): Promise<{ downMs: number }>;
   /** Stops every process and removes both servers. */
@@ -82,6 +97,8 @@ export const READY: Record<FaultRole, RegExp> = {
 };
 
 const START_TIMEOUT_MS = 180_000;
+/** The line a process prints once its metrics port serves (src/app/cli.ts). */
+const METRICS_LINE = /^metrics\s+(http:\/\/\S+)\/metrics/;
 const run = promisify(execFile);
 
 export async function startCluster(
@@ -125,6 +142,7 @@ export async function startCluster(
         url: null,
         kills: 0,
         restartsMs: [],
+        metrics: null,
         failedStarts: [],
       });
   let stopping = false;
@@ -137,6 +155,11 @@ export async function startCluster(
       tsx: false,
       ready: READY[p.role],
       timeoutMs: START_TIMEOUT_MS,
+      // The metrics line comes after the ready line, so it is taken whenever it comes.
+      onLine: (line) => {
+        const metrics = METRICS_LINE.exec(line)?.[1];
+        if (metrics) p.metrics = metrics;
+      },
       started: (c) => {
         launched = c;
         starting.add(c);
@@ -152,6 +175,22 @@ export async function startCluster(
     }
     p.child = child;
     p.url = p.role === "gateway" ? child.ready : null;
+  };
+  /** Until the process's /ready answers 200 (its metrics line comes just after its ready line). */
+  const readyProbe = async (p: Proc) => {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      const url = p.metrics;
+      const ok = url
+        ? await fetch(`${url}/ready`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        : false;
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`${p.name}: /ready not 200 after ${START_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   };
   /**
    * A process that does not come up (started while the broker was down, or on a machine this
@@ -208,6 +247,21 @@ export async function startCluster(
       const t0 = Date.now();
       if (!(await startAgainUntilUp(p, Number.POSITIVE_INFINITY))) return;
       p.restartsMs.push(Date.now() - t0);
+    },
+    async replace(p, signal) {
+      const child = p.child;
+      if (!child) return { stopMs: 0, exit: null, readyMs: 0 };
+      p.child = null;
+      p.url = null;
+      p.metrics = null;
+      const t0 = Date.now();
+      process.kill(child.pid, signal);
+      while (child.exited() === null) await new Promise((r) => setTimeout(r, 50));
+      const stopMs = Date.now() - t0;
+      const exit = child.exited();
+      if (!(await startAgainUntilUp(p, Number.POSITIVE_INFINITY))) return { stopMs, exit, readyMs: 0 };
+      await readyProbe(p);
+      return { stopMs, exit, readyMs: Date.now() - t0 - stopMs };
     },
     async restartServer(which) {
       const t0 = Date.now();

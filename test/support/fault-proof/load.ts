@@ -48,8 +48,25 @@ export interface Flow {
 const BASE = "http://gateway.fault-proof";
 const WAIT_MS = 300_000;
 
+/**
+ * Every HTTP request of the payers' clients, by how it ended (the rolling restart's count, issue 29
+ * item 4): answered (a 503 with Retry-After apart, a clean "try again"), answered with another 5xx,
+ * refused at connect (no gateway took it: its listener had closed), or taken and never answered.
+ */
+export interface RequestTally {
+  answered: number;
+  clean503: number;
+  other5xx: string[];
+  refused: number;
+  unanswered: string[];
+}
+
 export interface Load {
   flows: Flow[];
+  /** The requests by phase of the run (`phase`): "load" until told otherwise. */
+  requests: Map<string, RequestTally>;
+  /** The requests from now on are counted under `name`. */
+  phase(name: string): void;
   merchantId: string;
   /** Starts no more flows. */
   close(): void;
@@ -113,7 +130,7 @@ export async function setUpMerchant(cluster: Cluster, hookUrl: string) {
 }
 
 /** The payer's client over whichever gateways are up; POST /sessions carries the merchant's pk_. */
-function payerClient(cluster: Cluster, pk: string): ApiClient {
+function payerClient(cluster: Cluster, pk: string, tally: () => RequestTally): ApiClient {
   let turn = 0;
   const failover: typeof fetch = (input, init) => {
     const urls = cluster.gateways();
@@ -122,7 +139,21 @@ function payerClient(cluster: Cluster, pk: string): ApiClient {
     const target = String(input instanceof Request ? input.url : input).replace(BASE, url);
     const headers = new Headers(init?.headers);
     if (init?.method === "POST" && target.endsWith("/sessions")) headers.set("authorization", `Bearer ${pk}`);
-    return fetch(target, { ...init, headers });
+    const counted = tally();
+    return fetch(target, { ...init, headers }).then(
+      (res) => {
+        counted.answered++;
+        if (res.status === 503 && res.headers.get("retry-after")) counted.clean503++;
+        else if (res.status >= 500) counted.other5xx.push(`${res.status} ${init?.method ?? "GET"} ${target}`);
+        return res;
+      },
+      (err: unknown) => {
+        const code = (err as { cause?: { code?: string } }).cause?.code;
+        if (code === "ECONNREFUSED") counted.refused++;
+        else counted.unanswered.push(`${code ?? String(err)} ${init?.method ?? "GET"} ${target}`);
+        throw err;
+      },
+    );
   };
   // More tries than a browser's default: a kill takes a gateway away for seconds, not milliseconds.
   return createApiClient({ baseUrl: BASE, fetch: failover, retry: { attempts: 12, maxMs: 2000 } });
@@ -159,7 +190,16 @@ export function startLoad(
   merchant: { id: string; pk: string },
   opts: { everyMs: number; amount: bigint },
 ): Load {
-  const client = payerClient(cluster, merchant.pk);
+  const requests = new Map<string, RequestTally>();
+  let current = "load";
+  const tally = () => {
+    const known = requests.get(current);
+    if (known) return known;
+    const fresh: RequestTally = { answered: 0, clean503: 0, other5xx: [], refused: 0, unanswered: [] };
+    requests.set(current, fresh);
+    return fresh;
+  };
+  const client = payerClient(cluster, merchant.pk, tally);
   const flows: Flow[] = [];
   const running = new Set<Promise<void>>();
   const chain = A.chain;
@@ -237,6 +277,10 @@ export function startLoad(
 
   return {
     flows,
+    requests,
+    phase: (name) => {
+      current = name;
+    },
     merchantId: merchant.id,
     close: () => clearInterval(timer),
     async stop() {

@@ -4,7 +4,9 @@ import { makeTestCa } from "../test-ca.ts";
 import { startWebhookReceiver } from "../webhook-receiver.ts";
 import { type Audit, audit } from "./audit.ts";
 import { type Cluster, KILLABLE, type ProcessCounts, startCluster } from "./cluster.ts";
-import { chainClients, type Flow, setUpMerchant, startLoad } from "./load.ts";
+import { chainClients, type Flow, type RequestTally, setUpMerchant, startLoad } from "./load.ts";
+import { type PartitionGap, watchPartitions } from "./partition-watch.ts";
+import { type RollSignal, type RollStep, rollCluster } from "./roll.ts";
 
 /**
  * The many-process fault proof (issue 20, item 4): the cluster of cluster.ts under the load of
@@ -18,6 +20,11 @@ export interface FaultProofOptions {
   /** A new payer every this many ms. */
   everyMs: number;
   chaos: { everyMs: number } | null;
+  /**
+   * A rolling restart instead (issue 29, item 4; roll.ts): after a warm-up, every process replaced
+   * one at a time, a pass per signal; the load runs until the roll is done, and at least `loadMs`.
+   */
+  roll?: readonly RollSignal[];
   /** Processes per role; by default the issue's shape (PROCESS_COUNTS). */
   counts?: ProcessCounts;
   log?: (line: string) => void;
@@ -38,7 +45,17 @@ export interface FaultProofReport extends Audit {
   restartsMs: Record<string, number[]>;
   /** The one-minute load average when the load began and when it ended. */
   load: [number, number];
+  /** 99th percentile of a flow, s. */
+  flowP99: number;
+  /** The payers' HTTP requests by how they ended (load.ts), by phase: "load", or each roll pass. */
+  requests: Map<string, RequestTally>;
+  /** The roll's steps, and each consumer group's longest unserved partition, by phase as above. */
+  roll: RollStep[];
+  unserved: Map<string, PartitionGap[]>;
 }
+
+/** Payers under way before the roll begins. */
+const ROLL_WARM_UP_MS = 5_000;
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -67,6 +84,22 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
     const began = Date.now();
     const loadAtStart = loadavg()[0] ?? 0;
     const load = startLoad(c, A, merchant, { everyMs: opts.everyMs, amount: 1_000_000n });
+    const brokers = [c.env.KAFKA_BROKERS as string];
+    const unserved = new Map<string, PartitionGap[]>();
+    const roll: RollStep[] = [];
+    // Without a roll the partitions are watched over the whole window, for the figure beside it.
+    const whole = opts.roll ? null : await watchPartitions(brokers);
+    if (opts.roll) {
+      // A warm-up first, so the roll begins with payers under way.
+      await new Promise((r) => setTimeout(r, ROLL_WARM_UP_MS));
+      for (const signal of opts.roll) {
+        load.phase(signal);
+        const watch = await watchPartitions(brokers);
+        roll.push(...(await rollCluster(c, [signal], log)));
+        unserved.set(signal, await watch.stop());
+      }
+      load.phase("after the roll");
+    }
     const chaos: string[] = [];
     const pending: Promise<void>[] = [];
     const at = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
@@ -103,6 +136,7 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
     log(`load window over after ${at()}; waiting for restarts and the flows under way`);
     await Promise.all(pending);
     await load.stop();
+    if (whole) unserved.set("load", await whole.stop());
     const loadAtEnd = loadavg()[0] ?? 0;
     log(`flows ended after ${at()}; counting`);
     // Webhooks queued by the last transitions are still being delivered: count until none is missing.
@@ -130,6 +164,10 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
         ]),
       ),
       load: [loadAtStart, loadAtEnd],
+      flowP99: pct(took, 0.99),
+      requests: load.requests,
+      roll,
+      unserved,
     };
   } finally {
     await cluster?.stop();
@@ -174,5 +212,21 @@ export function describeReport(r: FaultProofReport): string {
       (f) => `unfinished #${f.n} ${f.kind} ${f.id ?? "(no session)"} at ${f.step}: ${f.error}`,
     ),
     `problems (${r.problems.length}): ${r.problems.slice(0, 20).join("; ") || "none"}`,
+    `flow p99 ${r.flowP99.toFixed(1)} s`,
+    ...[...r.requests].map(([phase, t]) => {
+      const bad = [...t.other5xx, ...t.unanswered];
+      return `requests (${phase}): ${t.answered} answered (${t.clean503} 503 with Retry-After), ${t.other5xx.length} other 5xx, ${t.refused} refused at connect, ${t.unanswered.length} unanswered${bad.length ? `: ${bad.slice(0, 10).join("; ")}` : ""}`;
+    }),
+    ...[...r.unserved].map(
+      ([phase, gaps]) =>
+        `longest unserved partition per group (${phase}, s): ${
+          gaps.map((g) => `${g.group} ${g.topic}[${g.partition}] ${(g.ms / 1000).toFixed(1)}`).join("; ") ||
+          "none"
+        }`,
+    ),
+    ...r.roll.map(
+      (s) =>
+        `roll ${s.signal} ${s.name}: exited (${s.exit}) after ${(s.stopMs / 1000).toFixed(1)} s, replacement ready ${(s.readyMs / 1000).toFixed(1)} s later`,
+    ),
   ].join("\n");
 }
