@@ -45,9 +45,10 @@ const envSchema = z.object({
   KAFKA_CLIENT_ID: z.string().default("settlement"),
   /**
    * How long a silent consumer-group member keeps its partitions: a role killed with -9 holds its
-   * work this long before another process of the role takes it over.
+   * work this long before another process of the role takes it over. Brokers refuse a member whose
+   * timeout is below their group.min.session.timeout.ms (Kafka's default 6000): set it to 1000 there.
    */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(3000),
   /**
    * How long a process's stop on SIGTERM may take in all (src/app/shutdown.ts): the roles stop in
    * turn within it, and a stop still running at its end is given up, logged, and the process exits 1.

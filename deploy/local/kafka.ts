@@ -67,6 +67,9 @@ min.insync.replicas=1
 # Tests create their topics explicitly and want groups to form at once.
 auto.create.topics.enable=false
 group.initial.rebalance.delay.ms=0
+# The service's members ask for a 3 s session (KAFKA_SESSION_TIMEOUT_MS) so a killed process's
+# partitions are taken over within seconds; Kafka's default floor, 6 s, would refuse them to join.
+group.min.session.timeout.ms=1000
 num.partitions=1
 offsets.topic.num.partitions=5
 transaction.state.log.num.partitions=5

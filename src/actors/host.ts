@@ -1,7 +1,7 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { VersionedEvent } from "../domain/decider.ts";
 import { createPlainProducer } from "../kafka/at-least-once.ts";
-import type { KafkaClient } from "../kafka/client.ts";
+import { BROKER_RETRY_MAX_MS, type KafkaClient } from "../kafka/client.ts";
 import type { Codecs } from "../kafka/codecs.ts";
 import { parkedMessage } from "../kafka/dead-letter.ts";
 import { createPartitionedConsumer, type InputBatch } from "../kafka/partitioned-consumer.ts";
@@ -174,10 +174,11 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
 
   /** Restores until it succeeds or the partition is taken away; a broker hiccup must not orphan it. */
   function restore(partition: number, transactor: PartitionTransactor) {
+    // Tries at most a second apart, so a broker back from a restart is used at once; ~20 s in all.
     return retry(() => restoreOnce(partition, transactor), {
-      attempts: 10,
+      attempts: 30,
       baseMs: 400,
-      maxMs: 5000,
+      maxMs: BROKER_RETRY_MAX_MS,
       // Whatever failed (a broker or Cassandra hiccup), a partition still ours is worth another try.
       isRetryable: () => owned.has(partition) && !stopping,
       onRetry: (err, { attempt }) => log.warn({ err, partition, attempt }, "restore failed; retrying"),
@@ -413,7 +414,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       {
         attempts: Number.POSITIVE_INFINITY,
         baseMs: 400,
-        maxMs: 5000,
+        maxMs: BROKER_RETRY_MAX_MS,
         isRetryable: () => true,
         onRetry: (err, { attempt }) =>
           log.warn(

@@ -1,5 +1,5 @@
 import type { Consumer, Producer } from "kafkajs";
-import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import { groupTiming, heartbeatingWhile, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -64,18 +64,15 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
       autoCommitInterval: 1000,
       eachBatchAutoResolve: true,
       partitionsConsumedConcurrently: opts.concurrency ?? 4,
-      eachBatch: async ({ batch, isStale, isRunning }) => {
+      eachBatch: async ({ batch, isStale, isRunning, heartbeat }) => {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
-        await opts.onBatch(
-          batch.topic,
-          batch.partition,
-          batch.messages.map((m) => ({
-            partition: batch.partition,
-            offset: BigInt(m.offset),
-            key: m.key,
-            value: m.value,
-          })),
-        );
+        const records = batch.messages.map((m) => ({
+          partition: batch.partition,
+          offset: BigInt(m.offset),
+          key: m.key,
+          value: m.value,
+        }));
+        await heartbeatingWhile(kafka, heartbeat, () => opts.onBatch(batch.topic, batch.partition, records));
         onProgress?.(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
       },
     });

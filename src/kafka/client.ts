@@ -10,8 +10,9 @@ export interface KafkaSettings {
   clientId: string;
   /**
    * How long a consumer-group member may stay silent before the group hands its partitions to the
-   * others (kafkajs's sessionTimeout; default 30 s). A member killed with -9 holds its partitions
-   * this long, so it is also how long a replacement waits.
+   * others (kafkajs's sessionTimeout; default 3 s, which the broker must allow: its
+   * group.min.session.timeout.ms, 6 s by default, at most this). A member killed with -9 holds its
+   * partitions this long, so it is also how long their takeover waits.
    */
   groupSessionTimeoutMs?: number;
   log?: (level: Level, message: string, fields: object) => void;
@@ -81,7 +82,8 @@ export interface GroupTiming {
   rebalanceTimeout: number;
 }
 
-const DEFAULT_GROUP_SESSION_TIMEOUT_MS = 30_000;
+/** src/config.ts's default, for clients made without settings (tests, tools). */
+const DEFAULT_GROUP_SESSION_TIMEOUT_MS = 3000;
 const groupTimings = new WeakMap<object, GroupTiming>();
 
 /**
@@ -100,13 +102,23 @@ function timingFor(sessionTimeout: number): GroupTiming {
   };
 }
 
+/**
+ * The longest wait between two tries of anything that talks to a broker (kafkajs's own retries, the
+ * consumer supervisor, the transactor's): once a restarted broker answers, work resumes within
+ * about this. kafkajs's default cap is 30 s, and with our 8 retries a send in flight when the broker
+ * went away slept up to ~13 s between tries, holding the gateway's one request in flight (and every
+ * command queued behind it) that long after the broker was back (issue 29, item 5).
+ */
+export const BROKER_RETRY_MAX_MS = 1000;
+
 export function createKafka(settings: KafkaSettings): KafkaClient {
   const config: KafkaConfig = {
     brokers: settings.brokers,
     clientId: settings.clientId,
     connectionTimeout: 3000,
     requestTimeout: 30_000,
-    retry: { initialRetryTime: 100, retries: 8 },
+    // 100, 200, 400, 800 ms, then every second: ~7.5 s of tries before an operation fails.
+    retry: { initialRetryTime: 100, maxRetryTime: BROKER_RETRY_MAX_MS, retries: 10 },
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => {
       const { message, ...fields } = entry.log;
@@ -125,7 +137,8 @@ export function createKafka(settings: KafkaSettings): KafkaClient {
  * retriable error; after any other (the group coordinator not found while the broker restarts, a
  * handler that threw once its retries ran out) it disconnects and stays down, and the role would
  * stop consuming for good. Those crashes are handed to `onCrash` (logged) and the consumer is
- * started again (`start`: connect, subscribe, run) after a backoff, doubling to 30 s, until it runs
+ * started again (`start`: connect, subscribe, run) after a backoff, doubling to BROKER_RETRY_MAX_MS
+ * (a 30 s cap once left a consumer asleep ~16 s after its broker was back), until it runs
  * or the owner stops it (`stopped`). A crash kafkajs restarts from itself is logged by kafkajs as a
  * warning (kafkaLogLevel) and left to it.
  */
@@ -164,8 +177,28 @@ export function superviseConsumer(
   });
 }
 
-const RESTART_FIRST_MS = 1000;
-const RESTART_MAX_MS = 30_000;
+/**
+ * Runs one batch's handler while heartbeating the group. kafkajs heartbeats only between batches,
+ * so a handler that waits longer than the session timeout (an actor partition's restore, a large
+ * projector batch on a loaded machine) would get its live member evicted, and with a session
+ * timeout of a few seconds (fast takeover) that is an everyday wait. A heartbeat that fails (a
+ * rebalance under way) is left to the next batch's own heartbeat to act on.
+ */
+export async function heartbeatingWhile<T>(
+  client: KafkaClient,
+  heartbeat: () => Promise<void>,
+  handle: () => Promise<T>,
+): Promise<T> {
+  const beat = setInterval(() => heartbeat().catch(() => {}), groupTiming(client).heartbeatInterval);
+  try {
+    return await handle();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+const RESTART_FIRST_MS = 250;
+const RESTART_MAX_MS = BROKER_RETRY_MAX_MS;
 
 /** kafkajs errors that mean the brokers are away or not serving yet, not that the request is wrong. */
 const UNAVAILABLE = new Set([

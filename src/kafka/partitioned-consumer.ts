@@ -1,5 +1,5 @@
 import type { Consumer } from "kafkajs";
-import { groupTiming, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import { groupTiming, heartbeatingWhile, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
 import { coPartitionedAssigner } from "./co-partition-assigner.ts";
 import { type ReadRecord, readRecordOf } from "./topic-reader.ts";
 
@@ -75,13 +75,16 @@ export function createPartitionedConsumer(
       eachBatch: async ({ batch, isRunning, isStale, heartbeat, resolveOffset }) => {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const records = batch.messages.map((m) => readRecordOf(batch.partition, m));
-        const applied = await opts.onBatch({
-          topic: batch.topic,
-          partition: batch.partition,
-          records,
-          nextOffset: BigInt(batch.lastOffset()) + 1n,
-          isStale,
-        });
+        // A batch waits for its partition's restore: the member must stay in the group meanwhile.
+        const applied = await heartbeatingWhile(kafka, heartbeat, () =>
+          opts.onBatch({
+            topic: batch.topic,
+            partition: batch.partition,
+            records,
+            nextOffset: BigInt(batch.lastOffset()) + 1n,
+            isStale,
+          }),
+        );
         // Resolving moves kafkajs's fetch position on; it commits nothing (autoCommit is off).
         if (applied) resolveOffset(batch.lastOffset());
         await heartbeat();

@@ -1,7 +1,7 @@
 import type { Message, Producer, Transaction } from "kafkajs";
 import { BaseError } from "../support/errors.ts";
 import { retry } from "../support/retry.ts";
-import { type KafkaClient, kafkajs } from "./client.ts";
+import { BROKER_RETRY_MAX_MS, type KafkaClient, kafkajs } from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 
 export interface OutgoingMessage {
@@ -73,7 +73,8 @@ export function createPartitionTransactor(kafka: KafkaClient, transactionalId: s
       // (the host's group commit) is answered so on its AddPartitionsToTxn about one time in five
       // here. The markers take milliseconds, so the first retry comes after 20 ms, as in Kafka's Java
       // producer (KAFKA-5477); 100 ms made those transactions' p90 ~100 ms (PERFORMANCE.md).
-      retry: { retries: 10, initialRetryTime: 20, maxRetryTime: 5000 },
+      // Capped like every broker retry (BROKER_RETRY_MAX_MS) so a restarted broker is used at once.
+      retry: { retries: 15, initialRetryTime: 20, maxRetryTime: BROKER_RETRY_MAX_MS },
     });
     try {
       await p.connect();

@@ -27,10 +27,18 @@ export async function connectCassandra(
     queryOptions: { consistency: cassandra.types.consistencies.localQuorum, prepare: true },
     // bigint columns map to JS bigint both ways (block numbers, offsets).
     encoding: { useBigIntAsLong: true, useBigIntAsVarint: true },
+    policies: { reconnection: RECONNECT },
   });
   await client.connect();
   return client;
 }
+
+/**
+ * A node that went down is tried again at once, then at most a second apart. The driver's default
+ * doubles its wait up to 10 minutes, so after a 15 s outage the next try could come ~16 s after the
+ * node answered again, every request meanwhile refused (issue 29, item 5).
+ */
+const RECONNECT = new cassandra.policies.reconnection.ExponentialReconnectionPolicy(100, 1000, true);
 
 /** Server answers that mean the node cannot serve now (not that the statement is wrong). */
 const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([

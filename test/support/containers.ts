@@ -35,7 +35,11 @@ export async function startContainers(choice: StackChoice): Promise<Containers> 
     choice.kafka === "testcontainers"
       ? new KafkaContainer(KAFKA_IMAGE)
           // One broker: the transaction log (exactly once) must fit on it.
-          .withEnvironment({ KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: "1" })
+          // and the service's 3 s group sessions must be allowed (Kafka's floor is 6 s by default).
+          .withEnvironment({
+            KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: "1",
+            KAFKA_GROUP_MIN_SESSION_TIMEOUT_MS: "1000",
+          })
           .start()
       : undefined,
     choice.cassandra === "testcontainers" ? new CassandraContainer(CASSANDRA_IMAGE).start() : undefined,

@@ -21,6 +21,12 @@ export interface ThrowawayServer {
   stop(): Promise<void>;
   /** Starts the server again on the same data directory and port; resolves once it answers. */
   start(): Promise<void>;
+  /**
+   * When the last start first saw the server answer a request (the broker its metadata, the node a
+   * CQL query), before the rest of the start's checks (a broker's transaction probe): the moment a
+   * client could be served again.
+   */
+  answeredAt(): number;
   /** Stops it and deletes its root. */
   remove(): Promise<void>;
 }
@@ -32,8 +38,14 @@ export async function startThrowawayServer(name: ServerName): Promise<ThrowawayS
   // The broker takes its port and the next one (its KRaft controller); a node, its CQL and storage ports.
   const port = await freePort(name === "kafka" ? (p) => p + 1 : undefined);
   const storagePort = await freePort();
+  let answeredAt = Number.NaN;
+  const log = (line: string) => {
+    if (/^(kafka: broker answers|cassandra: .* answers CQL)/.test(line)) answeredAt = Date.now();
+  };
   const ensure: () => Promise<unknown> =
-    name === "kafka" ? () => ensureKafka({ root, port }) : () => ensureCassandra({ root, port, storagePort });
+    name === "kafka"
+      ? () => ensureKafka({ root, port, log })
+      : () => ensureCassandra({ root, port, storagePort, log });
   const server: ThrowawayServer = {
     name,
     address: `127.0.0.1:${port}`,
@@ -48,8 +60,10 @@ export async function startThrowawayServer(name: ServerName): Promise<ThrowawayS
       await stopProcess(root, name, 30_000);
     },
     async start() {
+      answeredAt = Number.NaN;
       await withoutServerEnv(ensure);
     },
+    answeredAt: () => answeredAt,
     async remove() {
       await stopProcess(root, name, 10_000);
       rmSync(root, { recursive: true, force: true });

@@ -26,7 +26,7 @@ describe("superviseConsumer", () => {
     superviseConsumer(consumer, { start, stopped: () => false, onCrash: (e) => crashes.push(e) });
     crash(false);
     expect(crashes).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1000);
+    await vi.advanceTimersByTimeAsync(250);
     expect(start).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(start).toHaveBeenCalledTimes(1);
@@ -41,9 +41,9 @@ describe("superviseConsumer", () => {
     expect(start).not.toHaveBeenCalled();
   });
 
-  it("keeps trying, waiting longer each time, while connecting fails or the start crashes again", async () => {
+  it("keeps trying, waiting longer each time up to a second, while connecting fails or the start crashes again", async () => {
     const { consumer, crash } = crashingConsumer();
-    const outcomes = ["refused", "crashed", "runs"];
+    const outcomes = ["refused", "crashed", "refused", "refused", "runs"];
     const start = vi.fn(async () => {
       const outcome = outcomes.shift();
       if (outcome === "refused") throw new Error("ECONNREFUSED");
@@ -51,16 +51,21 @@ describe("superviseConsumer", () => {
     });
     superviseConsumer(consumer, { start, stopped: () => false });
     crash(false);
-    await vi.advanceTimersByTimeAsync(1000);
-    expect(start).toHaveBeenCalledTimes(1);
-    await vi.advanceTimersByTimeAsync(1999);
-    expect(start).toHaveBeenCalledTimes(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(start).toHaveBeenCalledTimes(2);
-    await vi.advanceTimersByTimeAsync(4000);
-    expect(start).toHaveBeenCalledTimes(3);
+    // 250 ms, 500 ms, then never more than a second: a broker back is used within a second.
+    for (const [wait, calls] of [
+      [250, 1],
+      [500, 2],
+      [1000, 3],
+      [1000, 4],
+      [1000, 5],
+    ] as const) {
+      await vi.advanceTimersByTimeAsync(wait - 1);
+      expect(start).toHaveBeenCalledTimes(calls - 1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(start).toHaveBeenCalledTimes(calls);
+    }
     await vi.advanceTimersByTimeAsync(120_000);
-    expect(start).toHaveBeenCalledTimes(3);
+    expect(start).toHaveBeenCalledTimes(5);
   });
 
   it("does not start a consumer its owner stopped", async () => {
