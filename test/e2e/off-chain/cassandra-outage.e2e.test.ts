@@ -3,7 +3,9 @@
 // shared ones are never touched; the broker, so the service's short group sessions are allowed
 // whatever the shared broker was started with: deploy/local/kafka.ts); the node is killed (`kill -9`) under 20 POST /sessions a second
 // and started again 15 s later on the same data and port. Every answer is 200 or 503 with
-// Retry-After (before the fix, 500s), the same process accepts sessions again by itself, every
+// Retry-After (before the fix, 500s); since the write path answers after the actor's commit (issue
+// 30) no write is refused at all while the node is down, and the outage shows in the roles that
+// use it (the projector's errors); the same process accepts sessions again by itself, every
 // session answered 200 is readable, every role's consumer group is still there, and no unhandled
 // rejection happened (src/app/cli.ts would write a FATAL line and exit 70).
 import { afterAll, beforeAll, it } from "vitest";
@@ -31,5 +33,5 @@ afterAll(async () => {
 });
 
 it("survives the node killed under load, and carries on by itself once it is back", async () => {
-  await expectOutageSurvived(cassandra, service, kafka.address);
+  await expectOutageSurvived(cassandra, service, kafka.address, "logged");
 }, 180_000);

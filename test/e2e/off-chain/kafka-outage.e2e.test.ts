@@ -28,5 +28,5 @@ afterAll(async () => {
 });
 
 it("survives the broker killed under load, and carries on by itself once it is back", async () => {
-  await expectOutageSurvived(kafka, service, kafka.address);
+  await expectOutageSurvived(kafka, service, kafka.address, "refusals");
 }, 180_000);
