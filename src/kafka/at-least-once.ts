@@ -18,6 +18,14 @@ export interface BatchConsumerOptions {
   /** false: never commit offsets (a private, per-process group that always starts at the end). */
   commit?: boolean;
   /**
+   * For a group that commits nothing (`commit: false`): where a partition starts on this member's
+   * first join, when not at `fromBeginning`'s end (undefined: there). On every later join the
+   * partition goes on from the offset this member reached. kafkajs forgets the positions at each
+   * join and starts an uncommitted group at the end again, so a rejoin (a broker restart, a
+   * rebalance, a restart after a crash) silently skipped every record written meanwhile.
+   */
+  startAt?: (topic: string, partition: number) => bigint | undefined;
+  /**
    * The offset the consumer reached in a partition, after each batch handled and after each batch
    * of only transaction markers or aborted records (which never reaches `onBatch`).
    */
@@ -48,14 +56,15 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     ready = true;
     opts.onReady?.();
   });
-  const onProgress = opts.onProgress;
-  if (onProgress) {
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-      // A batch with records reports its progress from eachBatch, once its handler is done.
-      if (payload.batchSize === 0)
-        onProgress(payload.topic, payload.partition, BigInt(payload.lastOffset) + 1n);
-    });
-  }
+  const resume = opts.commit === false ? createResumePositions(consumer, opts.startAt) : null;
+  const progress = (topic: string, partition: number, next: bigint) => {
+    resume?.reached(topic, partition, next);
+    opts.onProgress?.(topic, partition, next);
+  };
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    // A batch with records reports its progress from eachBatch, once its handler is done.
+    if (payload.batchSize === 0) progress(payload.topic, payload.partition, BigInt(payload.lastOffset) + 1n);
+  });
   const run = async () => {
     await consumer.connect();
     await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning });
@@ -73,7 +82,7 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
           value: m.value,
         }));
         await heartbeatingWhile(kafka, heartbeat, () => opts.onBatch(batch.topic, batch.partition, records));
-        onProgress?.(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
+        progress(batch.topic, batch.partition, BigInt(batch.lastOffset()) + 1n);
       },
     });
   };
@@ -83,6 +92,34 @@ export function createBatchConsumer(kafka: KafkaClient, opts: BatchConsumerOptio
     async stop() {
       stopped = true;
       await consumer.disconnect();
+    },
+  };
+}
+
+/**
+ * The positions of a member of a group that commits nothing, put back at each join: the offset it
+ * reached in each partition, or before its first batch there `startAt`'s. GROUP_JOIN is emitted
+ * after the assignment and before the first fetch of the new generation, and a seek made then is
+ * what that fetch starts from.
+ */
+function createResumePositions(
+  consumer: Consumer,
+  startAt: ((topic: string, partition: number) => bigint | undefined) | undefined,
+) {
+  const positions = new Map<string, bigint>();
+  const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
+      for (const partition of partitions) {
+        const offset = positions.get(keyOf(topic, partition)) ?? startAt?.(topic, partition);
+        if (offset !== undefined) consumer.seek({ topic, partition, offset: offset.toString() });
+      }
+    }
+  });
+  return {
+    reached(topic: string, partition: number, next: bigint) {
+      const key = keyOf(topic, partition);
+      if (next > (positions.get(key) ?? -1n)) positions.set(key, next);
     },
   };
 }

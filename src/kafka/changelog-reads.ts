@@ -26,6 +26,8 @@ export interface ChangelogReads<Record> {
    * Bounded by `waitMs` in all: a broker that does not answer (an outage) leaves what is held.
    */
   committed(key: string): Promise<Record | null>;
+  /** Resolves true once the consumer has reached every partition's offset in `ends`, false after `waitMs`. */
+  caughtUp(ends: ReadonlyMap<number, bigint>, waitMs: number): Promise<boolean>;
 }
 
 export function createChangelogReads<Record>(deps: {
@@ -102,6 +104,11 @@ export function createChangelogReads<Record>(deps: {
       const end = await endBefore(key, deadline);
       if (end !== null) await reached(end.partition, end.offset, deadline);
       return held(key);
+    },
+    async caughtUp(ends, waitMs) {
+      const deadline = Date.now() + waitMs;
+      const all = await Promise.all([...ends].map(([partition, end]) => reached(partition, end, deadline)));
+      return all.every(Boolean);
     },
   };
 }

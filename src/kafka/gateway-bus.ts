@@ -48,10 +48,14 @@ const RECENT_STATES = 50_000;
 /** How long a read of a session this gateway has not seen waits for its consumer of session.state. */
 const COMMITTED_WAIT_MS = 3000;
 
+/** How long a starting gateway waits to have read session.state's recent records up to its end. */
+const CATCH_UP_MS = 30_000;
+
 /**
  * The gateway's side of request/reply over Kafka: commands go to session.commands keyed by session
  * id; the owning actor answers on gateway.replies inside its transaction. One private consumer
- * group per gateway process reads replies and session.state from the end, never committing.
+ * group per gateway process reads replies from the end and session.state from its recent records,
+ * never committing, and goes on from its own positions after a rejoin.
  */
 export function createGatewayBus(deps: {
   codecs: Pick<
@@ -80,10 +84,15 @@ export function createGatewayBus(deps: {
   });
   const admin = kafkajs(deps.kafka).admin();
   /** Last stable offsets of session.state, by partition (kafkajs asks the ends and the starts). */
-  const stateEnds = async () =>
-    new Map(
-      (await admin.fetchTopicOffsets(TOPIC.sessionState)).map((o) => [o.partition, BigInt(o.high)] as const),
-    );
+  const stateOffsets = async () =>
+    (await admin.fetchTopicOffsets(TOPIC.sessionState)).map((o) => ({
+      partition: o.partition,
+      start: BigInt(o.low),
+      end: BigInt(o.high),
+    }));
+  const stateEnds = async () => new Map((await stateOffsets()).map((o) => [o.partition, o.end] as const));
+  /** Where the consumer begins each session.state partition on its first join (start()). */
+  const stateStarts = new Map<number, bigint>();
   const committedStates = createChangelogReads<SessionStateRecord>({
     decode: (value) => deps.codecs.sessionState.decode(value),
     endOf: async (key) => {
@@ -100,6 +109,9 @@ export function createGatewayBus(deps: {
     topics: [TOPIC.gatewayReplies, TOPIC.sessionState],
     fromBeginning: false,
     commit: false,
+    // After a rejoin it goes on where it was: a skipped state would leave a read older than a
+    // state the payer was already shown on another gateway (docs/RELIABILITY.md).
+    startAt: (topic, partition) => (topic === TOPIC.sessionState ? stateStarts.get(partition) : undefined),
     concurrency: 8,
     onReady: () => onReady(),
     onCrash: (err) => deps.log.error({ err }, "gateway bus consumer crashed"),
@@ -214,10 +226,25 @@ export function createGatewayBus(deps: {
     async start() {
       await producer.connect();
       await admin.connect();
-      // Read before the consumer starts at the end: a lower bound of where it starts.
-      for (const [partition, end] of await stateEnds()) committedStates.advance(partition, end);
+      // A state committed before this gateway started may not be in Cassandra yet (the projector
+      // behind): the last RECENT_STATES records of session.state are read before the gateway
+      // serves, so a read of any session that changed lately finds its newest state here.
+      const offsets = await stateOffsets();
+      const lookback = BigInt(Math.ceil(RECENT_STATES / Math.max(1, offsets.length)));
+      const ends = new Map<number, bigint>();
+      for (const { partition, start, end } of offsets) {
+        const from = end - lookback > start ? end - lookback : start;
+        stateStarts.set(partition, from);
+        if (from < end) ends.set(partition, end);
+        else committedStates.advance(partition, end);
+      }
       await consumer.start();
       await ready;
+      if (!(await committedStates.caughtUp(ends, CATCH_UP_MS)))
+        deps.log.warn(
+          { waitedMs: CATCH_UP_MS },
+          "session.state not read up to its end at start: reads may be older",
+        );
     },
     async stop() {
       for (const w of pending.values()) clearTimeout(w.timer);

@@ -107,6 +107,22 @@ describe("a gateway's reads of an entity changelog", () => {
     expect(await settledNow(lookup)).toBe(true);
   });
 
+  it("is caught up once every partition reached its end, and says false when the bound ran out first", async () => {
+    const { changelog } = reads({ end: 0n });
+    const ends = new Map([
+      [0, 10n],
+      [1, 20n],
+    ]);
+    const catching = changelog.caughtUp(ends, WAIT_MS);
+    changelog.advance(0, 10n);
+    expect(await settledNow(catching)).toBe(false);
+    changelog.advance(1, 21n);
+    expect(await catching).toBe(true);
+    const stuck = changelog.caughtUp(new Map([[3, 5n]]), WAIT_MS);
+    await vi.advanceTimersByTimeAsync(WAIT_MS);
+    expect(await stuck).toBe(false);
+  });
+
   it("holds at most maxKeys keys, the least recently fetched forgotten first", () => {
     const { changelog } = reads({ end: 0n, maxKeys: 2 });
     changelog.take("a", Buffer.from("a"));

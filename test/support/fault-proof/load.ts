@@ -129,8 +129,17 @@ export async function setUpMerchant(cluster: Cluster, hookUrl: string) {
   return { id: merchant.id, pk };
 }
 
-/** The payer's client over whichever gateways are up; POST /sessions carries the merchant's pk_. */
-function payerClient(cluster: Cluster, pk: string, tally: () => RequestTally): ApiClient {
+/**
+ * The payer's client over whichever gateways are up; POST /sessions carries the merchant's pk_.
+ * `answered` keeps, per method and path, which gateway gave the last answer and its status: a
+ * refusal may come from that gateway's own read or from the session's owner.
+ */
+function payerClient(
+  cluster: Cluster,
+  pk: string,
+  tally: () => RequestTally,
+  answered: Map<string, string>,
+): ApiClient {
   let turn = 0;
   const failover: typeof fetch = (input, init) => {
     const urls = cluster.gateways();
@@ -143,6 +152,8 @@ function payerClient(cluster: Cluster, pk: string, tally: () => RequestTally): A
     return fetch(target, { ...init, headers }).then(
       (res) => {
         counted.answered++;
+        const gateway = cluster.procs.find((p) => p.url === url)?.name ?? url;
+        answered.set(`${init?.method ?? "GET"} ${new URL(target).pathname}`, `${gateway} ${res.status}`);
         if (res.status === 503 && res.headers.get("retry-after")) counted.clean503++;
         else if (res.status >= 500) counted.other5xx.push(`${res.status} ${init?.method ?? "GET"} ${target}`);
         return res;
@@ -199,7 +210,8 @@ export function startLoad(
     requests.set(current, fresh);
     return fresh;
   };
-  const client = payerClient(cluster, merchant.pk, tally);
+  const answered = new Map<string, string>();
+  const client = payerClient(cluster, merchant.pk, tally, answered);
   const flows: Flow[] = [];
   const running = new Set<Promise<void>>();
   const chain = A.chain;
@@ -270,6 +282,9 @@ export function startLoad(
     const p = pay(flow)
       .catch((err: unknown) => {
         flow.error = err instanceof Error ? err.message.slice(0, 300) : String(err);
+        const step = flow.kind === "commit" ? "commit" : "refund";
+        const last = flow.id === null ? undefined : answered.get(`POST /sessions/${flow.id}/${step}`);
+        if (last !== undefined) flow.error += ` (last ${step} answer: ${last})`;
       })
       .finally(() => running.delete(p));
     running.add(p);
