@@ -174,9 +174,12 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
 
   /** Restores until it succeeds or the partition is taken away; a broker hiccup must not orphan it. */
   function restore(partition: number, transactor: PartitionTransactor) {
-    // Tries at most a second apart, so a broker back from a restart is used at once; ~20 s in all.
+    // Tries at most a second apart, so a broker back from a restart is used at once, and never gives
+    // up while the partition is ours: a restore abandoned after a fixed count (30 tries, ~20 s, until
+    // 5 December) left a partition owned but never served after a longer broker or Cassandra outage,
+    // since only a new assignment restores again. Readiness reports the partition as restoring.
     return retry(() => restoreOnce(partition, transactor), {
-      attempts: 30,
+      attempts: Number.POSITIVE_INFINITY,
       baseMs: 400,
       maxMs: BROKER_RETRY_MAX_MS,
       // Whatever failed (a broker or Cassandra hiccup), a partition still ours is worth another try.
