@@ -18,12 +18,13 @@ import {
   screenshotter,
   scrollsSideways,
   slugOf,
+  startLinkPageService,
   startPayment,
   steps,
   waitForPaid,
   watch,
 } from "../support/link-page.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { TestService } from "../support/service.ts";
 
 // A payment link on the real stack, paid through its hosted page in a real browser: Debian's
 // headless chromium driven by playwright-core (it never downloads a browser). The merchant pins a
@@ -43,16 +44,7 @@ let A: Ctx;
 let B: Ctx;
 
 beforeAll(async () => {
-  service = await startTestService({
-    roles: ["actors", "projector", "indexer", "gateway", "executor"],
-    env: {
-      MERCHANT_MODE: "development",
-      OPERATOR_SECRET,
-      RATE_LIMIT_BURST: "1000",
-      INDEXER_POLL_MS: "250",
-      SESSION_TTL_SECONDS: String(TTL_S),
-    },
-  });
+  service = await startLinkPageService(OPERATOR_SECRET, TTL_S);
   const ctx = await setUpChains();
   [A, B] = [ctx("source"), ctx("destination")];
   browser = await launchChromium();

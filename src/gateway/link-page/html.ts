@@ -14,6 +14,8 @@ export interface PageLink {
   merchantName: string | null;
   /** Whether the merchant can take a payment now; if not, the page asks the payer for nothing. */
   payable: boolean;
+  /** Whether an EVM chain is offered (false: the merchant is paid on Solana alone). */
+  evm: boolean;
   /** The Solana chain the merchant takes USDC on, or null (none configured, or no destination pinned for it). */
   solana: PageSolana | null;
 }
@@ -60,15 +62,16 @@ export function linkPage(link: PageLink, scriptPath: string): string {
     description: link.description,
     merchantName: link.merchantName,
     payable: link.payable,
+    evm: link.evm,
     solana: link.solana,
   };
   // Not payable now: no refund address asked, no pay button. The script still runs, so a payment
   // this browser already started resumes (its session keeps the destination it was made with).
   const start = link.payable
     ? `<div id="start">
-  <label for="refund">Your wallet address, for a refund</label>
-  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="${link.solana ? "0x… or a Solana address" : "0x…"}">
-  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.${link.solana ? " A Solana address pays in USDC on Solana." : ""}</p>
+  <label for="refund">Your ${link.evm ? "" : "Solana "}wallet address, for a refund</label>
+  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="${refundPlaceholder(link)}">
+  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.${link.solana ? ` ${link.evm ? "A Solana address pays" : "You pay"} in USDC on Solana.` : ""}</p>
   <button id="pay" type="button">Continue to pay</button>
   <div id="wallet-start" hidden>
     <p class="hint">Or let your wallet fill in your address and send the payment, in any token it offers:</p>
@@ -104,6 +107,10 @@ ${status}
 <script type="module" src="${escapeHtml(scriptPath)}"></script>`,
   );
 }
+
+/** What the refund field takes: an EVM address, a Solana one, or either. */
+const refundPlaceholder = (link: PageLink) =>
+  link.evm ? (link.solana ? "0x… or a Solana address" : "0x…") : "a Solana address";
 
 /** The page for a link that takes no more payments (410) or does not exist (404). */
 export function closedPage(message: string): string {

@@ -56,7 +56,8 @@ if (saved?.family === "solana") {
   run(() => resume(saved));
 } else if (link.payable) {
   byId("pay").addEventListener("click", () => run(() => startByAddress()));
-  const wallet = injectedWallet();
+  // A merchant paid on Solana alone: no EVM wallet is offered.
+  const wallet = link.evm ? injectedWallet() : null;
   if (wallet) {
     byId("wallet-start").hidden = false;
     byId("wallet-pay").addEventListener("click", () => run(() => start(wallet)));
@@ -90,6 +91,10 @@ function refundAddress(): { evm: Address } | { solana: string } | null {
   const given = byId("refund").value.trim();
   const onSolana = link.solana ? solanaWallet(given) : null;
   if (onSolana) return { solana: onSolana };
+  if (!link.evm) {
+    show("Enter the address of your own Solana wallet: it is where a refund goes.", "error");
+    return null;
+  }
   // A mixed-case address carries an EIP-55 checksum, and a typo breaks it: strict checks it.
   if (!isAddress(given, { strict: true })) {
     const solana = link.solana ? " or a Solana wallet's address" : "";
