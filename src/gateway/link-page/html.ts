@@ -76,6 +76,7 @@ export function linkPage(link: PageLink, scriptPath: string): string {
   <div id="wallet-start" hidden>
     <p class="hint">Or let your wallet fill in your address and send the payment, in any token it offers:</p>
     <button id="wallet-pay" type="button">Pay with wallet</button>
+    <div id="wallet-list" role="group" aria-label="Your wallets" hidden></div>
   </div>
   <div id="solana-wallet-start" hidden>
     <p class="hint">Or pay in USDC on Solana from your Solana wallet:</p>
@@ -138,7 +139,8 @@ function page(title: string, body: string): string {
   button[disabled] { opacity: 0.5; cursor: default; }
   #chains { list-style: none; padding: 0; }
   #chains li { margin: 0.8rem 0; color: #555; }
-  #chains button { display: block; width: 100%; margin: 0.4rem 0; text-align: left; }
+  #chains button, #wallet-list button { display: block; width: 100%; margin: 0.4rem 0; text-align: left; }
+  #wallet-list img { width: 1.5rem; height: 1.5rem; vertical-align: middle; margin-right: 0.5rem; }
   code { word-break: break-all; font-size: 0.95rem; }
   #status { font-weight: 600; }
   #status[data-status="paid"] { color: #1a7f37; }
