@@ -6,6 +6,13 @@
  * Solana deposit, with its burner keypair, registration, sweep and refunds). Everything here runs
  * in a browser as well as in Node: no Node built-ins, no server code. docs/CLIENT.md is its manual.
  */
+
+export {
+  type AttachSolanaBounceSetupErrorType,
+  type AttachSolanaBounceSetupParameters,
+  type AttachSolanaBounceSetupReturnType,
+  attachSolanaBounceSetup,
+} from "./actions/attach-solana-bounce-setup.ts";
 export {
   type AttachStandingRefundErrorType,
   type AttachStandingRefundParameters,

@@ -5,7 +5,12 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeBurner } from "../../src/client/index.ts";
 import { type Ctx, fund, setUpChains, tokenBalance, ZERO } from "../support/delegate.ts";
-import { installTestWallet, type TestWallet } from "../support/evm-test-wallet.ts";
+import {
+  announceScript,
+  type Eip6963Info,
+  installTestWallet,
+  type TestWallet,
+} from "../support/evm-test-wallet.ts";
 import {
   choose,
   depositAddress,
@@ -18,12 +23,13 @@ import {
   screenshotter,
   scrollsSideways,
   slugOf,
+  startLinkPageService,
   startPayment,
   steps,
   waitForPaid,
   watch,
 } from "../support/link-page.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { TestService } from "../support/service.ts";
 
 // A payment link on the real stack, paid through its hosted page in a real browser: Debian's
 // headless chromium driven by playwright-core (it never downloads a browser). The merchant pins a
@@ -43,16 +49,7 @@ let A: Ctx;
 let B: Ctx;
 
 beforeAll(async () => {
-  service = await startTestService({
-    roles: ["actors", "projector", "indexer", "gateway", "executor"],
-    env: {
-      MERCHANT_MODE: "development",
-      OPERATOR_SECRET,
-      RATE_LIMIT_BURST: "1000",
-      INDEXER_POLL_MS: "250",
-      SESSION_TTL_SECONDS: String(TTL_S),
-    },
-  });
+  service = await startLinkPageService(OPERATOR_SECRET, TTL_S);
   const ctx = await setUpChains();
   [A, B] = [ctx("source"), ctx("destination")];
   browser = await launchChromium();
@@ -301,31 +298,39 @@ describe("a payment link's hosted page", () => {
 });
 
 describe("a payment link paid from the payer's wallet (an injected EIP-1193 wallet over the local chain)", () => {
-  /** A payer holding `amount` of `token` and gas on chain A, with the test wallet in a 360 px profile. */
-  async function payerWithWallet(token: Address, amount: bigint) {
+  /**
+   * A payer holding `amount` of `token` and gas on chain A, with the test wallet in a 360 px profile:
+   * `window.ethereum`, or only announced by EIP-6963 when `announce` is given.
+   */
+  async function payerWithWallet(token: Address, amount: bigint, announce?: Eip6963Info) {
     const key = generatePrivateKey();
     const payer = privateKeyToAccount(key).address;
     await fund(A, payer, ZERO, 10n ** 17n);
     await fund(A, payer, token, amount);
     const profile = await newA11yProfile(browser);
-    const wallet = await installTestWallet(profile, key, [A.chain, B.chain]);
+    const wallet = await installTestWallet(profile, key, [A.chain, B.chain], announce);
     return { payer, profile, wallet };
   }
 
-  /** Opens the link, pays with the wallet in `symbol` on chain A; the page turns paid. */
+  /**
+   * Opens the link, pays with the wallet in `symbol` on chain A (the announced wallet of `rdns` when
+   * given, picked among those the page lists); the page turns paid.
+   */
   async function payWithWallet(
     scenario: string,
     symbol: string,
     wallet: TestWallet,
     linkUrl: string,
     page: Page,
+    rdns?: string,
   ) {
     const shot = screenshotter(scenario);
     const log = watch(page);
     await page.goto(linkUrl);
     await page.waitForSelector("#wallet-start:not([hidden])");
     await shot(page, "opened");
-    await page.click("#wallet-pay");
+    if (rdns) await expectAccessible(page, `${scenario} wallets`);
+    await page.click(rdns ? `#wallet-list button[data-rdns="${rdns}"]` : "#wallet-pay");
     await page.waitForSelector("#chains:not([hidden])", { timeout: 30_000 });
     // With a wallet, every token each chain accepts, each at the amount that pays the link.
     const tokens = await page.$$eval(`#chains button[data-chain="${A.chain.chainId}"]`, (bs) =>
@@ -366,15 +371,37 @@ describe("a payment link paid from the payer's wallet (an injected EIP-1193 wall
   );
 
   it(
-    "DAI through the swap: the amount the page asked swaps into the link's amount, checked against the wallet's own quote, settled",
+    "DAI through the swap, from a wallet picked among two announced by EIP-6963 (no window.ethereum): the amount the page asked swaps into the link's amount, checked against the wallet's own quote, settled; the other wallet is never asked",
     async () => {
       const m = await newMerchant();
       const dest = await pinDestination(m.sk);
       const link = await newLink(m.sk, { amount: "10000000" });
       const dai = (A.chain.dex as { dai: Address }).dai;
-      const { payer, profile, wallet } = await payerWithWallet(dai, 20n * 10n ** 18n);
+      const icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=";
+      const { payer, profile, wallet } = await payerWithWallet(dai, 20n * 10n ** 18n, {
+        uuid: randomUUID(),
+        name: "Test Wallet",
+        icon,
+        rdns: "test.wallet",
+      });
+      // Another wallet in the same browser: every request it gets is counted, and refused.
+      await profile.addInitScript(
+        announceScript(
+          { uuid: randomUUID(), name: "Other Wallet", icon, rdns: "other.wallet" },
+          `{ async request(args) {
+            window.__otherWalletAsked = (window.__otherWalletAsked ?? 0) + 1;
+            throw Object.assign(new Error("refused"), { code: 4001 });
+          } }`,
+        ),
+      );
       const page = await profile.newPage();
-      const { sessionId } = await payWithWallet("wallet-dai", "DAI", wallet, link.url, page);
+      const { sessionId } = await payWithWallet("wallet-dai", "DAI", wallet, link.url, page, "test.wallet");
+      expect(await page.$$eval("#wallet-list button", (bs) => bs.map((b) => b.textContent?.trim()))).toEqual([
+        "Pay with Test Wallet",
+        "Pay with Other Wallet",
+      ]);
+      expect(await page.isHidden("#wallet-pay")).toBe(true);
+      expect(await page.evaluate("window.__otherWalletAsked ?? 0")).toBe(0);
       expect(wallet.confirmed[0]?.to.toLowerCase()).toBe(dai.toLowerCase());
       const swept = (await api(`/sessions/${sessionId}`)).body;
       expect(swept).toMatchObject({ status: "swept", outcome: "succeeded", dest_address: dest });

@@ -6,11 +6,12 @@ import {
   getOrCreateAssociatedTokenAccount,
 } from "@solana/spl-token";
 import { type Connection, Keypair, PublicKey, sendAndConfirmTransaction, Transaction } from "@solana/web3.js";
-import type { Browser } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solanaPayUri } from "../../src/gateway/link-page/payment-uri.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
 import {
+  eventually,
   expectAccessible,
   launchChromium,
   newA11yProfile,
@@ -19,11 +20,12 @@ import {
   screenshotter,
   scrollsSideways,
   slugOf,
+  startLinkPageService,
   steps,
   waitForPaid,
   watch,
 } from "../support/link-page.ts";
-import { startTestService, type TestService } from "../support/service.ts";
+import type { TestService } from "../support/service.ts";
 import { fundSolanaWallet, solanaChainIdOf, stackSolanaOf } from "../support/solana-node.ts";
 import { installSolanaTestWallet } from "../support/solana-test-wallet.ts";
 
@@ -36,6 +38,9 @@ import { installSolanaTestWallet } from "../support/solana-test-wallet.ts";
 const T = 240_000;
 const OPERATOR_SECRET = `operator-${"e".repeat(40)}`;
 const AMOUNT = 10_000_000n; // 10 USDC
+// A session not swept by then expires: the closed tab's case waits for it (its two halves run first
+// and last, so the wait overlaps the other cases), the others settle well within it.
+const TTL_S = 60;
 
 let service: TestService;
 let browser: Browser;
@@ -45,10 +50,7 @@ let funder: Keypair;
 let chainId: number;
 
 beforeAll(async () => {
-  service = await startTestService({
-    roles: ["actors", "projector", "indexer", "gateway", "executor"],
-    env: { MERCHANT_MODE: "development", OPERATOR_SECRET, RATE_LIMIT_BURST: "1000", INDEXER_POLL_MS: "250" },
-  });
+  service = await startLinkPageService(OPERATOR_SECRET, TTL_S);
   ({ sol, mint, payer: funder } = stackSolanaOf(service));
   chainId = solanaChainIdOf(service);
   browser = await launchChromium();
@@ -67,9 +69,9 @@ const usdcOf = async (owner: PublicKey): Promise<bigint> => {
 
 /**
  * A merchant taking USDC on Solana, paid to a fresh wallet with its USDC account (the sweep pays
- * accounts that exist), and on the first EVM chain, with a link for 10 USDC.
+ * accounts that exist), and on the first EVM chain unless `evm` is false, with a link for 10 USDC.
  */
-async function solanaMerchantLink() {
+async function solanaMerchantLink({ evm = true } = {}) {
   const made = await call("/v1/operator/merchants", {
     key: OPERATOR_SECRET,
     body: { name: "Solana Shop", email: `sol-links-${randomUUID()}@merchant.test` },
@@ -78,11 +80,19 @@ async function solanaMerchantLink() {
   const sk = made.body.secret_key as string;
   const dest = Keypair.generate().publicKey;
   await getOrCreateAssociatedTokenAccount(sol, funder, mint, dest);
-  const evm = service.config.chains?.find((c) => c.family === "evm");
-  if (!evm) throw new Error("the service has no EVM chain");
+  const evmChain = service.config.chains?.find((c) => c.family === "evm");
+  if (!evmChain) throw new Error("the service has no EVM chain");
   for (const pin of [
     { source_chain_id: chainId, dest_address: dest.toBase58(), dest_chain_id: chainId },
-    { source_chain_id: evm.chainId, dest_address: `0x${"ab".repeat(20)}`, dest_chain_id: evm.chainId },
+    ...(evm
+      ? [
+          {
+            source_chain_id: evmChain.chainId,
+            dest_address: `0x${"ab".repeat(20)}`,
+            dest_chain_id: evmChain.chainId,
+          },
+        ]
+      : []),
   ]) {
     const r = await call("/v1/destinations", { method: "PUT", key: sk, body: pin });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -90,6 +100,15 @@ async function solanaMerchantLink() {
   const link = await call("/v1/payment_links", { key: sk, body: { amount: AMOUNT.toString() } });
   expect(link.status, JSON.stringify(link.body)).toBe(200);
   return { dest, url: link.body.url as string };
+}
+
+/** A payer holding the link's amount in a Wallet Standard test wallet installed in `profile`, and a page of it. */
+async function payerWithWallet(profile: BrowserContext) {
+  const payer = Keypair.generate();
+  await fundSolanaWallet(sol, funder, mint, payer.publicKey, { lamports: 50_000_000n, usdc: AMOUNT });
+  const wallet = await installSolanaTestWallet(profile, payer, sol);
+  const page = await profile.newPage();
+  return { payer, wallet, page, log: watch(page) };
 }
 
 /** Waits until the session is swept and checks the destination got its settled amount on chain. */
@@ -104,17 +123,54 @@ async function expectSwept(sessionId: string, dest: PublicKey) {
   expect(BigInt(swept.body.settled_amount)).toBe(AMOUNT - BigInt(swept.body.fee_amount));
 }
 
+let closedTab: { sessionId: string; payer: PublicKey; burner: PublicKey };
+
 describe("a payment link paid in USDC on Solana", () => {
+  it(
+    "a merchant paid on Solana alone; a tab closed right after the wallet's transfer: the page handed the bounce setup over first, nothing else is signed (the bounce is checked by the last case)",
+    async () => {
+      // No EVM pin: the link is made all the same (its creation is checked in solanaMerchantLink).
+      const { url } = await solanaMerchantLink({ evm: false });
+      const profile = await newProfile(browser);
+      const { payer, wallet, page, log } = await payerWithWallet(profile);
+      // The page never hears of the deposit (its event stream is held unanswered): a tab closed
+      // before detection, however fast the indexer. The setup can only come from the transfer's end.
+      await page.route("**/sessions/*/events*", () => {});
+      expect((await page.goto(url))?.status()).toBe(200);
+      await page.waitForSelector("#solana-wallet-start:not([hidden])", { timeout: 30_000 });
+      // Solana alone is offered: a Solana refund address, no EVM wallet.
+      expect(await page.getAttribute("#refund", "placeholder")).toBe("a Solana address");
+      expect(await page.isHidden("#wallet-start")).toBe(true);
+      // The setup's registration, sent by the page once the wallet reports the transfer confirmed.
+      const setupAttached = page.waitForResponse(
+        (r) => r.url().endsWith("/solana-burner") && (r.request().postData() ?? "").includes("bounce_setup"),
+        { timeout: 90_000 },
+      );
+      await page.click("#solana-wallet-pay");
+      const answered = await setupAttached.catch((err) => {
+        throw new Error(`no bounce setup handed over:\n${log.join("\n")}`, { cause: err });
+      });
+      const sessionId = (await page.getAttribute("body", "data-session")) as string;
+      const burner = new PublicKey(((await page.textContent("#address")) ?? "").trim());
+      await profile.close();
+      expect(answered.status()).toBe(200);
+      expect(wallet.confirmed).toHaveLength(1);
+      expect(await usdcOf(burner)).toBe(AMOUNT);
+      // Closed before the page could sign a sweep: only the bounce can end it.
+      const open = (await call(`/sessions/${sessionId}`)).body;
+      expect(["pending", "detected"]).toContain(open.status);
+      expect(open.fee_bps).toBeNull();
+      closedTab = { sessionId, payer: payer.publicKey, burner };
+    },
+    T,
+  );
+
   it(
     "through a Wallet Standard wallet: its account is the refund address, one confirmation, swept to the destination; at 360 px, every step accessible",
     async () => {
       const { dest, url } = await solanaMerchantLink();
-      const payer = Keypair.generate();
-      await fundSolanaWallet(sol, funder, mint, payer.publicKey, { lamports: 50_000_000n, usdc: AMOUNT });
       const profile = await newA11yProfile(browser);
-      const wallet = await installSolanaTestWallet(profile, payer, sol);
-      const page = await profile.newPage();
-      const log = watch(page);
+      const { payer, wallet, page, log } = await payerWithWallet(profile);
       const shot = screenshotter("solana-wallet");
       const check = async (step: string) => {
         await shot(page, step);
@@ -222,6 +278,29 @@ describe("a payment link paid in USDC on Solana", () => {
       await shot(page, "paid");
       await expectSwept((await page.getAttribute("body", "data-session")) as string, dest);
       await profile.close();
+    },
+    T,
+  );
+});
+
+describe("a payment link paid in USDC on Solana, after the other cases", () => {
+  it(
+    "the closed tab strands nothing: its session expires unswept and the service bounces the USDC to the payer's wallet",
+    async () => {
+      const { sessionId, payer, burner } = closedTab;
+      const bounced = await eventually("the bounce to the payer", TTL_S * 1000 + 90_000, async () => {
+        const s = (await call(`/sessions/${sessionId}`)).body;
+        return s.status === "bounced" ? s : undefined;
+      });
+      expect(bounced).toMatchObject({
+        detected_amount: AMOUNT.toString(),
+        fee_bps: null, // never committed
+        refunds: [{ kind: "bounce", status: "confirmed" }],
+      });
+      expect(bounced.refunds[0].to).toBe(payer.toBase58());
+      expect(await usdcOf(payer)).toBe(AMOUNT);
+      // The bounce closes the burner's USDC account: nothing is left in it.
+      expect(await sol.getAccountInfo(getAssociatedTokenAddressSync(mint, burner))).toBeNull();
     },
     T,
   );

@@ -1,5 +1,5 @@
-// A test-only EIP-1193 wallet for the hosted page's browser test: `window.ethereum` in the page,
-// whose requests cross to this process (playwright's exposeBinding), where a local key signs and
+// A test-only EIP-1193 wallet for the hosted page's browser test: `window.ethereum` in the page (or,
+// with `announce`, a provider announced by EIP-6963's `eip6963:announceProvider` only), whose requests cross to this process (playwright's exposeBinding), where a local key signs and
 // the local anvil chains answer. Like an extension wallet, it reads the chain with its own RPC (the
 // page's CSP does not apply to it) and each eth_sendTransaction is one confirmation by the payer.
 import type { BrowserContext } from "playwright-core";
@@ -15,11 +15,31 @@ export interface TestWallet {
 /** An EIP-1193 error: 4001 user rejected, 4902 unknown chain, 4200 unsupported method. */
 const rpcError = (code: number, message: string) => ({ error: { code, message } });
 
-/** Installs the wallet in every page of `context`, holding `privateKey`, on the given chains. */
+/** How an EIP-6963 wallet names itself: its announcement's `info`. */
+export interface Eip6963Info {
+  uuid: string;
+  name: string;
+  icon: string;
+  rdns: string;
+}
+
+/** An EIP-6963 announcement script: `provider` (a JS expression) announced with `info`, now and on each request. */
+export const announceScript = (info: Eip6963Info, provider: string) => `(() => {
+  const detail = Object.freeze({ info: Object.freeze(${JSON.stringify(info)}), provider: ${provider} });
+  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail }));
+  window.addEventListener("eip6963:requestProvider", announce);
+  announce();
+})();`;
+
+/**
+ * Installs the wallet in every page of `context`, holding `privateKey`, on the given chains: as
+ * `window.ethereum`, or, given `announce`, only as an EIP-6963 announced provider.
+ */
 export async function installTestWallet(
   context: BrowserContext,
   privateKey: Hex,
   chains: ReadonlyArray<{ chainId: number; rpcUrl: string }>,
+  announce?: Eip6963Info,
 ): Promise<TestWallet> {
   const account = privateKeyToAccount(privateKey);
   const byId = new Map<number, Chain>(
@@ -79,17 +99,18 @@ export async function installTestWallet(
     }
   });
   // The provider object the page finds; `request` is all EIP-1193 requires of it.
-  await context.addInitScript(`
-    window.ethereum = {
-      isTestWallet: true,
-      async request({ method, params }) {
-        const answer = await window.__testWalletRequest(method, params ?? []);
-        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
-        return answer.result;
-      },
-      on() {},
-      removeListener() {},
-    };
-  `);
+  const provider = `{
+    isTestWallet: true,
+    async request({ method, params }) {
+      const answer = await window.__testWalletRequest(method, params ?? []);
+      if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+      return answer.result;
+    },
+    on() {},
+    removeListener() {},
+  }`;
+  await context.addInitScript(
+    announce ? announceScript(announce, provider) : `window.ethereum = ${provider};`,
+  );
   return wallet;
 }

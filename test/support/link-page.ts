@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { startTestService, type TestService } from "./service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -21,6 +22,22 @@ export function launchChromium(): Promise<Browser> {
     ],
   });
 }
+
+/**
+ * The service a page test runs against, on the real stack: merchant mode, the executor, a quick
+ * indexer, and sessions that expire after `ttlSeconds` (a closed tab's case waits for its expiry).
+ */
+export const startLinkPageService = (operatorSecret: string, ttlSeconds: number): Promise<TestService> =>
+  startTestService({
+    roles: ["actors", "projector", "indexer", "gateway", "executor"],
+    env: {
+      MERCHANT_MODE: "development",
+      OPERATOR_SECRET: operatorSecret,
+      RATE_LIMIT_BURST: "1000",
+      INDEXER_POLL_MS: "250",
+      SESSION_TTL_SECONDS: String(ttlSeconds),
+    },
+  });
 
 /** A browser profile of its own: its localStorage is the payer's, kept across reloads of its pages. */
 export const newProfile = (browser: Browser): Promise<BrowserContext> =>

@@ -20,7 +20,9 @@ const OTHER_CHAIN = 31338;
 const sk = issueKey("secret", "test");
 const otherSk = issueKey("secret", "test");
 const nokeySk = issueKey("secret", "test");
+const solSk = issueKey("secret", "test");
 const keyRows: KeyByHash[] = [
+  { ...solSk.issued, merchantId: "mer_s", createdAt: 1, revokedAt: null },
   { ...sk.issued, merchantId: "mer_a", createdAt: 1, revokedAt: null },
   { ...otherSk.issued, merchantId: "mer_b", createdAt: 1, revokedAt: null },
   { ...nokeySk.issued, merchantId: "mer_c", createdAt: 1, revokedAt: null },
@@ -71,6 +73,7 @@ const LINKS = [
   link({ id: "plink_2", slug: "slug_off", deactivatedAt: START_MS }),
   link({ id: "plink_3", slug: "slug_old", expiresAt: START_MS - 1 }),
   link({ id: "plink_4", slug: "slug_nopin", merchantId: "mer_b" }),
+  link({ id: "plink_5", slug: "slug_sol", merchantId: "mer_s" }),
 ];
 
 const SOLANA = 792703810;
@@ -151,16 +154,19 @@ async function gateway(
           },
         } as never,
         settings: {
-          // mer_a and mer_c pinned a destination for the first chain (mer_a on Solana too); mer_b none.
+          // mer_a and mer_c pinned a destination for the first chain (mer_a on Solana too); mer_b
+          // none; mer_s on Solana alone.
           destinations: async (m: string) =>
             m === "mer_b"
               ? []
-              : [
-                  { sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN },
-                  ...(m === "mer_a"
-                    ? [{ sourceChainId: SOLANA, destAddress: SOL_DEST, destChainId: SOLANA }]
-                    : []),
-                ],
+              : m === "mer_s"
+                ? [{ sourceChainId: SOLANA, destAddress: SOL_DEST, destChainId: SOLANA }]
+                : [
+                    { sourceChainId: CHAIN_ID, destAddress: USDC, destChainId: OTHER_CHAIN },
+                    ...(m === "mer_a"
+                      ? [{ sourceChainId: SOLANA, destAddress: SOL_DEST, destChainId: SOLANA }]
+                      : []),
+                  ],
         } as never,
         resources: async () => null,
         mode: "test",
@@ -359,6 +365,55 @@ describe("payment link routes", () => {
     expect(made).toEqual(["mer_a"]);
   });
 
+  it("a merchant paid on Solana alone: its link is made, payable, and its sessions are Solana ones", async () => {
+    const { app, made, created } = await gateway(undefined, solanaPort);
+    const res = await app.inject({
+      method: "POST",
+      url: "/v1/payment_links",
+      headers: auth(solSk.key),
+      payload: { amount: "1" },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(made).toEqual(["mer_s"]);
+    expect((await app.inject({ method: "GET", url: "/links/slug_sol" })).json().payable).toBe(true);
+    // The page offers Solana alone: no EVM address asked for.
+    const page = await app.inject({ method: "GET", url: "/links/slug_sol", headers: HTML });
+    expect(page.body).toContain('"evm":false');
+    expect(page.body).toContain('placeholder="a Solana address"');
+    // No body (an EVM session) could never be paid: 400 saying what to send, nothing made.
+    const evm = await app.inject({ method: "POST", url: "/links/slug_sol/sessions" });
+    expect([evm.statusCode, evm.json().error]).toEqual([
+      400,
+      `source_chain_id: this link is paid on Solana only; send { "source_chain_id": ${SOLANA} }`,
+    ]);
+    expect(created).toEqual([]);
+    const sol = await app.inject({
+      method: "POST",
+      url: "/links/slug_sol/sessions",
+      payload: { source_chain_id: SOLANA },
+    });
+    expect(sol.statusCode, sol.body).toBe(200);
+    expect(sol.json()).toMatchObject({ chains: [], sweep: { sweep_to: SOL_DEST } });
+    expect(created).toEqual([{ merchantId: "mer_s", amount: 25_000_000n, solanaChainId: SOLANA }]);
+
+    // Without a Solana chain configured, the same merchant can be paid nowhere: 409 naming the chains.
+    const noSolana = await gateway();
+    const refused = await noSolana.app.inject({
+      method: "POST",
+      url: "/v1/payment_links",
+      headers: auth(solSk.key),
+      payload: { amount: "1" },
+    });
+    expect([refused.statusCode, refused.json()]).toEqual([
+      409,
+      {
+        error: `the merchant cannot be paid yet: no destination is pinned for a chain it can be paid on (${CHAIN_ID}, ${OTHER_CHAIN}; PUT /v1/destinations)`,
+      },
+    ]);
+    expect(noSolana.made).toEqual([]);
+    expect((await noSolana.app.inject({ method: "GET", url: "/links/slug_sol" })).json().payable).toBe(false);
+  });
+
   it("a link whose merchant cannot be paid now: payable false, and a page that asks for nothing", async () => {
     const { app } = await gateway();
     expect((await app.inject({ method: "GET", url: "/links/slug_active" })).json().payable).toBe(true);
@@ -396,6 +451,7 @@ describe("the hosted page", () => {
         description: "</script><script>alert(1)</script>",
         merchantName: "</script><b>",
         payable: true,
+        evm: true,
         solana: null,
       },
       "/p.js",

@@ -1,13 +1,13 @@
 import type { ApiClient } from "../api-client.ts";
-import { ApiError, ClientError, type SessionEndedError } from "../errors.ts";
+import { type ApiError, ClientError, type SessionEndedError } from "../errors.ts";
 import { followThenOpen } from "../follow-then-open.ts";
 import type { CommitResponse, Session, SolanaBurnerResponse, SolanaSweepTerms } from "../types.ts";
+import { attachSolanaBounceSetup } from "./attach-solana-bounce-setup.ts";
 import { commitSolanaSweep } from "./commit-solana-sweep.ts";
 import { getSession } from "./get-session.ts";
 import { getSolanaBlockhash } from "./get-solana-blockhash.ts";
 import type { MakeSolanaBurnerReturnType } from "./make-solana-burner.ts";
 import { registerSolanaBurner } from "./register-solana-burner.ts";
-import { signSolanaBounceSetup } from "./sign-solana-bounce-setup.ts";
 import { type SignSolanaSweepReturnType, signSolanaSweep } from "./sign-solana-sweep.ts";
 import { isDetected } from "./wait-for-detection.ts";
 import { type DetectedSolanaSession, waitForSolanaDetection } from "./wait-for-solana-detection.ts";
@@ -92,24 +92,10 @@ export async function paySolanaSession(
   );
   // The bounce setup is signed now, on a fresh blockhash: the service relays it only once a deposit
   // is recorded (it pays nothing for a burner never paid), and a setup signed at registration would
-  // have expired (~60 s) for any payer slower than that.
-  if (params.refundTo !== undefined) {
-    const bounceSetup = signSolanaBounceSetup({
-      sessionId: id,
-      burner: burner.keypair,
-      refundTo: params.refundTo,
-      relayer: terms.fee_payer,
-      mint: terms.usdc_mint,
-      blockhash: (await getSolanaBlockhash(client, { chainId: terms.chain_id, signal })).blockhash,
-    });
-    await registerSolanaBurner(client, { id, burner: burner.keypair, bounceSetup, signal }).catch(
-      (err: unknown) => {
-        // 409: a setup this burner signed in an earlier run (a reloaded page) is attached already, or
-        // the session moved past taking one; either way the sweep below is what settles it.
-        if (!(err instanceof ApiError && err.status === 409)) throw err;
-      },
-    );
-  }
+  // have expired (~60 s) for any payer slower than that. A setup attached earlier (a reloaded page,
+  // or a page that attached it as soon as the payer's transfer was confirmed) is the one kept.
+  if (params.refundTo !== undefined)
+    await attachSolanaBounceSetup(client, { id, terms, burner, refundTo: params.refundTo, signal });
   const { detected, signed, committed } = await signAndCommit(client, first, params);
   const settled = await waitForStatus(client, {
     id,

@@ -63,20 +63,22 @@ export function keepPayment(payment: SavedPayment) {
 
 /**
  * Once the address is shown, the payer's wallet (if they pay with one) is asked for the one
- * transfer; a sent transfer is marked in the saved payment, so a reload never asks twice.
+ * transfer; a sent transfer is marked in the saved payment, so a reload never asks twice. true when
+ * the wallet sent it now.
  */
-export async function askWallet(payment: SavedPayment, send: () => Promise<void>) {
-  if (!payment.wallet || payment.sent) return;
+export async function askWallet(payment: SavedPayment, send: () => Promise<void>): Promise<boolean> {
+  if (!payment.wallet || payment.sent) return false;
   show("Confirm the payment in your wallet…");
   try {
     await send();
   } catch (err) {
     // Refused or failed in the wallet: the address and QR code stay, to pay another way.
     show(`Your wallet did not send it (${explain(err)}). You can still pay to the address below.`, "error");
-    return;
+    return false;
   }
   savePayment(link.slug, { ...payment, sent: true });
   show("Sent. Waiting for it to arrive…");
+  return true;
 }
 
 function paid(step: (...steps: Step[]) => void) {

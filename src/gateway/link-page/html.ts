@@ -14,6 +14,8 @@ export interface PageLink {
   merchantName: string | null;
   /** Whether the merchant can take a payment now; if not, the page asks the payer for nothing. */
   payable: boolean;
+  /** Whether an EVM chain is offered (false: the merchant is paid on Solana alone). */
+  evm: boolean;
   /** The Solana chain the merchant takes USDC on, or null (none configured, or no destination pinned for it). */
   solana: PageSolana | null;
 }
@@ -60,19 +62,21 @@ export function linkPage(link: PageLink, scriptPath: string): string {
     description: link.description,
     merchantName: link.merchantName,
     payable: link.payable,
+    evm: link.evm,
     solana: link.solana,
   };
   // Not payable now: no refund address asked, no pay button. The script still runs, so a payment
   // this browser already started resumes (its session keeps the destination it was made with).
   const start = link.payable
     ? `<div id="start">
-  <label for="refund">Your wallet address, for a refund</label>
-  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="${link.solana ? "0x… or a Solana address" : "0x…"}">
-  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.${link.solana ? " A Solana address pays in USDC on Solana." : ""}</p>
+  <label for="refund">Your ${link.evm ? "" : "Solana "}wallet address, for a refund</label>
+  <input id="refund" type="text" autocomplete="off" spellcheck="false" placeholder="${refundPlaceholder(link)}">
+  <p class="hint">If the payment cannot be completed, the money goes back to this address by itself.${link.solana ? ` ${link.evm ? "A Solana address pays" : "You pay"} in USDC on Solana.` : ""}</p>
   <button id="pay" type="button">Continue to pay</button>
   <div id="wallet-start" hidden>
     <p class="hint">Or let your wallet fill in your address and send the payment, in any token it offers:</p>
     <button id="wallet-pay" type="button">Pay with wallet</button>
+    <div id="wallet-list" role="group" aria-label="Your wallets" hidden></div>
   </div>
   <div id="solana-wallet-start" hidden>
     <p class="hint">Or pay in USDC on Solana from your Solana wallet:</p>
@@ -105,6 +109,10 @@ ${status}
   );
 }
 
+/** What the refund field takes: an EVM address, a Solana one, or either. */
+const refundPlaceholder = (link: PageLink) =>
+  link.evm ? (link.solana ? "0x… or a Solana address" : "0x…") : "a Solana address";
+
 /** The page for a link that takes no more payments (410) or does not exist (404). */
 export function closedPage(message: string): string {
   return page("Payment link", `<p id="status" role="status">${escapeHtml(message)}</p>`);
@@ -131,7 +139,8 @@ function page(title: string, body: string): string {
   button[disabled] { opacity: 0.5; cursor: default; }
   #chains { list-style: none; padding: 0; }
   #chains li { margin: 0.8rem 0; color: #555; }
-  #chains button { display: block; width: 100%; margin: 0.4rem 0; text-align: left; }
+  #chains button, #wallet-list button { display: block; width: 100%; margin: 0.4rem 0; text-align: left; }
+  #wallet-list img { width: 1.5rem; height: 1.5rem; vertical-align: middle; margin-right: 0.5rem; }
   code { word-break: break-all; font-size: 0.95rem; }
   #status { font-weight: 600; }
   #status[data-status="paid"] { color: #1a7f37; }

@@ -18,6 +18,7 @@ export interface PageElement {
   src: string;
   type: string;
   value: string;
+  alt: string;
   dataset: Record<string, string | undefined>;
   addEventListener(type: "click", listener: () => void): void;
   append(...nodes: PageElement[]): void;
@@ -27,7 +28,8 @@ export interface PageElement {
 const { document, navigator } = globalThis as unknown as {
   document: {
     getElementById(id: string): PageElement;
-    createElement(tag: "button" | "li"): PageElement;
+    createElement(tag: "button" | "li" | "img"): PageElement;
+    createTextNode(text: string): PageElement;
     body: PageElement;
   };
   navigator: { clipboard?: { writeText(text: string): Promise<void> } };
@@ -164,6 +166,27 @@ export async function showDeposit(deposit: DepositRequest, expiresAt: number, re
 export function hideDeposit() {
   clearInterval(clock);
   byId("deposit").hidden = true;
+}
+
+/**
+ * Adds a "Pay with <name>" button, with the wallet's icon, to the list of the payer's EVM wallets
+ * (EIP-6963); `pick` runs when it is pressed. The name is shown as text, never as markup.
+ */
+export function listWallet(wallet: { name: string; icon: string; rdns: string }, pick: () => void) {
+  const list = byId("wallet-list");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.dataset.rdns = wallet.rdns;
+  if (wallet.icon) {
+    const icon = document.createElement("img");
+    icon.src = wallet.icon;
+    icon.alt = ""; // the button's text names the wallet
+    button.append(icon);
+  }
+  button.append(document.createTextNode(`Pay with ${wallet.name}`));
+  button.addEventListener("click", pick);
+  list.append(button);
+  list.hidden = false;
 }
 
 /** One way to pay: a token on a chain, with the amount of it that pays the link. */

@@ -16,6 +16,7 @@ import { payCheckout } from "../../client/actions/pay-checkout.ts";
 import { signStandingRefund } from "../../client/actions/sign-standing-refund.ts";
 import { createApiClient } from "../../client/api-client.ts";
 import { type Burner, newBurner } from "../../client/burner.ts";
+import { watchEvmWallets } from "./eip6963.ts";
 import {
   connectWallet,
   type Eip1193Provider,
@@ -24,7 +25,17 @@ import {
   walletReader,
 } from "./evm-wallet.ts";
 import { askWallet, explain, keepPayment, origin, settle } from "./follow.ts";
-import { body, byId, choosePayment, evmDeposit, hideStart, link, show, showDeposit } from "./page-view.ts";
+import {
+  body,
+  byId,
+  choosePayment,
+  evmDeposit,
+  hideStart,
+  link,
+  listWallet,
+  show,
+  showDeposit,
+} from "./page-view.ts";
 import {
   type EvmSavedPayment,
   type LinkChain,
@@ -56,11 +67,8 @@ if (saved?.family === "solana") {
   run(() => resume(saved));
 } else if (link.payable) {
   byId("pay").addEventListener("click", () => run(() => startByAddress()));
-  const wallet = injectedWallet();
-  if (wallet) {
-    byId("wallet-start").hidden = false;
-    byId("wallet-pay").addEventListener("click", () => run(() => start(wallet)));
-  }
+  // A merchant paid on Solana alone: no EVM wallet is offered.
+  if (link.evm) offerEvmWallets();
   const solana = link.solana;
   if (solana)
     watchSolanaWallets(solana.chain_id, (found) => {
@@ -69,6 +77,41 @@ if (saved?.family === "solana") {
     });
 }
 // Otherwise the merchant cannot take payments now: the page says so and asks nothing (html.ts).
+
+/** An EVM wallet the payer pays through: its provider, and its EIP-6963 id when it announced one. */
+interface PickedWallet {
+  provider: Eip1193Provider;
+  rdns?: string;
+}
+
+/**
+ * The payer's EVM wallets: every wallet announced by EIP-6963, each its own "Pay with <name>" button
+ * (the payer picks one); with none announced, `window.ethereum` behind "Pay with wallet".
+ */
+function offerEvmWallets() {
+  let announced = false;
+  watchEvmWallets((found) => {
+    announced = true;
+    byId("wallet-start").hidden = false;
+    byId("wallet-pay").hidden = true;
+    listWallet(found, () => run(() => start({ provider: found.provider, rdns: found.rdns })));
+  });
+  const injected = injectedWallet();
+  if (injected && !announced) {
+    byId("wallet-start").hidden = false;
+    byId("wallet-pay").addEventListener("click", () => run(() => start({ provider: injected })));
+  }
+}
+
+/** The wallet a saved payment was paid through: the announced one it picked, else `window.ethereum`. */
+function walletOf(rdns: string | undefined): Eip1193Provider | null {
+  const found: Eip1193Provider[] = [];
+  if (rdns !== undefined)
+    watchEvmWallets((w) => {
+      if (w.rdns === rdns) found.push(w.provider);
+    });
+  return found[0] ?? injectedWallet();
+}
 
 function run(flow: () => Promise<void>) {
   flow().catch((err: unknown) => {
@@ -80,6 +123,7 @@ function run(flow: () => Promise<void>) {
 /** Nothing more to press once a payment starts: one session per page. */
 function disableStart() {
   for (const id of ["pay", "wallet-pay", "solana-wallet-pay", "refund"]) byId(id).disabled = true;
+  for (const button of byId("wallet-list").querySelectorAll("button")) button.disabled = true;
 }
 
 /**
@@ -90,6 +134,10 @@ function refundAddress(): { evm: Address } | { solana: string } | null {
   const given = byId("refund").value.trim();
   const onSolana = link.solana ? solanaWallet(given) : null;
   if (onSolana) return { solana: onSolana };
+  if (!link.evm) {
+    show("Enter the address of your own Solana wallet: it is where a refund goes.", "error");
+    return null;
+  }
   // A mixed-case address carries an EIP-55 checksum, and a typo breaks it: strict checks it.
   if (!isAddress(given, { strict: true })) {
     const solana = link.solana ? " or a Solana wallet's address" : "";
@@ -125,8 +173,8 @@ async function startWithSolanaWallet(wallet: SolanaWallet) {
 }
 
 /** Pays on an EVM chain by address and QR code (`wallet` null), or through the payer's wallet, whose account is the refund address. */
-async function start(wallet: Eip1193Provider | null, given?: Address) {
-  const refundTo = wallet ? await connectWallet(wallet) : given;
+async function start(wallet: PickedWallet | null, given?: Address) {
+  const refundTo = wallet ? await connectWallet(wallet.provider) : given;
   if (!refundTo) return;
   disableStart();
   show("Creating your payment…");
@@ -155,6 +203,7 @@ async function start(wallet: Eip1193Provider | null, given?: Address) {
     eip7702Auth: burner.eip7702Auth,
     standingRefund,
     ...(wallet ? { wallet: true } : {}),
+    ...(wallet?.rdns ? { walletRdns: wallet.rdns } : {}),
   };
   keepPayment(payment);
   await follow(payment, burner);
@@ -172,7 +221,7 @@ async function resume(payment: EvmSavedPayment) {
 async function follow(payment: EvmSavedPayment, burner: Burner) {
   const { sessionId: id, chain } = payment;
   const token = payment.token ?? usdcOf(chain, payment.amount);
-  const wallet = payment.wallet ? injectedWallet() : null;
+  const wallet = payment.wallet ? walletOf(payment.walletRdns) : null;
   const refundTo = payment.standingRefund.to;
   await settle({
     payment,

@@ -45,6 +45,8 @@ export interface EvmSavedPayment {
   token?: PayOption;
   /** Paid through the payer's injected wallet (its account the refund address). */
   wallet?: true;
+  /** The EIP-6963 wallet picked (its reverse-DNS id), found again by a resumed page; absent: `window.ethereum`. */
+  walletRdns?: string;
   /** The wallet sent the transfer: a resumed page does not ask it again. */
   sent?: true;
   burnerKey: Hex;

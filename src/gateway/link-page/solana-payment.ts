@@ -2,18 +2,20 @@
  * Paying a link in USDC on Solana (docs/LINKS.md, "Pay on Solana"): a Solana checkout session, an
  * ed25519 burner made in the browser (the client library's makeSolanaBurner), its address and a
  * Solana Pay request, or the payer's Wallet Standard wallet sending the one transfer; then the
- * client library's paySolanaSession settles it: the bounce setup to the payer's address and the
- * sweep, both signed with the burner key once the deposit is seen.
+ * client library's paySolanaSession settles it: the bounce setup to the payer's address (as soon as
+ * the wallet's transfer is confirmed, or once the deposit is seen) and the sweep, signed with the
+ * burner key once the deposit is seen.
  */
 
 import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
+import { attachSolanaBounceSetup } from "../../client/actions/attach-solana-bounce-setup.ts";
 import { getSolanaBlockhash } from "../../client/actions/get-solana-blockhash.ts";
 import { makeSolanaBurner } from "../../client/actions/make-solana-burner.ts";
 import { paySolanaSession } from "../../client/actions/pay-solana-session.ts";
 import { createApiClient } from "../../client/api-client.ts";
 import type { SolanaSweepTerms } from "../../client/types.ts";
-import { askWallet, keepPayment, origin, settle } from "./follow.ts";
+import { askWallet, explain, keepPayment, origin, settle } from "./follow.ts";
 import { formatUsdc, type PageSolana } from "./html.ts";
 import { body, type DepositRequest, link, show, showDeposit } from "./page-view.ts";
 import { solanaPayUri } from "./payment-uri.ts";
@@ -76,7 +78,7 @@ export async function followSolana(payment: SolanaSavedPayment, wallet: SolanaWa
       const registered = async () => {
         await showDeposit(solanaDeposit(burner.address, payment), payment.expiresAt, refundTo);
         if (!wallet) return;
-        await askWallet(payment, async () => {
+        const sent = await askWallet(payment, async () => {
           const { blockhash } = await getSolanaBlockhash(client, { chainId: chain.chain_id });
           await sendWithSolanaWallet(wallet, {
             from: refundTo,
@@ -86,6 +88,13 @@ export async function followSolana(payment: SolanaSavedPayment, wallet: SolanaWa
             blockhash,
           });
         });
+        // The transfer is confirmed: the bounce setup is handed over now, not at detection, so a tab
+        // closed from here on still ends settled or bounced (docs/LINKS.md, "When the page is closed").
+        // Failing here, it is signed again once the deposit is detected.
+        if (sent)
+          await attachSolanaBounceSetup(client, { id, terms, burner, refundTo }).catch((err: unknown) =>
+            console.warn(`the bounce setup waits for the deposit's detection: ${explain(err)}`),
+          );
       };
       await paySolanaSession(client, {
         id,

@@ -168,18 +168,24 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
     return link;
   };
 
-  /** The merchant's active pk_ and payable chains, or null when it cannot take a payment now. */
-  const canBePaid = async (merchantId: string) => {
-    const [publishableKey, chains] = await Promise.all([
-      opts.publishableKey(merchantId),
-      opts.payableChains(merchantId),
-    ]);
-    return publishableKey && chains.length > 0 ? { publishableKey, chains } : null;
-  };
-
   /** The Solana chain the merchant takes USDC on, or null. */
   const payableSolana = async (merchantId: string): Promise<PayableSolana | null> =>
     opts.solana && (await opts.solana.pinned(merchantId)) ? opts.solana.chain : null;
+
+  /**
+   * The merchant's active pk_, its payable EVM chains and its Solana chain, or null when it cannot
+   * take a payment now: no pk_, or no chain at all (a merchant paid on Solana alone is payable).
+   */
+  const canBePaid = async (merchantId: string) => {
+    const [publishableKey, chains, solana] = await Promise.all([
+      opts.publishableKey(merchantId),
+      opts.payableChains(merchantId),
+      payableSolana(merchantId),
+    ]);
+    return publishableKey && (chains.length > 0 || solana !== null)
+      ? { publishableKey, chains, solana }
+      : null;
+  };
 
   app.get(SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply
@@ -221,10 +227,18 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
       opts
         .script()
         .catch((err: unknown) => request.log.error({ err }, "the payment page script did not build"));
-      const solana = "slug" in link && ready !== null ? await payableSolana(link.merchantId) : null;
       const html =
         "slug" in link
-          ? linkPage({ ...link, merchantName, payable: ready !== null, solana }, SCRIPT_PATH)
+          ? linkPage(
+              {
+                ...link,
+                merchantName,
+                payable: ready !== null,
+                evm: (ready?.chains.length ?? 0) > 0,
+                solana: ready?.solana ?? null,
+              },
+              SCRIPT_PATH,
+            )
           : closedPage(link.message);
       return (
         reply
@@ -255,13 +269,18 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
       // The merchant's set-up changed since the link was made: a session now could never be paid.
       const ready = await canBePaid(link.merchantId);
       if (ready === null) throw gatewayError("merchant_not_ready");
-      const { publishableKey, chains } = ready;
-      const solana = await payableSolana(link.merchantId);
+      const { publishableKey, chains, solana } = ready;
       const solanaChainId = request.body?.source_chain_id;
       if (solanaChainId !== undefined && solana?.chain_id !== solanaChainId)
         throw gatewayError(
           "chain_unsupported",
           `source_chain_id: ${solana ? `only ${solana.chain_id}, the Solana chain this link is paid on` : "this link is not paid on Solana"}; an EVM chain needs no source_chain_id`,
+        );
+      // Paid on Solana alone: an EVM session could never be paid, so none is made.
+      if (solanaChainId === undefined && chains.length === 0 && solana !== null)
+        throw gatewayError(
+          "chain_unsupported",
+          `source_chain_id: this link is paid on Solana only; send { "source_chain_id": ${solana.chain_id} }`,
         );
       const created = await opts.checkout.create({
         merchantId: link.merchantId,
@@ -316,8 +335,12 @@ export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDe
     links: deps.links.admin,
     async setupMissing(merchantId) {
       const [pinned, pk] = await Promise.all([pinnedChainIds(merchantId), publishableKey(merchantId)]);
-      // The hosted page pays from the chains with a burner delegate and USDC, nowhere else.
-      const payableChainIds = deps.chains.payable().map((c) => c.chainId);
+      // The hosted page pays from the chains with a burner delegate and USDC, and in USDC on the
+      // Solana chain when one is configured: nowhere else.
+      const payableChainIds = [
+        ...deps.chains.payable().map((c) => c.chainId),
+        ...(deps.solana ? [deps.solana.port.chainId] : []),
+      ];
       return setupMissing({ pinnedChainIds: pinned, payableChainIds, publishableKey: pk !== null });
     },
     publicUrl: deps.publicUrl,
