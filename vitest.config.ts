@@ -33,8 +33,8 @@ export default defineConfig({
       // By hand (npm run test:analytics): Spark from Maven Central takes minutes (docs/ANALYTICS.md).
       { test: { name: "analytics", include: ["test/analytics/**/*.analytics.test.ts"], ...slow } },
       // By hand (npm run test:chaos): the rolling restart's short form, out of CI while one of its
-      // runs left a refund "detected" after the kill -9 pass, and the gateway's graceful stop, while
-      // one CI run saw a request cut during it (docs/RELIABILITY.md).
+      // runs left a refund "detected" after the kill -9 pass, and its SIGTERM-only form, meant for
+      // CI once that is explained (docs/RELIABILITY.md).
       { test: { name: "chaos", include: ["test/chaos/**/*.chaos.test.ts"], ...slow } },
     ],
   },

@@ -49,6 +49,11 @@ export interface EntityHost<State> {
   stop(): Promise<void>;
   /** Partition numbers owned and restored, for health and tests. */
   owned(): number[];
+  /**
+   * Partition numbers assigned but not yet restored: at the start, and after any later rebalance
+   * that gives this member a partition (readiness waits for them: src/ops/readiness.ts).
+   */
+  restoring(): number[];
   /** The committed states of an owned, restored partition (read-only, for tests and diagnostics). */
   statesOf(partition: number): ReadonlyMap<string, State> | undefined;
   /**
@@ -511,6 +516,11 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
     owned: () =>
       [...owned]
         .filter(([, o]) => o.actor !== null)
+        .map(([p]) => p)
+        .sort((a, b) => a - b),
+    restoring: () =>
+      [...owned]
+        .filter(([, o]) => o.actor === null)
         .map(([p]) => p)
         .sort((a, b) => a - b),
     statesOf: (partition) => owned.get(partition)?.actor?.states,

@@ -17,6 +17,21 @@ export function firstNotReady(checks: readonly NotReady[]): string | null {
 }
 
 /**
+ * An entity's actors are ready once the start's restore is done and no partition a later rebalance
+ * gave them is still restoring: until then commands for those sessions wait on the restore.
+ */
+export function actorsNotReady(
+  entity: string,
+  startRestored: boolean,
+  restoring: readonly number[],
+): string | null {
+  if (!startRestored) return `${entity} actors: partitions still restoring`;
+  return restoring.length === 0
+    ? null
+    : `${entity} actors: partition${restoring.length === 1 ? "" : "s"} ${restoring.join(",")} still restoring`;
+}
+
+/**
  * The indexer role is ready once its burner feed caught up with the journal (every session's burner
  * is watched) and every chain's indexer has made progress within `staleSeconds` (it follows its chain).
  */

@@ -173,6 +173,16 @@ describe("deploy/kubernetes base", () => {
     }
   });
 
+  it("asks for group sessions the brokers allow (the config's default), so every member's join is taken", () => {
+    const settings = named(base, "ConfigMap", "settlement-settings").data ?? {};
+    const sessionMs = parseConfig({ ...settings, ...A_SECRET }).KAFKA_SESSION_TIMEOUT_MS;
+    expect(sessionMs).toBe(parseConfig(A_SECRET).KAFKA_SESSION_TIMEOUT_MS);
+    const brokers = (
+      named(base, "Kafka", "settlement").spec as { kafka: { config: Record<string, unknown> } }
+    ).kafka.config;
+    expect(Number(brokers["group.min.session.timeout.ms"])).toBeLessThanOrEqual(sessionMs);
+  });
+
   it("has one disruption budget per role, one pod at a time, which never blocks a drain", () => {
     const budgets = all(base, "PodDisruptionBudget").map((b) => b.spec as Record<string, unknown>);
     expect(

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { firstNotReady, indexerNotReady, MAX_EVENT_LOOP_HOLD_MS, notLive } from "../../src/ops/readiness.ts";
+import {
+  actorsNotReady,
+  firstNotReady,
+  indexerNotReady,
+  MAX_EVENT_LOOP_HOLD_MS,
+  notLive,
+} from "../../src/ops/readiness.ts";
 
 describe("readiness: every role holds its work", () => {
   it("gives the first role's reason, or null when each is ready", () => {
@@ -8,6 +14,14 @@ describe("readiness: every role holds its work", () => {
     );
     expect(firstNotReady([() => null, () => null])).toBeNull();
     expect(firstNotReady([])).toBeNull();
+  });
+
+  it("actors are ready once the start's restore is done and no partition given later is restoring", () => {
+    expect(actorsNotReady("session", false, [])).toBe("session actors: partitions still restoring");
+    expect(actorsNotReady("session", true, [])).toBeNull();
+    // A later rebalance gave this member partitions 3 and 5: not ready until both are restored.
+    expect(actorsNotReady("session", true, [3, 5])).toBe("session actors: partitions 3,5 still restoring");
+    expect(actorsNotReady("session", true, [3])).toBe("session actors: partition 3 still restoring");
   });
 
   it("an indexer is ready once its burner feed caught up and every chain made progress lately", () => {

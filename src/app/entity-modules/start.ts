@@ -1,7 +1,7 @@
 import { createEntityHost } from "../../actors/host.ts";
 import { createSnapshotStore } from "../../actors/snapshots.ts";
 import type { Logger } from "../../logging.ts";
-import { firstNotReady } from "../../ops/readiness.ts";
+import { actorsNotReady, firstNotReady } from "../../ops/readiness.ts";
 import { createSnapshotTable } from "../../store/snapshots.ts";
 import type { Shared } from "../shared.ts";
 import { ENTITY_MODULES } from "./list.ts";
@@ -48,7 +48,7 @@ export function startEntityActors(
       summary: `${entity.name} actors in group "${entity.group}" over ${inputs}: ${
         restored ? `partitions ${host.owned().join(",")} restored` : "still restoring"
       }`,
-      notReady: () => (restored ? null : `${entity.name} actors: partitions still restoring`),
+      notReady: () => actorsNotReady(entity.name, restored, host.restoring()),
       stop: host.stop,
     };
   });

@@ -36,8 +36,16 @@ interface RunningHost {
   stop(): Promise<void>;
 }
 
-/** An actor host in group "actors", returned once it owns and has restored every partition. */
-async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number }): Promise<RunningHost> {
+/**
+ * An actor host in group "actors", returned once it owns and has restored every partition (or, with
+ * `sharing`, some: another host holds the rest).
+ */
+async function startHost(opts: {
+  snapshotEvery: number;
+  timerIntervalMs: number;
+  sharing?: boolean;
+}): Promise<RunningHost> {
+  const { sharing, ...hostOpts } = opts;
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const host = createSessionHost({
@@ -45,12 +53,12 @@ async function startHost(opts: { snapshotEvery: number; timerIntervalMs: number 
     kafka: fx.service.kafka,
     snapshots: sessionSnapshots(createSnapshotTable(fx.service.cassandra)),
     log,
-    ...opts,
+    ...hostOpts,
   });
   await host.start();
   const partitions = fx.service.config.SESSION_PARTITIONS;
-  await waitFor("the host to restore every partition", () =>
-    host.owned().length === partitions ? true : undefined,
+  await waitFor("the host to restore its partitions", () =>
+    (sharing ? host.owned().length > 0 : host.owned().length === partitions) ? true : undefined,
   );
   return {
     host,
@@ -271,5 +279,43 @@ describe("restore", () => {
         ["SessionExpired", 2],
       ]);
     }
+  });
+
+  it("reports the partitions a later rebalance gives a host as restoring until each is restored", async () => {
+    const partitions = fx.service.config.SESSION_PARTITIONS;
+    const opts = { snapshotEvery: 5000, timerIntervalMs: 1000 };
+    // Sessions on every partition, so each restore reads something.
+    await sendCommands(Array.from({ length: 200 }, () => createCommand(randomUUID(), nowSeconds() + HOUR)));
+    const a = await startHost(opts);
+    expect(a.host.restoring()).toEqual([]);
+    const b = await startHost({ ...opts, sharing: true });
+    await waitFor("the two hosts to share every partition, restored", () =>
+      a.host.owned().length + b.host.owned().length === partitions &&
+      a.host.restoring().length + b.host.restoring().length === 0
+        ? true
+        : undefined,
+    );
+    const handedBack = b.host.owned();
+    expect(handedBack.length).toBeGreaterThan(0);
+
+    // b leaves: its partitions go back to a, which says so until its restore of each is done.
+    const seen = new Set<number>();
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        for (const p of a.host.restoring()) seen.add(p);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await b.stop();
+    await waitFor("a to own every partition again", () =>
+      a.host.owned().length === partitions ? true : undefined,
+    );
+    watching = false;
+    await watch;
+    expect([...seen].sort((x, y) => x - y)).toEqual(handedBack);
+    expect(a.host.restoring()).toEqual([]);
+    await settled();
+    await a.stop();
   });
 });
