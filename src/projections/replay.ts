@@ -33,11 +33,6 @@ export function replayHeapMb(maxOpen: number): number {
 }
 const REPLAY_HEAP_BASE_MB = 128;
 const STATE_BUDGET_BYTES = 12 * 1024;
-/**
- * A capped old generation would shrink V8's young generation with it (more scavenges, more states
- * promoted early); the replay keeps a 64-bit process's default, 16 MiB semi-spaces.
- */
-const REPLAY_YOUNG_GENERATION_MB = 48;
 
 export interface ReplayProgress {
   /** Records read so far, and in all (from where the replay started to the stable end offsets when it began). */
@@ -146,7 +141,6 @@ export async function replayJournal(
         new Promise<Omit<Done, "type">>((resolve, reject) => {
           const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job, {
             maxOldGenerationSizeMb: replayHeapMb(job.maxOpen),
-            maxYoungGenerationSizeMb: REPLAY_YOUNG_GENERATION_MB,
           });
           workers.push(worker);
           const progress = onRead(i);
