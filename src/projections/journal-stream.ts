@@ -83,7 +83,8 @@ class PartitionFold {
     /** Offset after the last record read. */
     public next: number,
     readonly until: number,
-    readonly bound: number,
+    /** The most states held; JournalFold.limit may lower it during the fold. */
+    public bound: number,
   ) {
     this.checkpointed = next;
   }
@@ -186,11 +187,8 @@ export class JournalFold {
           reopened = true;
         }
         p.held.set(id, h);
-        if (p.held.size > p.bound) {
-          // The partition's oldest (the one just added is the newest).
-          const [oldest, o] = p.held.entries().next().value as [string, Held];
-          this.writeOut(p, oldest, o);
-        }
+        // The partition's oldest go first (the one just added is the newest).
+        if (p.held.size > p.bound) this.evictOldest(p);
         if (++this.heldNow > counts.peakHeld) counts.peakHeld = this.heldNow;
       }
       if (isApplied(sessionDecider, h.state, event)) {
@@ -207,6 +205,28 @@ export class JournalFold {
     p.next = Number((records[records.length - 1] as ReadRecord).offset) + 1;
     if (this.outbox.size >= this.writeChunk) await this.flush();
     if (this.opts.positions && Date.now() >= this.checkpointAt) await this.checkpoint();
+  }
+
+  /**
+   * Holds at most `maxHeld` states from now on (split evenly between the partitions), writing out
+   * the oldest of each partition at once: for a thread whose heap runs short (replay-worker.ts).
+   * The bound only ever goes down; the result is the same, with more sessions taken back.
+   */
+  limit(maxHeld: number): void {
+    const bound = Math.max(1, Math.floor(maxHeld / Math.max(1, this.parts.size)));
+    for (const p of this.parts.values()) {
+      if (bound >= p.bound) continue;
+      p.bound = bound;
+      this.evictOldest(p);
+    }
+  }
+
+  /** Writes out the partition's oldest states (Map order: the first held) down to its bound. */
+  private evictOldest(p: PartitionFold): void {
+    for (const [id, h] of p.held) {
+      if (p.held.size <= p.bound) return;
+      this.writeOut(p, id, h);
+    }
   }
 
   /** Where a partition's read got to, for batches holding no records (transaction markers). */

@@ -1,3 +1,5 @@
+import { constants, PerformanceObserver } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { SessionEvent } from "../domain/events.ts";
 import type { Session } from "../domain/types.ts";
@@ -7,7 +9,7 @@ import type { Codec } from "../kafka/codecs.ts";
 import { type FetchSizes, type ReadRecord, readTopic } from "../kafka/topic-reader.ts";
 import type { CassandraSettings } from "../store/cassandra.ts";
 import type { StatesSummary } from "./journal-fold.ts";
-import type { FoldCounts, PositionStore, StateSink } from "./journal-stream.ts";
+import type { FoldCounts, JournalFold, PositionStore, StateSink } from "./journal-stream.ts";
 
 /**
  * A replay's fetch sizes: 2 MiB per response, which then carries about one partition's records
@@ -76,6 +78,35 @@ export interface FoldShareOptions {
   /** After every batch: its records, the sessions it started, the states held now. */
   onRead?: (p: ShareProgress) => void;
   signal?: AbortSignal;
+  /** Lower the bound when the thread's heap runs short (watchHeap): for a thread with a capped heap. */
+  watchHeap?: boolean;
+}
+
+/**
+ * Past this share of the heap's limit after a full collection, the fold holds fewer states. The
+ * thread's cap (replay.ts, replayHeapMb) budgets a state's size; sessions heavier than the budget
+ * must cost more reads back, not run the thread out of memory.
+ */
+const HEAP_HIGH = 0.7;
+
+/**
+ * After each full collection, when the heap still in use is above HEAP_HIGH of its limit, lowers
+ * the fold's bound in proportion, to 80% of that mark. Returns the function that stops watching.
+ */
+function watchHeap(fold: () => JournalFold | undefined): () => void {
+  const observer = new PerformanceObserver((list) => {
+    const major = list
+      .getEntries()
+      .some(
+        (e) => (e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR,
+      );
+    const f = fold();
+    if (!major || !f) return;
+    const { used_heap_size: used, heap_size_limit: limit } = getHeapStatistics();
+    if (used > HEAP_HIGH * limit) f.limit(Math.floor((f.held * 0.8 * HEAP_HIGH * limit) / used));
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return () => observer.disconnect();
 }
 
 /**
@@ -116,20 +147,25 @@ export async function foldShare(
     return fold;
   };
   let sessions = 0;
-  await read(kafka, {
-    topic: opts.topic,
-    from: new Map([...opts.partitions].map(([p, { from }]) => [p, from])),
-    until: new Map([...opts.partitions].map(([p, { until }]) => [p, until])),
-    fetch: REPLAY_FETCH,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    onBatch: async (records) => {
-      const f = fold ?? (await foldFor());
-      await f.apply(records[0]?.partition as number, records);
-      opts.onRead?.({ records: records.length, sessions: f.counts.sessions - sessions, held: f.held });
-      sessions = f.counts.sessions;
-    },
-    onProgress: (partition, next) => fold?.advance(partition, next),
-  });
+  const unwatch = opts.watchHeap ? watchHeap(() => fold) : () => {};
+  try {
+    await read(kafka, {
+      topic: opts.topic,
+      from: new Map([...opts.partitions].map(([p, { from }]) => [p, from])),
+      until: new Map([...opts.partitions].map(([p, { until }]) => [p, until])),
+      fetch: REPLAY_FETCH,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onBatch: async (records) => {
+        const f = fold ?? (await foldFor());
+        await f.apply(records[0]?.partition as number, records);
+        opts.onRead?.({ records: records.length, sessions: f.counts.sessions - sessions, held: f.held });
+        sessions = f.counts.sessions;
+      },
+      onProgress: (partition, next) => fold?.advance(partition, next),
+    });
+  } finally {
+    unwatch();
+  }
   const started = Date.now();
   const f = await foldFor();
   const counts = await f.finish();
@@ -155,6 +191,7 @@ export async function replayShare(
     ...(job.reader ? { reader: job.reader } : {}),
     onRead,
     ...(signal ? { signal } : {}),
+    watchHeap: true,
   };
   const { SummarySink, readModelSink } = await import("./replay-sinks.ts");
   if (job.sink.kind === "summary") {

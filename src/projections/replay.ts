@@ -12,13 +12,7 @@ import { addSummaries, type StatesSummary } from "./journal-fold.ts";
 import type { FoldCounts } from "./journal-stream.ts";
 import { createSessionReadModel } from "./read-model.ts";
 import { CollectSink } from "./replay-sinks.ts";
-import {
-  foldShare,
-  type ReplayJob,
-  type ReplayReader,
-  type ReplayWorkerMessage,
-  replayShare,
-} from "./replay-worker.ts";
+import { foldShare, type ReplayJob, type ReplayReader, type ReplayWorkerMessage } from "./replay-worker.ts";
 
 /**
  * The most session states a replay holds at once, over all its threads, unless told otherwise:
@@ -26,6 +20,19 @@ import {
  * this still replay, to the same result: the oldest are written out and read back if they go on.
  */
 export const DEFAULT_MAX_OPEN_SESSIONS = 100_000;
+
+/**
+ * The old generation a replay thread may use, in MiB, for a share holding at most `maxOpen` states:
+ * a held state of ten deposits is ~8 KB (docs/PERFORMANCE.md, "Replay"), budgeted here at 12 KB, plus
+ * the thread's modules, codecs and fetched batches. Without a cap V8 let a thread's heap grow to
+ * three times its live states before collecting (2.4 GB for 0.75 GB live at 10M events), so the
+ * peak followed the journal's length; with it, full collections come near the states' own size.
+ */
+export function replayHeapMb(maxOpen: number): number {
+  return Math.ceil(REPLAY_HEAP_BASE_MB + (maxOpen * STATE_BUDGET_BYTES) / 2 ** 20);
+}
+const REPLAY_HEAP_BASE_MB = 128;
+const STATE_BUDGET_BYTES = 12 * 1024;
 
 export interface ReplayProgress {
   /** Records read so far, and in all (from where the replay started to the stable end offsets when it began). */
@@ -40,7 +47,7 @@ export interface ReplayOptions {
   /** Another journal of SessionEvent records (a copy, or the replay benchmark's scratch topic). */
   topic?: string;
   /**
-   * Threads, the calling one included; partitions are dealt out among them. Default: one per core,
+   * Worker threads; partitions are dealt out among them. Default: one per core,
    * at most one per partition.
    */
   workers?: number;
@@ -55,7 +62,7 @@ export interface ReplayOptions {
 export interface ReplayResult {
   /** What the written states add up to; `events` is the events applied by this run. */
   summary: StatesSummary;
-  /** Threads that read and folded, the calling one included. */
+  /** Threads that read and folded. */
   threads: number;
   /** Time after the read, writing the states still held (the slowest thread's). */
   foldMs: number;
@@ -73,8 +80,9 @@ export interface ReplayResult {
  * its share of them with its own consumer and handing the states to the sink itself; only progress
  * and a summary cross threads. A state leaves memory once its session is terminal, or when its
  * partition holds more than its share of `maxOpenSessions` (journal-stream.ts), so memory follows
- * the sessions open at once, never the journal's length. The calling thread takes the first share
- * itself: its modules are loaded, so it reads at once, and a worker fewer is a worker start fewer.
+ * the sessions open at once, never the journal's length. Every share runs in a worker thread whose
+ * heap is capped for its share of the bound (replayHeapMb): the calling thread's heap could not be
+ * capped, and it stays free for the caller (a service's requests, a progress bar).
  */
 export async function replayJournal(
   kafka: Omit<KafkaSettings, "log">,
@@ -110,13 +118,10 @@ export async function replayJournal(
     report();
   };
   const workers: Worker[] = [];
-  // Also stops this thread's own share: when a worker fails, or when the caller aborts.
-  const stop = new AbortController();
-  const stopAll = (reason?: unknown) => {
-    if (!stop.signal.aborted) stop.abort(reason);
+  const stopAll = () => {
     for (const w of workers) void w.terminate();
   };
-  const onAbort = () => stopAll(opts.signal?.reason);
+  const onAbort = () => stopAll();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     report();
@@ -130,14 +135,15 @@ export async function replayJournal(
         sink,
       }),
     );
-    const [own, ...others] = jobs;
     type Done = Extract<ReplayWorkerMessage, { type: "done" }>;
-    const inWorkers = others.map(
+    const inWorkers = jobs.map(
       (job, i) =>
         new Promise<Omit<Done, "type">>((resolve, reject) => {
-          const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job);
+          const worker = startWorker(new URL("./replay-worker.ts", import.meta.url), job, {
+            maxOldGenerationSizeMb: replayHeapMb(job.maxOpen),
+          });
           workers.push(worker);
-          const progress = onRead(i + 1);
+          const progress = onRead(i);
           worker.on("message", (m: ReplayWorkerMessage) => {
             if (m.type === "read") progress(m);
             else {
@@ -146,7 +152,7 @@ export async function replayJournal(
             }
           });
           worker.once("error", (err) => {
-            stopAll(err);
+            stopAll();
             reject(err);
           });
           worker.once("exit", (code) => {
@@ -161,7 +167,7 @@ export async function replayJournal(
           });
         }),
     );
-    const results = await Promise.all([replayShare(own as ReplayJob, onRead(0), stop.signal), ...inWorkers]);
+    const results = await Promise.all(inWorkers);
     read = total;
     held.fill(0);
     report();

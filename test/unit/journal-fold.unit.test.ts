@@ -98,6 +98,28 @@ describe("a replay's streaming fold", () => {
     }
   });
 
+  it("ends with the full fold's states when its bound is lowered half way (a thread short of heap)", async () => {
+    const journal = journalOf({ count: 120, partitions: 3, interleave: 40, ends: mixed });
+    const expected = expectedStates(journal);
+    const sink = new CollectSink();
+    const fold = new JournalFold(codecs.sessionEvent, sink, partitionsOf(journal), { maxOpen: 1000 });
+    const records = [...journal.partitions].map(([p, r]) => ({ p, r, half: Math.floor(r.length / 2) }));
+    for (const { p, r, half } of records) await fold.apply(p, r.slice(0, half));
+    const before = fold.held;
+    expect(before).toBeGreaterThan(6);
+    fold.limit(6);
+    expect(fold.held).toBeLessThanOrEqual(6);
+    // The bound only goes down: a higher limit later leaves it where it is.
+    fold.limit(1000);
+    for (const { p, r, half } of records) {
+      await fold.apply(p, r.slice(half));
+      expect(fold.held).toBeLessThanOrEqual(6);
+    }
+    const counts = await fold.finish();
+    expect(sink.states).toEqual(expected);
+    expect(counts.reopened).toBeGreaterThan(0);
+  });
+
   it("holds few states for a journal whose sessions end, however long", async () => {
     // 2,000 sessions, 40 open at a time, all expiring: at most about one group's worth is ever held.
     const journal = journalOf({ count: 2000, partitions: 2, interleave: 40, ends: () => "expire" });
