@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { SessionView } from "../domain/view.ts";
-import { sessionSchema } from "../gateway/schemas.ts";
+import { sessionSchema } from "./sessions.ts";
 import { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
 // The checkout session as the merchant API shows it (POST and GET /v1/payment_sessions).

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addressSchema } from "../gateway/schemas.ts";
+import { addressSchema } from "./wire.ts";
 
 // The subscription resource (/v1/subscriptions): the payer-signed Mandate and the registered subscription.
 

@@ -7,6 +7,13 @@ import {
   paymentSessionCreatedSchema,
   paymentSessionSchema,
 } from "../../api/payment-sessions.ts";
+import {
+  createSessionHeadersSchema,
+  sessionIdOf,
+  sessionParamsSchema,
+  standingRefundSchema,
+} from "../../api/sessions.ts";
+import { addressSchema, authorizationSchema, errorSchema } from "../../api/wire.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { RegisterBurner } from "../../domain/commands.ts";
@@ -18,15 +25,6 @@ import { type CheckoutSessions, paymentSessionObject } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { KeyMode } from "../merchant-keys.ts";
 import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
-import {
-  addressSchema,
-  authorizationSchema,
-  createSessionHeadersSchema,
-  errorSchema,
-  sessionIdOf,
-  sessionParamsSchema,
-  standingRefundSchema,
-} from "../schemas.ts";
 import { refuseServiceBurner } from "./sessions.ts";
 import { solanaSweepTerms } from "./solana.ts";
 import { requireStealth } from "./stealth-meta.ts";

@@ -1,13 +1,14 @@
 import { createSession } from "better-sse";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { sessionParamsSchema, sessionSchema } from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { SessionStateRecord } from "../../records/session-state.ts";
 import type { CheckoutResource, Guards } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import { clientKey } from "../rate-limit.ts";
-import { errorSchema, sessionParamsSchema, sessionSchema } from "../schemas.ts";
 import { createStreamSlots } from "../stream-slots.ts";
 
 export interface EventRoutesOptions {

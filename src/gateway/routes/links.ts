@@ -1,7 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { solanaSweepTermsSchema } from "../../api/solana.ts";
 import type { SolanaSweepTerms } from "../../api/solana-sweep-terms.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import { setupMissing } from "../../domain/merchant/readiness.ts";
 import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
@@ -13,8 +15,6 @@ import { createPageScript } from "../link-page/bundle.ts";
 import { closedPage, linkPage, PAGE_CSP } from "../link-page/html.ts";
 import { payOptions } from "../pay-amounts.ts";
 import type { SolanaPort } from "../ports.ts";
-import { errorSchema } from "../schemas.ts";
-import { solanaSweepTermsSchema } from "../solana-schemas.ts";
 import { paymentLinkRoutes } from "./payment-links.ts";
 import { solanaSweepTerms } from "./solana.ts";
 

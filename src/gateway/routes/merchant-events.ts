@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type EventView, eventListSchema, eventSchema, LIST_URL } from "../../api/events.ts";
+import { errorSchema } from "../../api/wire.ts";
 import { EVENT_ID, type EventCursor, type MerchantEventRow } from "../../store/merchant-events.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 /** What the routes read of the event list (src/store/merchant-events.ts). */
 export interface EventList {

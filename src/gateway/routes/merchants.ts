@@ -2,12 +2,12 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { merchantSchema, rolledSchema } from "../../api/merchants.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { Config } from "../../config.ts";
 import { KEY_KINDS } from "../../domain/merchant/types.ts";
 import { type MerchantAdmin, MerchantRefusedError } from "../admin/merchant-admin.ts";
 import { type Guards, operatorGuard, requireSecretKey, unauthorized } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface MerchantRouteOptions {
   config: Config;

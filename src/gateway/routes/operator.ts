@@ -10,10 +10,11 @@ import {
   redrivenSchema,
   tableBodySchema,
 } from "../../api/operator.ts";
+import { sessionParamsSchema } from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import { type Operator, OperatorRefused } from "../../operator/operator.ts";
 import { operatorGuard } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema, sessionParamsSchema } from "../schemas.ts";
 
 export interface OperatorRouteOptions {
   operator: Operator;

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type PaymentLinkObject, paymentLinkSchema } from "../../api/payment-links.ts";
 import { amountSchema } from "../../api/payment-sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { LinkRow } from "../../store/payment-links.ts";
 import type { LinkAdmin } from "../admin/link-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 const linkParamsSchema = z.object({ id: z.string().min(1).max(64) });
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };

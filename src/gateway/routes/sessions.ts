@@ -2,6 +2,15 @@ import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
+import {
+  type CreateSessionBody,
+  createSessionBodySchema,
+  createSessionHeadersSchema,
+  createSessionResponseSchema,
+  sessionParamsSchema,
+  sessionSchema,
+} from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { Config } from "../../config.ts";
@@ -11,15 +20,6 @@ import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import type { Principal } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";
-import {
-  type CreateSessionBody,
-  createSessionBodySchema,
-  createSessionHeadersSchema,
-  createSessionResponseSchema,
-  errorSchema,
-  sessionParamsSchema,
-  sessionSchema,
-} from "../schemas.ts";
 import { type WidgetPolicy, widgetPolicy } from "../widget-policy.ts";
 
 export interface SessionRoutesOptions {

@@ -1,6 +1,17 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { z } from "zod";
+import { sessionIdOf, sessionParamsSchema, standingRefundSchema } from "../../api/sessions.ts";
+import {
+  type CommitBody,
+  commitBodySchema,
+  commitResponseSchema,
+  type IntentWire,
+  quoteResponseSchema,
+  standingRefundResponseSchema,
+} from "../../api/settlement.ts";
+import { isSolanaCommitBody } from "../../api/solana.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { Config } from "../../config.ts";
 import type { AttachStandingRefund, CommitIntent } from "../../domain/commands.ts";
@@ -12,19 +23,6 @@ import { type CheckoutResource, type Guards, unauthorized } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { ChainReadPort, CommandPort, LiveUpdatesPort, SessionReadPort } from "../ports.ts";
-import {
-  type CommitBody,
-  commitBodySchema,
-  commitResponseSchema,
-  errorSchema,
-  type IntentWire,
-  quoteResponseSchema,
-  sessionIdOf,
-  sessionParamsSchema,
-  standingRefundResponseSchema,
-  standingRefundSchema,
-} from "../schemas.ts";
-import { isSolanaCommitBody } from "../solana-schemas.ts";
 import { canonicalJson, uuidFrom } from "./sessions.ts";
 
 export interface SettlementRoutesOptions {

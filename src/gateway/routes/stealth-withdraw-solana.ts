@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { errorSchema } from "../../api/wire.ts";
 import {
   type SolanaStealthWithdrawals,
   SolanaWithdrawRefused,
 } from "../../chains/solana-stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 import { requirePaidStealthAddress, type StealthRegistry } from "../stealth-registry.ts";
 import { requireStealth } from "./stealth-meta.ts";
 

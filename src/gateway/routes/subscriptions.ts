@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { hexSchema, mandateSchema, subscriptionSchema } from "../../api/subscriptions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import {
   type SubscriptionAdmin,
   SubscriptionRefusedError,
@@ -9,7 +10,6 @@ import {
 } from "../admin/subscription-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface SubscriptionRouteOptions {
   guards: Guards;

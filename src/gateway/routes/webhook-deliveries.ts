@@ -2,10 +2,10 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { deliverySchema } from "../../api/webhook-deliveries.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { AttemptRow, DeliveryRow } from "../../store/webhook-deliveries.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 /** What the routes read and change of the delivery ledger (src/store/webhook-deliveries.ts). */
 export interface DeliveryLog {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../../api/webhook-endpoints.ts";
+import { errorSchema } from "../../api/wire.ts";
 import {
   type Resolver,
   resolveTarget,
@@ -10,7 +11,6 @@ import {
 import type { WebhookEndpointAdmin } from "../admin/merchant-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface WebhookEndpointRouteOptions {
   guards: Guards;

@@ -1,7 +1,7 @@
 // The wire shapes of POST /stealth/withdraw (docs/API.md, "Stealth routes"), shared by the route and, type-only,
 // the client library.
 import { z } from "zod";
-import { addressSchema, bytes32, decimal, positive256, signature65, uint256 } from "./schemas.ts";
+import { addressSchema, bytes32, decimal, positive256, signature65, uint256 } from "./wire.ts";
 
 /** Unix seconds, as the signed structs carry them (uint256 on chain; a JSON number here). */
 const seconds = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

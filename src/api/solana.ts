@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { solanaSweepTermsSchema } from "../api/solana-sweep-terms.ts";
 import { STATUSES } from "../domain/types.ts";
+import { solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
-export { type SolanaSweepTerms, solanaSweepTermsSchema } from "../api/solana-sweep-terms.ts";
+export { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
 /**
  * Wire schemas of the Solana routes (docs/SOLANA.md): the shapes a Solana developer expects.
