@@ -97,6 +97,21 @@ export function sessionIdOf(params: unknown): string | null {
   return parsed.success ? parsed.data.id : null;
 }
 
+/** POST /sessions/:id/register: the widget attaches its burner to a checkout session. */
+export const registerBurnerBodySchema = z.strictObject({
+  burner_address: addressSchema,
+  eip7702_auth: authorizationSchema,
+  standing_refund: standingRefundSchema.optional(),
+});
+export const registerBurnerResponseSchema = z.object({ id: z.uuid(), status: z.string() });
+
+/** GET /sessions/:id/events: a checkout session's stream takes the widget's credentials in the query. */
+export const streamQuerySchema = z.object({
+  client_secret: z.string().max(256).optional(),
+  pk: z.string().max(256).optional(),
+});
+export type StreamQuery = z.output<typeof streamQuerySchema>;
+
 /**
  * The Session object: derived from the session.state record's definition
  * (src/records/session-state.ts), the same object the gateway relays from that topic, so the two

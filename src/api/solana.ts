@@ -12,7 +12,7 @@ export { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-te
  */
 
 /** A base58 public key as sent; the Solana port says whether it is one (32 bytes). */
-const base58 = z
+export const base58 = z
   .string()
   .min(32, "must be a base58 public key")
   .max(44, "must be a base58 public key")

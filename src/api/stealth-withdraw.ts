@@ -1,6 +1,7 @@
-// The wire shapes of POST /stealth/withdraw (docs/API.md, "Stealth routes"), shared by the route and, type-only,
-// the client library.
+// The wire shapes of the stealth withdrawals (docs/API.md, "Stealth routes"; docs/STEALTH.md): POST
+// /stealth/withdraw (EVM), shared by the route and, type-only, the client library, and the Solana pair.
 import { z } from "zod";
+import { base58 } from "./solana.ts";
 import { addressSchema, bytes32, decimal, positive256, signature65, uint256 } from "./wire.ts";
 
 /** Unix seconds, as the signed structs carry them (uint256 on chain; a JSON number here). */
@@ -31,4 +32,46 @@ export const stealthWithdrawResponseSchema = z.object({
   destination: z.string(),
   amount: decimal.describe("USDC delivered to destination"),
   fee: decimal.describe("USDC paid to the relayer"),
+});
+
+// POST /stealth/withdraw/solana/prepare and POST /stealth/withdraw/solana.
+
+const requestFields = {
+  /** The Solana chain (optional: the service's one Solana chain). */
+  chain_id: z.number().int().optional(),
+  /** The stealth address (base58) whose whole USDC balance is withdrawn. */
+  stealth_address: base58,
+  /** The recipient's wallet (base58); its associated USDC account is created if missing. */
+  destination: base58,
+};
+
+export const solanaWithdrawPrepareBodySchema = z.strictObject(requestFields);
+export const solanaWithdrawBodySchema = z.strictObject({
+  ...requestFields,
+  /** The prepared transaction signed by the stealth address, base64 wire form (at most 1232 bytes). */
+  transaction: z.string().min(1).max(1700),
+});
+
+export const solanaWithdrawPreparedSchema = z.object({
+  chain_id: z.number().int(),
+  stealth_address: z.string(),
+  destination: z.string(),
+  /** The USDC mint. */
+  token: z.string(),
+  /** The whole balance, base units (decimal string). */
+  amount: z.string(),
+  /** The relayer: fee payer, and where the closed stealth account's rent goes. */
+  fee_payer: z.string(),
+  blockhash: z.string(),
+  last_valid_block_height: z.number().int(),
+  /** Unsigned, base64 wire form: the stealth address signs its message and sends it back. */
+  transaction: z.string(),
+});
+
+export const solanaWithdrawResponseSchema = z.object({
+  chain_id: z.number().int(),
+  /** The withdrawal's signature (base58): its id on chain. */
+  signature: z.string(),
+  destination: z.string(),
+  amount: z.string(),
 });

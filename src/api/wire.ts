@@ -76,3 +76,6 @@ export const decimal = z.string().describe("decimal integer in base units");
 
 /** Every error answer: `{ "error": string }` (docs/API.md). */
 export const errorSchema = z.object({ error: z.string() });
+
+/** A 204's body: none. */
+export const noContentSchema = z.null();

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import {
   builtSchema,
+  deadLettersQuerySchema,
   deadLettersSchema,
   journalSchema,
   lagSchema,
@@ -60,7 +60,7 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRouteOptions> = async
     {
       schema: {
         summary: "The records parked on the dead-letter topic, oldest first, each with its re-drive if any",
-        querystring: z.strictObject({ topic: z.string().min(1).max(249).optional() }),
+        querystring: deadLettersQuerySchema,
         response: { 200: deadLettersSchema, ...errors },
       },
     },
