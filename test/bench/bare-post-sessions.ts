@@ -20,8 +20,8 @@ import {
 } from "../../src/api/sessions.ts";
 import { errorSchema } from "../../src/api/wire.ts";
 import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
-import { acceptJsonOnly } from "../../src/gateway/app.ts";
 import { createSessionCommand } from "../../src/gateway/routes/sessions.ts";
+import { acceptJsonOnly } from "../../src/gateway/server.ts";
 import { createKafka, kafkajs } from "../../src/kafka/client.ts";
 import { codecs } from "../support/codecs.ts";
 

@@ -37,13 +37,12 @@ async function answering<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * The merchant routes of this slice, registered only when MERCHANT_MODE is on (otherwise every one
- * of them is a 404, as the interface says): the authenticated merchant's record and its keys under
- * the secret key, and the operator's routes under OPERATOR_SECRET (absent when it is unset).
+ * The merchant's record and keys under the secret key, and the operator's merchant routes under
+ * OPERATOR_SECRET (absent when it is unset). Registered by the merchant area, which exists only when
+ * MERCHANT_MODE is on (otherwise every one of them is a 404, as the interface says).
  */
 export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async (app, opts) => {
   const { config, admin, guards } = opts;
-  if (config.MERCHANT_MODE === "off") return;
   await app.register(secretKeyRoutes, { admin, guards });
   if (config.OPERATOR_SECRET) await app.register(operatorRoutes, { admin, secret: config.OPERATOR_SECRET });
 };

@@ -22,7 +22,8 @@ import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";
 import { type WidgetPolicy, widgetPolicy } from "../widget-policy.ts";
 
-export interface SessionRoutesOptions {
+/** What the payer's, Solana and checkout routes share: the same chains, ports, ids and clock. */
+export interface SessionContext {
   config: Config;
   /** The configured chains: where a burner's authorization and signatures are checked. */
   chains: GatewayChains;
@@ -33,6 +34,9 @@ export interface SessionRoutesOptions {
   newId: () => string;
   /** Unix ms. */
   now: () => number;
+}
+
+export interface SessionRoutesOptions extends SessionContext {
   /**
    * Merchant mode: a POST /sessions with `Authorization: Bearer pk_…` comes from a merchant's widget;
    * the session is the merchant's (its webhooks fire). Absent: every session is anonymous.
