@@ -8,3 +8,11 @@ export const destinationSchema = z.object({
   dest_chain_id: z.number().int(),
 });
 export const destinationsSchema = z.object({ object: z.literal("list"), data: z.array(destinationSchema) });
+
+/** The body of PUT /v1/destinations: one source chain's pin. */
+export const pinDestinationBodySchema = z.strictObject({
+  source_chain_id: z.number().int().min(1),
+  // 0x on an EVM chain, base58 on a Solana one: the route checks it by the destination chain.
+  dest_address: z.string().min(1).max(100),
+  dest_chain_id: z.number().int().min(1),
+});

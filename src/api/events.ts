@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EVENT_ID } from "../store/merchant-events.ts";
 
 // The merchant's event list (GET /v1/events, GET /v1/events/:id).
 
@@ -20,3 +21,22 @@ export const eventListSchema = z.object({
   url: z.literal(LIST_URL),
 });
 export type EventView = z.infer<typeof eventSchema>;
+
+/** Stripe's list parameters: `limit` 1 to 100 (10 by default), `starting_after` an event id, `type`. */
+export const eventListQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(10),
+    starting_after: z
+      .string()
+      .regex(EVENT_ID, "must be an event id (evt_ and 32 lowercase hex digits)")
+      .optional()
+      .describe("the id of the last event of the previous page: the page after it"),
+    type: z
+      .string()
+      .max(100)
+      .regex(/^[a-z_]+(\.[a-z_]+)+$/, "must be an event type, e.g. payment.succeeded")
+      .optional()
+      .describe("only events of exactly this type"),
+  })
+  .strict();
+export const eventParamsSchema = z.object({ id: z.string().min(1).max(512) });

@@ -100,3 +100,6 @@ export type Redriven = z.infer<typeof redrivenSchema>;
 export type LagView = z.infer<typeof lagSchema>;
 export type ReadModelsView = z.infer<typeof readModelsSchema>;
 export type Built = z.infer<typeof builtSchema>;
+
+/** GET /v1/operator/dead-letters: optionally only those parked from one topic. */
+export const deadLettersQuerySchema = z.strictObject({ topic: z.string().min(1).max(249).optional() });

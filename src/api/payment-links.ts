@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { amountSchema } from "./payment-sessions.ts";
 
 // The payment link resource (/v1/payment_links); its amount is taken as POST /v1/payment_sessions
 // takes it (amountSchema in ./payment-sessions.ts).
@@ -15,3 +16,11 @@ export const paymentLinkSchema = z.object({
   url: z.string().describe("the hosted page, to share with payers"),
 });
 export type PaymentLinkObject = z.infer<typeof paymentLinkSchema>;
+
+/** The body of POST /v1/payment_links. */
+export const createPaymentLinkBodySchema = z.strictObject({
+  amount: amountSchema,
+  description: z.string().min(1).max(500).optional(),
+  expires_at: z.number().int().positive().optional().describe("Unix seconds, in the future"),
+});
+export const linkParamsSchema = z.object({ id: z.string().min(1).max(64) });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { SessionView } from "../domain/view.ts";
-import { sessionSchema } from "../gateway/schemas.ts";
+import { sessionSchema } from "./sessions.ts";
 import { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
 // The checkout session as the merchant API shows it (POST and GET /v1/payment_sessions).
@@ -9,6 +9,24 @@ import { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-te
 export const amountSchema = z
   .string()
   .regex(/^[1-9][0-9]{0,29}$/, "must be a positive integer string in USDC base units (6 decimals)");
+
+/** The body of POST /v1/payment_sessions. */
+export const createPaymentSessionBodySchema = z.strictObject({
+  amount: amountSchema,
+  source_chain_id: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe("A Solana checkout: the Solana chain the payer pays on (EVM checkouts name none)"),
+  stealth: z
+    .boolean()
+    .optional()
+    .describe(
+      "Flow D: pay a stealth address derived per session from the merchant's stealth meta-address (docs/STEALTH.md)",
+    ),
+});
 
 export const paymentSessionSchema = z.object({
   id: z.uuid(),

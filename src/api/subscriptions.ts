@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addressSchema } from "../gateway/schemas.ts";
+import { addressSchema } from "./wire.ts";
 
 // The subscription resource (/v1/subscriptions): the payer-signed Mandate and the registered subscription.
 
@@ -45,3 +45,14 @@ export const subscriptionSchema = z.object({
   last_charged_period: z.number().nullable(),
   next_charge_at: z.string().nullable().describe("when the next charge attempt is due; null once canceled"),
 });
+
+/** The body of POST /v1/subscriptions: the signed Mandate to register. */
+export const createSubscriptionBodySchema = z.strictObject({
+  chain_id: z.number().int().positive(),
+  mandate: mandateSchema,
+  signature: hexSchema.describe("the payer's EIP-712 signature of the Mandate"),
+});
+/** The body of the payer's POST /subscriptions/:sub_id/cancel: the signed Cancel. */
+export const cancelBodySchema = z.strictObject({ signature: hexSchema });
+export const idParams = z.strictObject({ id: z.uuid() });
+export const subIdParams = z.strictObject({ sub_id: z.uuid() });

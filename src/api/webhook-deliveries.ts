@@ -26,3 +26,9 @@ export const deliverySchema = z.object({
   created_at: z.string().describe("ISO 8601 UTC timestamp"),
   attempt_log: z.array(attemptSchema).describe("every attempt, first to last"),
 });
+
+export const deliveryListSchema = z.object({ data: z.array(deliverySchema) });
+export const deliveryListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+export const deliveryParamsSchema = z.object({ id: z.string().min(1).max(512) });

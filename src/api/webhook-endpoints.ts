@@ -10,3 +10,6 @@ export const webhookEndpointSchema = z.object({
 export const webhookEndpointWithSecretSchema = webhookEndpointSchema.extend({
   secret: z.string().describe("the whsec_ signing secret: shown in this answer only, new on every PUT"),
 });
+
+/** The body of PUT /v1/webhook_endpoints. */
+export const webhookEndpointBodySchema = z.object({ url: z.string().min(1).max(2048) });

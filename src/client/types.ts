@@ -5,22 +5,24 @@ import type {
   swapQuoteResponseSchema,
   tokenOptionSchema,
   tokenOptionsResponseSchema,
-} from "../gateway/provider-schemas.ts";
+} from "../api/providers.ts";
+import type {
+  createSessionBodySchema,
+  createSessionResponseSchema,
+  sessionSchema,
+  standingRefundSchema,
+} from "../api/sessions.ts";
 import type {
   commitBodySchema,
   commitResponseSchema,
-  createSessionBodySchema,
-  createSessionResponseSchema,
   intentWireSchema,
   quoteResponseSchema,
   refundAllBodySchema,
   refundAllResponseSchema,
   refundBodySchema,
   refundResponseSchema,
-  sessionSchema,
   standingRefundResponseSchema,
-  standingRefundSchema,
-} from "../gateway/schemas.ts";
+} from "../api/settlement.ts";
 import type {
   blockhashResponseSchema,
   createSolanaSessionBodySchema,
@@ -31,10 +33,10 @@ import type {
   solanaRefundBodySchema,
   solanaRefundResponseSchema,
   solanaSweepTermsSchema,
-} from "../gateway/solana-schemas.ts";
-import type { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../gateway/stealth-schemas.ts";
+} from "../api/solana.ts";
+import type { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../api/stealth-withdraw.ts";
 
-// The wire types of the client, inferred from the gateway's own zod schemas (src/gateway/schemas.ts),
+// The wire types of the client, inferred from the routes' own zod schemas (src/api/),
 // so they cannot drift from what the service validates and serialises. Type-only imports: they are
 // erased when the client is compiled or bundled, so neither zod nor the gateway (nor fastify) is
 // loaded by the client at run time. A unit test (client-bundle) holds the client to that.

@@ -15,7 +15,7 @@ const depositRow = {
 
 /**
  * The interface's Session object (src/domain/view.ts): its keys are already the wire names. The
- * gateway's response schema is derived from it (jsonSchemaOf in src/gateway/schemas.ts).
+ * gateway's response schema is derived from it (jsonSchemaOf in src/api/sessions.ts).
  */
 export const sessionObject = f.record({
   id: f.string,

@@ -13,15 +13,15 @@
 import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
-import { acceptJsonOnly } from "../../src/gateway/app.ts";
-import { createSessionCommand } from "../../src/gateway/routes/sessions.ts";
 import {
   createSessionBodySchema,
   createSessionHeadersSchema,
   createSessionResponseSchema,
-  errorSchema,
-} from "../../src/gateway/schemas.ts";
+} from "../../src/api/sessions.ts";
+import { errorSchema } from "../../src/api/wire.ts";
+import { type DelegateChain, evmSignatureChecks } from "../../src/chains/evm/typed-data/authorization.ts";
+import { createSessionCommand } from "../../src/gateway/routes/sessions.ts";
+import { acceptJsonOnly } from "../../src/gateway/server.ts";
 import { createKafka, kafkajs } from "../../src/kafka/client.ts";
 import { codecs } from "../support/codecs.ts";
 

@@ -12,8 +12,7 @@ import { describe, expect, it } from "vitest";
  * bounce-setup.ts, sweep.ts and refund.ts: the transactions the service rebuilds and compares byte for byte), and
  * browser-safe libraries (viem, web3.js, spl-token, @solana/kit for the Ed25519 registration signature
  * over WebCrypto, and the Buffer polyfill web3.js itself needs). Its wire types come from the shared
- * schema definitions (src/api/, the session's in src/gateway/schemas.ts and the Solana routes' in
- * src/gateway/solana-schemas.ts) through type-only imports, which compilation erases; this test compiles
+ * schema definitions (src/api/, the one HTTP contract the gateway validates with) through type-only imports, which compilation erases; this test compiles
  * each file the way a bundler does and follows what is left. A route file is never imported, not
  * even for a type: the schemas a client needs live where both the routes and the clients take them.
  */
@@ -72,23 +71,26 @@ function clientReach(entries: string[]): Set<string> {
   return reached;
 }
 
-/** Gateway files a client may take types from: the schema files only (the session's, the providers', the Solana routes'), never a route. */
+/** Gateway files a client reaches: none, since every route's schemas live in src/api/. */
 const gatewayFilesOf = (files: Iterable<string>): string[] =>
   [...files].filter((f) => f.startsWith("src/gateway/")).sort();
 
 describe("the client libraries' types", () => {
-  it("come from the shared schema definitions, never from a route file", () => {
+  it("come from the one HTTP contract in src/api/, never from a gateway file", () => {
     // Every file of the libraries, not only what the entries load: a file no entry exports is published too.
     const files = readdirSync(resolve(ROOT, "src/client"), { recursive: true, encoding: "utf8" })
       .filter((f) => f.endsWith(".ts"))
       .map((f) => `src/client/${f}`);
     expect(files).toContain("src/client/merchant/types.ts");
     const reached = clientReach(files);
-    expect(gatewayFilesOf(reached)).toEqual([
-      "src/gateway/provider-schemas.ts",
-      "src/gateway/schemas.ts",
-      "src/gateway/solana-schemas.ts",
-      "src/gateway/stealth-schemas.ts",
+    expect(gatewayFilesOf(reached)).toEqual([]);
+    // The payer's wire types are the routes' own contract.
+    expect(sourceImports(resolve(ROOT, "src/client/types.ts")).sort()).toEqual([
+      "src/api/providers.ts",
+      "src/api/sessions.ts",
+      "src/api/settlement.ts",
+      "src/api/solana.ts",
+      "src/api/stealth-withdraw.ts",
     ]);
   });
 
@@ -157,13 +159,13 @@ describe("the client library's run-time imports", () => {
 
   it("would see a value import of the gateway's schemas (the check can fail)", () => {
     const { outputText } = ts.transpileModule(
-      'import { sessionSchema } from "../gateway/schemas.ts"; void sessionSchema;',
+      'import { sessionSchema } from "../api/sessions.ts"; void sessionSchema;',
       {
         compilerOptions: { module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true },
       },
     );
     expect(ts.preProcessFile(outputText, true, true).importedFiles.map((f) => f.fileName)).toEqual([
-      "../gateway/schemas.ts",
+      "../api/sessions.ts",
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { solanaBurnerMessage, solanaSessionMessage } from "../../src/api/solana.ts";
 import { checkBounceSetup } from "../../src/chains/solana/bounce-setup.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
 import { checkSolanaSweep } from "../../src/chains/solana/sweep.ts";
@@ -10,7 +11,6 @@ import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts
 import { paySolanaDetectThenSign } from "../../src/client/actions/pay-solana-detect-then-sign.ts";
 import { registerSolanaBurner } from "../../src/client/actions/register-solana-burner.ts";
 import { createApiClient } from "../../src/client/api-client.ts";
-import { solanaBurnerMessage, solanaSessionMessage } from "../../src/gateway/solana-schemas.ts";
 import { type LocalServer, sendJson, serve } from "../support/local-http.ts";
 
 // paySolanaDetectThenSign's own rules against a local server that plays the Solana routes: the

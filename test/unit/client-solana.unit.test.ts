@@ -1,5 +1,6 @@
 import { Keypair } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
+import { solanaBurnerMessage, solanaSessionMessage } from "../../src/api/solana.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
 import { checkSolanaSweep, NATIVE_MINT } from "../../src/chains/solana/sweep.ts";
 import { makeSolanaBurner } from "../../src/client/actions/make-solana-burner.ts";
@@ -12,7 +13,6 @@ import {
 import type { DetectedSolanaSession } from "../../src/client/actions/wait-for-solana-detection.ts";
 import type { SolanaSweepTerms } from "../../src/client/types.ts";
 import { owedLegs } from "../../src/domain/solana-sweep.ts";
-import { solanaBurnerMessage, solanaSessionMessage } from "../../src/gateway/solana-schemas.ts";
 
 // The payer's Solana actions that sign, run against the service's own checks: the sweep a payer
 // builds is the one the gateway's checker (checkSolanaSweep, with the legs the commit route derives

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
+import { sessionSchema } from "../../src/api/sessions.ts";
 import { signAuthorization } from "../../src/client/actions/sign-authorization.ts";
 import type { CreateSession } from "../../src/domain/commands.ts";
 import { ReplyTimeoutError } from "../../src/gateway/ports.ts";
-import { sessionSchema } from "../../src/gateway/schemas.ts";
 import { registry } from "../../src/ops/metrics.ts";
 import { badSessionBodies } from "../support/bad-session-bodies.ts";
 import {

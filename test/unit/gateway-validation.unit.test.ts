@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSessionBodySchema, sessionParamsSchema } from "../../src/gateway/schemas.ts";
+import { createSessionBodySchema, sessionParamsSchema } from "../../src/api/sessions.ts";
 import { badSessionBodies, wellFormedSessionBody } from "../support/bad-session-bodies.ts";
 
 const corpus = badSessionBodies();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { swapQuoteBodySchema, swapQuoteResponseSchema } from "../../src/gateway/provider-schemas.ts";
+import { swapQuoteBodySchema, swapQuoteResponseSchema } from "../../src/api/providers.ts";
 import { solanaQuoteWire } from "../../src/gateway/routes/provider-families.ts";
 import { createProviderCache } from "../../src/providers/cache.ts";
 import { createJupiter } from "../../src/providers/jupiter.ts";

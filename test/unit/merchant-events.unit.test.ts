@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { eventListQuery } from "../../src/api/events.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
 import { issueKey } from "../../src/gateway/merchant-keys.ts";
-import { eventListQuery, eventView, listPage } from "../../src/gateway/routes/merchant-events.ts";
+import { eventView, listPage } from "../../src/gateway/routes/merchant-events.ts";
 import {
   EVENT_ID,
   EVENT_RETENTION_MS,

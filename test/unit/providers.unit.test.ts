@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tokenOptionsQuerySchema } from "../../src/gateway/provider-schemas.ts";
+import { tokenOptionsQuerySchema } from "../../src/api/providers.ts";
 import { createProviderCache } from "../../src/providers/cache.ts";
 import { tokenOptions, valueUsd } from "../../src/providers/token-options.ts";
 import type { TokenHolding } from "../../src/providers/types.ts";

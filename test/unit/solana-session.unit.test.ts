@@ -2,6 +2,7 @@ import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solanaBurnerMessage, solanaSessionMessage } from "../../src/api/solana.ts";
 import { checkBounceSetup } from "../../src/chains/solana/bounce-setup.ts";
 import { parseSolanaAddress } from "../../src/chains/solana/config.ts";
 import { verifyEd25519 } from "../../src/chains/solana/gateway-side.ts";
@@ -12,7 +13,6 @@ import { signSolanaBounceSetup } from "../../src/client/actions/sign-solana-boun
 import type { SessionInput } from "../../src/domain/commands.ts";
 import { type Authorization, NATIVE_TOKEN, type SessionState } from "../../src/domain/types.ts";
 import { ChainUnavailableError, type SolanaPort } from "../../src/gateway/ports.ts";
-import { solanaBurnerMessage, solanaSessionMessage } from "../../src/gateway/solana-schemas.ts";
 import { signedSessionBody, testGateway } from "../support/memory-gateway.ts";
 import { testDecide as decide } from "../support/money.ts";
 import { SOLANA_CHAIN_ID, sessionRun, solanaDeposit, solanaSessionCreated } from "../support/session-run.ts";

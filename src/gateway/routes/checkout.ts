@@ -1,32 +1,29 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { appFeeSchema } from "../../api/app-fee.ts";
-import { destinationsSchema } from "../../api/destinations.ts";
+import { appFeeBodySchema, appFeeSchema } from "../../api/app-fee.ts";
+import { destinationsSchema, pinDestinationBodySchema } from "../../api/destinations.ts";
 import {
-  amountSchema,
+  createPaymentSessionBodySchema,
   paymentSessionCreatedSchema,
   paymentSessionSchema,
 } from "../../api/payment-sessions.ts";
+import {
+  createSessionHeadersSchema,
+  registerBurnerBodySchema,
+  registerBurnerResponseSchema,
+  sessionIdOf,
+  sessionParamsSchema,
+} from "../../api/sessions.ts";
+import { addressSchema, errorSchema } from "../../api/wire.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { RegisterBurner } from "../../domain/commands.ts";
 import type { AppFee } from "../../domain/merchant/types.ts";
-import { MAX_FEE_BPS } from "../../domain/settlement.ts";
 import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import { type CheckoutResource, type Guards, requireSecretKey } from "../auth.ts";
 import { type CheckoutSessions, paymentSessionObject } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { KeyMode } from "../merchant-keys.ts";
 import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
-import {
-  addressSchema,
-  authorizationSchema,
-  createSessionHeadersSchema,
-  errorSchema,
-  sessionIdOf,
-  sessionParamsSchema,
-  standingRefundSchema,
-} from "../schemas.ts";
 import { refuseServiceBurner } from "./sessions.ts";
 import { solanaSweepTerms } from "./solana.ts";
 import { requireStealth } from "./stealth-meta.ts";
@@ -39,9 +36,6 @@ const errors = {
   409: errorSchema,
   503: errorSchema,
 };
-
-/** The contract lets platform fee + app fee reach 100%; the platform fee takes up to MAX_FEE_BPS. */
-const MAX_APP_FEE_BPS = 10_000 - MAX_FEE_BPS;
 
 export interface CheckoutRouteOptions {
   guards: Guards;
@@ -113,22 +107,7 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
       schema: {
         summary: "Create a checkout session (without an Idempotency-Key every call creates a new one)",
         headers: createSessionHeadersSchema,
-        body: z.strictObject({
-          amount: amountSchema,
-          source_chain_id: z
-            .number()
-            .int()
-            .min(1)
-            .max(Number.MAX_SAFE_INTEGER)
-            .optional()
-            .describe("A Solana checkout: the Solana chain the payer pays on (EVM checkouts name none)"),
-          stealth: z
-            .boolean()
-            .optional()
-            .describe(
-              "Flow D: pay a stealth address derived per session from the merchant's stealth meta-address (docs/STEALTH.md)",
-            ),
-        }),
+        body: createPaymentSessionBodySchema,
         response: { 200: paymentSessionCreatedSchema, ...errors },
       },
     },
@@ -181,12 +160,7 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
     {
       schema: {
         summary: "Pin where checkout money found on one source chain goes (replaces that chain's pin)",
-        body: z.strictObject({
-          source_chain_id: z.number().int().min(1),
-          // 0x on an EVM chain, base58 on a Solana one: checked below, by the destination chain.
-          dest_address: z.string().min(1).max(100),
-          dest_chain_id: z.number().int().min(1),
-        }),
+        body: pinDestinationBodySchema,
         response: { 200: destinationsSchema, ...errors },
       },
     },
@@ -219,12 +193,7 @@ export const checkoutMerchantRoutes: FastifyPluginAsyncZod<CheckoutRouteOptions>
     {
       schema: {
         summary: "Set the app fee the merchant's checkout sessions carry, and its EVM and Solana sinks",
-        body: z.strictObject({
-          app_fee_bps: z.number().int().min(0).max(MAX_APP_FEE_BPS),
-          app_fee_recipient: addressSchema,
-          /** Base58: where a Solana checkout's sweep pays the fee. Absent or null: none (the PUT sets it all). */
-          app_fee_recipient_sol: z.string().max(64).nullable().optional(),
-        }),
+        body: appFeeBodySchema,
         response: { 200: appFeeSchema, ...errors },
       },
     },
@@ -287,13 +256,9 @@ export const registerRoutes: FastifyPluginAsyncZod<RegisterRouteOptions> = async
       schema: {
         summary: "Checkout: attach the widget's burner to the session (once, while pending)",
         params: sessionParamsSchema,
-        body: z.strictObject({
-          burner_address: addressSchema,
-          eip7702_auth: authorizationSchema,
-          standing_refund: standingRefundSchema.optional(),
-        }),
+        body: registerBurnerBodySchema,
         response: {
-          200: z.object({ id: z.uuid(), status: z.string() }),
+          200: registerBurnerResponseSchema,
           ...errors,
         },
       },

@@ -1,13 +1,18 @@
 import { createSession } from "better-sse";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
+import {
+  type StreamQuery,
+  sessionParamsSchema,
+  sessionSchema,
+  streamQuerySchema,
+} from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { SessionStateRecord } from "../../records/session-state.ts";
 import type { CheckoutResource, Guards } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
 import { clientKey } from "../rate-limit.ts";
-import { errorSchema, sessionParamsSchema, sessionSchema } from "../schemas.ts";
 import { createStreamSlots } from "../stream-slots.ts";
 
 export interface EventRoutesOptions {
@@ -24,12 +29,6 @@ export interface EventRoutesOptions {
 
 /** The reconnection delay the stream asks for (its `retry:` field), on connect and when its lifetime ends. */
 export const STREAM_RETRY_MS = 2000;
-
-const streamQuerySchema = z.object({
-  client_secret: z.string().max(256).optional(),
-  pk: z.string().max(256).optional(),
-});
-export type StreamQuery = z.output<typeof streamQuerySchema>;
 
 /** Decides whether a caller may stream a session: null to allow, an error to refuse. */
 export type StreamAccess = (session: SessionStateRecord, query: StreamQuery) => Promise<GatewayError | null>;

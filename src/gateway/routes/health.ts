@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { z } from "zod";
+import { healthReportSchema } from "../../api/health.ts";
+import { errorSchema } from "../../api/wire.ts";
 import { gatewayError } from "../errors.ts";
-import type { HealthPort } from "../ports.ts";
-import { errorSchema, healthReportSchema } from "../schemas.ts";
+import type { HealthPort, HealthReport } from "../ports.ts";
 
 export interface HealthRoutesOptions {
   health: HealthPort;
@@ -32,3 +34,7 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
     },
   );
 };
+
+// Compile-time guard: the response schema accepts what the health port produces.
+const healthFits = (h: HealthReport): z.input<typeof healthReportSchema> => h;
+void healthFits;

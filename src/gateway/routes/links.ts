@@ -1,22 +1,16 @@
-import type { FastifyInstance } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
+import {
+  linkJsonSchema,
+  linkSessionBodySchema,
+  linkSessionSchema,
+  slugParams,
+} from "../../api/public-links.ts";
 import type { SolanaSweepTerms } from "../../api/solana-sweep-terms.ts";
-import type { GatewayChains } from "../../chains/gateway-chains.ts";
-import { setupMissing } from "../../domain/merchant/readiness.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { LinkRow, LinkStore } from "../../store/payment-links.ts";
-import type { LinkAdmin } from "../admin/link-admin.ts";
-import type { MerchantView } from "../admin/merchant-admin.ts";
-import type { Guards } from "../auth.ts";
 import { type GatewayError, gatewayError } from "../errors.ts";
-import { createPageScript } from "../link-page/bundle.ts";
 import { closedPage, linkPage, PAGE_CSP } from "../link-page/html.ts";
-import { payOptions } from "../pay-amounts.ts";
-import type { SolanaPort } from "../ports.ts";
-import { errorSchema } from "../schemas.ts";
-import { solanaSweepTermsSchema } from "../solana-schemas.ts";
-import { paymentLinkRoutes } from "./payment-links.ts";
-import { solanaSweepTerms } from "./solana.ts";
+import type { solanaSweepTerms } from "./solana.ts";
 
 /** A chain a link's session can be paid on: what the page needs to make and authorize a burner. */
 export interface PayableChain {
@@ -80,73 +74,6 @@ export interface PublicLinkRouteOptions {
 }
 
 const SCRIPT_PATH = "/links/assets/page.js";
-const slugParams = z.object({ slug: z.string().min(1).max(64) });
-const linkJsonSchema = z.object({
-  object: z.literal("payment_link"),
-  slug: z.string(),
-  amount: z.string().describe("USDC base units (6 decimals)"),
-  currency: z.literal("usdc"),
-  description: z.string().nullable(),
-  expires_at: z.number().int().nullable().describe("Unix seconds, or null for never"),
-  merchant_name: z.string().nullable().describe("who the payer pays: the merchant's name"),
-  payable: z
-    .boolean()
-    .describe("whether a session can be made now (false: the merchant cannot take payments right now)"),
-});
-const linkSessionSchema = z.object({
-  id: z.string(),
-  client_secret: z.string().describe("cs_...: the session's client secret, for the payer's page only"),
-  publishable_key: z.string().describe("the merchant's current pk_"),
-  amount: z.string().describe("USDC base units (6 decimals)"),
-  expires_at: z.number().int().describe("Unix seconds"),
-  chains: z
-    .array(
-      z.object({
-        chain_id: z.number().int(),
-        name: z.string(),
-        delegate: z.string(),
-        usdc: z.string(),
-        tokens: z
-          .array(
-            z.object({
-              token: z.string().describe("the ERC-20, the zero address for the coin, or the mint"),
-              symbol: z.string(),
-              decimals: z.number().int(),
-              amount: z.string().describe("base units of the token that pay the link's amount"),
-            }),
-          )
-          .describe("what the chain can be paid in, USDC first; a token with no price now is left out"),
-      }),
-    )
-    .describe(
-      "where the session can be paid: the burner's authorization targets `delegate`; empty for a Solana session",
-    ),
-  solana: z
-    .object({
-      chain_id: z.number().int(),
-      name: z.string(),
-      usdc_mint: z.string().describe("base58"),
-      amount: z.string().describe("USDC base units that pay the link"),
-    })
-    .nullable()
-    .describe(
-      "the Solana chain the merchant also takes USDC on: POST again with its `source_chain_id` for a Solana session; null when none",
-    ),
-  sweep: solanaSweepTermsSchema
-    .optional()
-    .describe("a Solana session's: what the sweep its burner signs must pay (docs/SOLANA.md)"),
-});
-const linkSessionBodySchema = z
-  .object({
-    source_chain_id: z
-      .number()
-      .int()
-      .optional()
-      .describe("the Solana chain's id (`solana.chain_id`) for a Solana session; absent: an EVM one"),
-  })
-  .strict()
-  // No body at all, as a page of your own may send it: an EVM session.
-  .nullish();
 const errors = { 404: errorSchema, 410: errorSchema };
 
 /** Wants HTML: a browser's Accept names text/html; an API client's (or none) gets JSON. */
@@ -306,77 +233,3 @@ export const publicLinkRoutes: FastifyPluginAsyncZod<PublicLinkRouteOptions> = a
     },
   );
 };
-
-/** What the link routes take from the gateway's merchant-mode dependencies. */
-export interface LinkRouteDeps {
-  links: { admin: LinkAdmin; store: Pick<LinkStore, "bySlug"> };
-  guards: Guards;
-  /** The merchant record, for its current publishable key. */
-  merchants: { view(merchantId: string): Promise<MerchantView | null> };
-  checkout: PublicLinkRouteOptions["checkout"];
-  destinations(merchantId: string): Promise<Array<{ sourceChainId: number }>>;
-  chains: Pick<GatewayChains, "payable" | "tokens" | "reads">;
-  /** The Solana chain, when one is configured, with its name and the platform fee its sweeps pay. */
-  solana?: { port: SolanaPort; name: string; feeBps: number } | undefined;
-  publicUrl: string | undefined;
-  now: () => number;
-}
-
-/** The merchant's /v1/payment_links routes and the public /links routes, in merchant mode. */
-export async function registerLinkRoutes(app: FastifyInstance, deps: LinkRouteDeps): Promise<void> {
-  const publishableKey = async (merchantId: string) => {
-    const keys = (await deps.merchants.view(merchantId))?.keys ?? [];
-    return keys.find((k) => k.type === "publishable" && k.revoked_at === null)?.key ?? null;
-  };
-  const pinnedChainIds = async (merchantId: string) =>
-    (await deps.destinations(merchantId)).map((p) => p.sourceChainId);
-  await app.register(paymentLinkRoutes, {
-    guards: deps.guards,
-    links: deps.links.admin,
-    async setupMissing(merchantId) {
-      const [pinned, pk] = await Promise.all([pinnedChainIds(merchantId), publishableKey(merchantId)]);
-      // The hosted page pays from the chains with a burner delegate and USDC, and in USDC on the
-      // Solana chain when one is configured: nowhere else.
-      const payableChainIds = [
-        ...deps.chains.payable().map((c) => c.chainId),
-        ...(deps.solana ? [deps.solana.port.chainId] : []),
-      ];
-      return setupMissing({ pinnedChainIds: pinned, payableChainIds, publishableKey: pk !== null });
-    },
-    publicUrl: deps.publicUrl,
-    now: deps.now,
-  });
-  await app.register(publicLinkRoutes, {
-    links: deps.links.store,
-    checkout: deps.checkout,
-    merchantName: async (merchantId) => (await deps.merchants.view(merchantId))?.name ?? null,
-    publishableKey,
-    async payableChains(merchantId) {
-      const pinned = new Set(await pinnedChainIds(merchantId));
-      return deps.chains
-        .payable()
-        .flatMap((c) =>
-          pinned.has(c.chainId)
-            ? [{ chain_id: c.chainId, name: c.name, delegate: c.delegate, usdc: c.usdc }]
-            : [],
-        );
-    },
-    ...(deps.solana ? { solana: linkSolana(deps.solana, pinnedChainIds) } : {}),
-    payOptions: (chain, amount) => payOptions(deps.chains, chain, amount),
-    script: createPageScript(),
-    now: deps.now,
-  });
-}
-
-/** The Solana chain as the public link routes offer it: its USDC, when the merchant pinned a destination for it. */
-function linkSolana(
-  solana: NonNullable<LinkRouteDeps["solana"]>,
-  pinnedChainIds: (merchantId: string) => Promise<number[]>,
-): NonNullable<PublicLinkRouteOptions["solana"]> {
-  const { port, name, feeBps } = solana;
-  return {
-    chain: { chain_id: port.chainId, name, usdc_mint: port.usdcMint },
-    pinned: async (merchantId) => (await pinnedChainIds(merchantId)).includes(port.chainId),
-    terms: (session) => solanaSweepTerms(port, feeBps, session),
-  };
-}

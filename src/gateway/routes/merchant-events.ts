@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { type EventView, eventListSchema, eventSchema, LIST_URL } from "../../api/events.ts";
+import type { z } from "zod";
+import {
+  type EventView,
+  eventListQuery,
+  eventListSchema,
+  eventParamsSchema,
+  eventSchema,
+  LIST_URL,
+} from "../../api/events.ts";
+import { errorSchema } from "../../api/wire.ts";
 import { EVENT_ID, type EventCursor, type MerchantEventRow } from "../../store/merchant-events.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 /** What the routes read of the event list (src/store/merchant-events.ts). */
 export interface EventList {
@@ -19,24 +26,6 @@ export interface MerchantEventRouteOptions {
   guards: Guards;
   events: EventList;
 }
-
-/** Stripe's list parameters: `limit` 1 to 100 (10 by default), `starting_after` an event id, `type`. */
-export const eventListQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(100).default(10),
-    starting_after: z
-      .string()
-      .regex(EVENT_ID, "must be an event id (evt_ and 32 lowercase hex digits)")
-      .optional()
-      .describe("the id of the last event of the previous page: the page after it"),
-    type: z
-      .string()
-      .max(100)
-      .regex(/^[a-z_]+(\.[a-z_]+)+$/, "must be an event type, e.g. payment.succeeded")
-      .optional()
-      .describe("only events of exactly this type"),
-  })
-  .strict();
 
 /** An event as the API shows it: the payload is the JSON text the webhook carried. */
 export function eventView(row: MerchantEventRow): EventView {
@@ -105,7 +94,7 @@ export const merchantEventRoutes: FastifyPluginAsyncZod<MerchantEventRouteOption
     {
       schema: {
         summary: "One event of the last 30 days",
-        params: z.object({ id: z.string().min(1).max(512) }),
+        params: eventParamsSchema,
         response: { 200: eventSchema, ...errors },
       },
     },

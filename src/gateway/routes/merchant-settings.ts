@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { settingsBodySchema, settingsSchema } from "../../api/settings.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { MerchantSettings } from "../../domain/merchant/types.ts";
 import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface MerchantSettingsRouteOptions {
   guards: Guards;

@@ -1,13 +1,20 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { merchantSchema, rolledSchema } from "../../api/merchants.ts";
+import {
+  createMerchantBodySchema,
+  keyParamsSchema,
+  merchantCreatedSchema,
+  merchantKeyParamsSchema,
+  merchantParamsSchema,
+  merchantSchema,
+  rollBodySchema,
+  rolledSchema,
+} from "../../api/merchants.ts";
+import { errorSchema, noContentSchema } from "../../api/wire.ts";
 import type { Config } from "../../config.ts";
-import { KEY_KINDS } from "../../domain/merchant/types.ts";
 import { type MerchantAdmin, MerchantRefusedError } from "../admin/merchant-admin.ts";
 import { type Guards, operatorGuard, requireSecretKey, unauthorized } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface MerchantRouteOptions {
   config: Config;
@@ -15,13 +22,6 @@ export interface MerchantRouteOptions {
   guards: Guards;
 }
 
-const createdSchema = z.object({
-  merchant: merchantSchema,
-  publishable_key: z.string().describe("pk_: shown once"),
-  secret_key: z.string().describe("sk_: shown once, stored only as a hash"),
-});
-/** The key type to roll; a POST without a body rolls the secret key (fastify hands it over as null). */
-const rollBodySchema = z.strictObject({ type: z.enum(KEY_KINDS).default("secret") }).nullish();
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 
 /** The merchant actor's refusals answer with their registered code (409 merchant_exists, 404 ...). */
@@ -37,13 +37,12 @@ async function answering<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * The merchant routes of this slice, registered only when MERCHANT_MODE is on (otherwise every one
- * of them is a 404, as the interface says): the authenticated merchant's record and its keys under
- * the secret key, and the operator's routes under OPERATOR_SECRET (absent when it is unset).
+ * The merchant's record and keys under the secret key, and the operator's merchant routes under
+ * OPERATOR_SECRET (absent when it is unset). Registered by the merchant area, which exists only when
+ * MERCHANT_MODE is on (otherwise every one of them is a 404, as the interface says).
  */
 export const merchantRoutes: FastifyPluginAsyncZod<MerchantRouteOptions> = async (app, opts) => {
   const { config, admin, guards } = opts;
-  if (config.MERCHANT_MODE === "off") return;
   await app.register(secretKeyRoutes, { admin, guards });
   if (config.OPERATOR_SECRET) await app.register(operatorRoutes, { admin, secret: config.OPERATOR_SECRET });
 };
@@ -98,8 +97,8 @@ const secretKeyRoutes: FastifyPluginAsyncZod<Pick<MerchantRouteOptions, "admin" 
     {
       schema: {
         summary: "Revoke one of the merchant's keys",
-        params: z.object({ key_id: z.string().min(1).max(64) }),
-        response: { 204: z.null(), ...errors },
+        params: keyParamsSchema,
+        response: { 204: noContentSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -108,8 +107,6 @@ const secretKeyRoutes: FastifyPluginAsyncZod<Pick<MerchantRouteOptions, "admin" 
     },
   );
 };
-
-const merchantParams = z.object({ id: z.string().regex(/^mer_[0-9a-f]{24}$/, "must be a merchant id") });
 
 /** Operator-only: `Authorization: Bearer <OPERATOR_SECRET>`. */
 const operatorRoutes: FastifyPluginAsyncZod<{ admin: MerchantAdmin; secret: string }> = async (app, opts) => {
@@ -123,8 +120,8 @@ const operatorRoutes: FastifyPluginAsyncZod<{ admin: MerchantAdmin; secret: stri
     {
       schema: {
         summary: "Create a merchant; its pk_ and sk_ are answered once",
-        body: z.strictObject({ name: z.string().trim().min(1).max(200), email: z.email().max(254) }),
-        response: { 201: createdSchema, ...errors },
+        body: createMerchantBodySchema,
+        response: { 201: merchantCreatedSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -142,7 +139,7 @@ const operatorRoutes: FastifyPluginAsyncZod<{ admin: MerchantAdmin; secret: stri
     {
       schema: {
         summary: "Roll a merchant's key of a type (default secret)",
-        params: merchantParams,
+        params: merchantParamsSchema,
         body: rollBodySchema,
         response: { 200: rolledSchema, ...errors },
       },
@@ -159,8 +156,8 @@ const operatorRoutes: FastifyPluginAsyncZod<{ admin: MerchantAdmin; secret: stri
     {
       schema: {
         summary: "Revoke one of a merchant's keys",
-        params: merchantParams.extend({ key_id: z.string().min(1).max(64) }),
-        response: { 204: z.null(), ...errors },
+        params: merchantKeyParamsSchema,
+        response: { 204: noContentSchema, ...errors },
       },
     },
     async (request, reply) => {

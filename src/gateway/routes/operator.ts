@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
 import {
   builtSchema,
+  deadLettersQuerySchema,
   deadLettersSchema,
   journalSchema,
   lagSchema,
@@ -10,10 +10,11 @@ import {
   redrivenSchema,
   tableBodySchema,
 } from "../../api/operator.ts";
+import { sessionParamsSchema } from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import { type Operator, OperatorRefused } from "../../operator/operator.ts";
 import { operatorGuard } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema, sessionParamsSchema } from "../schemas.ts";
 
 export interface OperatorRouteOptions {
   operator: Operator;
@@ -59,7 +60,7 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRouteOptions> = async
     {
       schema: {
         summary: "The records parked on the dead-letter topic, oldest first, each with its re-drive if any",
-        querystring: z.strictObject({ topic: z.string().min(1).max(249).optional() }),
+        querystring: deadLettersQuerySchema,
         response: { 200: deadLettersSchema, ...errors },
       },
     },

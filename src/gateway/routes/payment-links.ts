@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { type PaymentLinkObject, paymentLinkSchema } from "../../api/payment-links.ts";
-import { amountSchema } from "../../api/payment-sessions.ts";
+import {
+  createPaymentLinkBodySchema,
+  linkParamsSchema,
+  type PaymentLinkObject,
+  paymentLinkSchema,
+} from "../../api/payment-links.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { LinkRow } from "../../store/payment-links.ts";
 import type { LinkAdmin } from "../admin/link-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
-const linkParamsSchema = z.object({ id: z.string().min(1).max(64) });
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 
 export interface PaymentLinkRouteOptions {
@@ -51,11 +53,7 @@ export const paymentLinkRoutes: FastifyPluginAsyncZod<PaymentLinkRouteOptions> =
     {
       schema: {
         summary: "Create a payment link: a hosted page that takes a fixed USDC amount",
-        body: z.strictObject({
-          amount: amountSchema,
-          description: z.string().min(1).max(500).optional(),
-          expires_at: z.number().int().positive().optional().describe("Unix seconds, in the future"),
-        }),
+        body: createPaymentLinkBodySchema,
         response: { 200: paymentLinkSchema, ...errors },
       },
     },

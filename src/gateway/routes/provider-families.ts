@@ -1,10 +1,10 @@
 import { isAddress as isSolanaAddress } from "@solana/kit";
 import type { z } from "zod";
+import type { SwapQuoteBody, swapQuoteResponseSchema, walletSchema } from "../../api/providers.ts";
 import type { EvmChainConfig } from "../../chains/config.ts";
 import { evmHoldings } from "../../providers/token-options.ts";
 import type { Providers, SolanaQuote, SwapQuote, TokenHolding } from "../../providers/types.ts";
 import { gatewayError } from "../errors.ts";
-import type { SwapQuoteBody, swapQuoteResponseSchema, walletSchema } from "../provider-schemas.ts";
 
 /**
  * Each wallet family's side of the provider routes, in one place: which vendor reads a wallet's

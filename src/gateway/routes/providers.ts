@@ -1,11 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { z } from "zod";
-import type { EvmChainConfig } from "../../chains/config.ts";
-import { type TokenOption, tokenOptions } from "../../providers/token-options.ts";
-import type { Providers } from "../../providers/types.ts";
-import { gatewayError } from "../errors.ts";
-import type { SessionReadPort } from "../ports.ts";
 import {
   balancesQuerySchema,
   balancesResponseSchema,
@@ -14,8 +9,14 @@ import {
   tokenOptionsQuerySchema,
   tokenOptionsResponseSchema,
   type walletSchema,
-} from "../provider-schemas.ts";
-import { errorSchema, sessionParamsSchema } from "../schemas.ts";
+} from "../../api/providers.ts";
+import { sessionParamsSchema } from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
+import type { EvmChainConfig } from "../../chains/config.ts";
+import { type TokenOption, tokenOptions } from "../../providers/token-options.ts";
+import type { Providers } from "../../providers/types.ts";
+import { gatewayError } from "../errors.ts";
+import type { SessionReadPort } from "../ports.ts";
 import { chainQuoters, walletReaders } from "./provider-families.ts";
 import { type CheckoutAccess, guardCheckout } from "./settlement.ts";
 

@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { sessionParamsSchema } from "../../api/sessions.ts";
+import {
+  refundAllBodySchema,
+  refundAllResponseSchema,
+  refundBodySchema,
+  refundResponseSchema,
+} from "../../api/settlement.ts";
 import type { ChainBalance, RequestRefund, RequestRefundAll } from "../../domain/commands.ts";
 import { refundCommandId } from "../../domain/refunds.ts";
 import { type Address, NATIVE_TOKEN, sameId } from "../../domain/types.ts";
 import type { SessionStateRecord } from "../../records/session-state.ts";
 import { GatewayError, gatewayError } from "../errors.ts";
 import type { LiveUpdatesPort, SessionReadPort } from "../ports.ts";
-import {
-  refundAllBodySchema,
-  refundAllResponseSchema,
-  refundBodySchema,
-  refundResponseSchema,
-  sessionParamsSchema,
-} from "../schemas.ts";
 import {
   acceptedSession,
   type SettlementRoutesOptions,

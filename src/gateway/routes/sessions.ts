@@ -2,6 +2,15 @@ import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
+import {
+  type CreateSessionBody,
+  createSessionBodySchema,
+  createSessionHeadersSchema,
+  createSessionResponseSchema,
+  sessionParamsSchema,
+  sessionSchema,
+} from "../../api/sessions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { GatewayChains } from "../../chains/gateway-chains.ts";
 import type { ServiceAddresses } from "../../chains/service-addresses.ts";
 import type { Config } from "../../config.ts";
@@ -11,18 +20,10 @@ import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import type { Principal } from "../auth.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, SessionReadPort } from "../ports.ts";
-import {
-  type CreateSessionBody,
-  createSessionBodySchema,
-  createSessionHeadersSchema,
-  createSessionResponseSchema,
-  errorSchema,
-  sessionParamsSchema,
-  sessionSchema,
-} from "../schemas.ts";
 import { type WidgetPolicy, widgetPolicy } from "../widget-policy.ts";
 
-export interface SessionRoutesOptions {
+/** What the payer's, Solana and checkout routes share: the same chains, ports, ids and clock. */
+export interface SessionContext {
   config: Config;
   /** The configured chains: where a burner's authorization and signatures are checked. */
   chains: GatewayChains;
@@ -33,6 +34,9 @@ export interface SessionRoutesOptions {
   newId: () => string;
   /** Unix ms. */
   now: () => number;
+}
+
+export interface SessionRoutesOptions extends SessionContext {
   /**
    * Merchant mode: a POST /sessions with `Authorization: Bearer pk_…` comes from a merchant's widget;
    * the session is the merchant's (its webhooks fire). Absent: every session is anonymous.

@@ -1,8 +1,17 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { z } from "zod";
-import type { GatewayChains } from "../../chains/gateway-chains.ts";
-import type { Config } from "../../config.ts";
+import { sessionIdOf, sessionParamsSchema, standingRefundSchema } from "../../api/sessions.ts";
+import {
+  type CommitBody,
+  commitBodySchema,
+  commitResponseSchema,
+  type IntentWire,
+  quoteResponseSchema,
+  standingRefundResponseSchema,
+} from "../../api/settlement.ts";
+import { isSolanaCommitBody } from "../../api/solana.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { AttachStandingRefund, CommitIntent } from "../../domain/commands.ts";
 import type { DestinationPin } from "../../domain/merchant/types.ts";
 import type { Address, Intent } from "../../domain/types.ts";
@@ -11,33 +20,12 @@ import type { SessionStateRecord } from "../../records/session-state.ts";
 import { type CheckoutResource, type Guards, unauthorized } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { gatewayError, replyError } from "../errors.ts";
-import type { ChainReadPort, CommandPort, LiveUpdatesPort, SessionReadPort } from "../ports.ts";
-import {
-  type CommitBody,
-  commitBodySchema,
-  commitResponseSchema,
-  errorSchema,
-  type IntentWire,
-  quoteResponseSchema,
-  sessionIdOf,
-  sessionParamsSchema,
-  standingRefundResponseSchema,
-  standingRefundSchema,
-} from "../schemas.ts";
-import { isSolanaCommitBody } from "../solana-schemas.ts";
-import { canonicalJson, uuidFrom } from "./sessions.ts";
+import type { ChainReadPort, LiveUpdatesPort, SessionReadPort } from "../ports.ts";
+import { canonicalJson, type SessionContext, uuidFrom } from "./sessions.ts";
 
-export interface SettlementRoutesOptions {
-  config: Config;
-  /** The configured chains: where a burner's authorization and signatures are checked. */
-  chains: GatewayChains;
-  commands: CommandPort;
-  sessions: SessionReadPort;
+export interface SettlementRoutesOptions extends Omit<SessionContext, "serviceAddresses"> {
   live: LiveUpdatesPort;
   chainReads: ChainReadPort;
-  newId: () => string;
-  /** Unix ms. */
-  now: () => number;
   /** Merchant mode: the checkout guard and pinned destinations (absent: no checkout session exists). */
   checkout?: CheckoutAccess | undefined;
   /** A commit with a Solana body (docs/SOLANA.md, "The sweep"); absent without a Solana chain. */

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { sessionParamsSchema } from "../../api/sessions.ts";
+import { solanaRefundBodySchema, solanaRefundResponseSchema } from "../../api/solana.ts";
 import type { Config } from "../../config.ts";
 import type { RequestSolanaRefund } from "../../domain/commands.ts";
 import { solanaRefundId } from "../../domain/solana-refund.ts";
 import { gatewayError, replyError } from "../errors.ts";
 import type { CommandPort, LiveUpdatesPort, SessionReadPort, SolanaPort } from "../ports.ts";
-import { sessionParamsSchema } from "../schemas.ts";
-import { solanaRefundBodySchema, solanaRefundResponseSchema } from "../solana-schemas.ts";
 import { awaitRefundTx } from "./refunds.ts";
 import { uuidFrom } from "./sessions.ts";
 import { settlementErrors } from "./settlement.ts";

@@ -1,17 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { zeroAddress } from "viem";
-import type { GatewayChains } from "../../chains/gateway-chains.ts";
-import type { ServiceAddresses } from "../../chains/service-addresses.ts";
-import type { Config } from "../../config.ts";
-import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
-import { owedLegs } from "../../domain/solana-sweep.ts";
-import type { Session } from "../../domain/types.ts";
-import type { SessionView } from "../../domain/view.ts";
-import type { GatewayReply } from "../../records/gateway-replies.ts";
-import type { SessionStateRecord } from "../../records/session-state.ts";
-import { gatewayError, replyError } from "../errors.ts";
-import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
-import { createSessionHeadersSchema, errorSchema, sessionIdOf, sessionParamsSchema } from "../schemas.ts";
+import { createSessionHeadersSchema, sessionIdOf, sessionParamsSchema } from "../../api/sessions.ts";
 import {
   blockhashQuerySchema,
   blockhashResponseSchema,
@@ -24,7 +13,19 @@ import {
   solanaBurnerResponseSchema,
   solanaCommitBodySchema,
   solanaSessionMessage,
-} from "../solana-schemas.ts";
+} from "../../api/solana.ts";
+import { errorSchema } from "../../api/wire.ts";
+import type { GatewayChains } from "../../chains/gateway-chains.ts";
+import type { ServiceAddresses } from "../../chains/service-addresses.ts";
+import type { Config } from "../../config.ts";
+import type { CommitSolanaSweep, CreateSession, RegisterBurner } from "../../domain/commands.ts";
+import { owedLegs } from "../../domain/solana-sweep.ts";
+import type { Session } from "../../domain/types.ts";
+import type { SessionView } from "../../domain/view.ts";
+import type { GatewayReply } from "../../records/gateway-replies.ts";
+import type { SessionStateRecord } from "../../records/session-state.ts";
+import { gatewayError, replyError } from "../errors.ts";
+import type { CommandPort, SessionReadPort, SolanaPort } from "../ports.ts";
 import { canonicalJson, refuseServiceBurner, uuidFrom } from "./sessions.ts";
 import { type CheckoutAccess, guardCheckout } from "./settlement.ts";
 

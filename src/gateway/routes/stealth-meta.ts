@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { stealthMetaBodySchema, stealthMetaSchema } from "../../api/stealth-meta.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { StealthMeta } from "../../domain/merchant/types.ts";
 import { formatMetaAddress, parseMetaAddress } from "../../stealth/erc5564.ts";
 import { stealthRefusal } from "../../stealth/gating.ts";
 import type { StealthMetaAdmin } from "../admin/stealth-meta-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface StealthMetaRouteOptions {
   guards: Guards;

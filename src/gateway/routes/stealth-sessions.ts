@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { sessionParamsSchema } from "../../api/sessions.ts";
 import {
   type StealthAnnouncementObject,
   stealthAnnouncementsSchema,
 } from "../../api/stealth-announcements.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { Session } from "../../domain/types.ts";
 import { bearerToken, type Guards } from "../auth.ts";
 import { isCheckoutSession } from "../checkout.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema, sessionParamsSchema } from "../schemas.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
 /** What GET /sessions/:id/stealth reads of a session's state. */

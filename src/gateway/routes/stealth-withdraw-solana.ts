@@ -1,59 +1,18 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
+import {
+  solanaWithdrawBodySchema,
+  solanaWithdrawPrepareBodySchema,
+  solanaWithdrawPreparedSchema,
+  solanaWithdrawResponseSchema,
+} from "../../api/stealth-withdraw.ts";
+import { errorSchema } from "../../api/wire.ts";
 import {
   type SolanaStealthWithdrawals,
   SolanaWithdrawRefused,
 } from "../../chains/solana-stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 import { requirePaidStealthAddress, type StealthRegistry } from "../stealth-registry.ts";
 import { requireStealth } from "./stealth-meta.ts";
-
-const base58 = z
-  .string()
-  .min(32, "must be a base58 public key")
-  .max(44, "must be a base58 public key")
-  .regex(/^[1-9A-HJ-NP-Za-km-z]+$/, "must be a base58 public key");
-
-const requestFields = {
-  /** The Solana chain (optional: the service's one Solana chain). */
-  chain_id: z.number().int().optional(),
-  /** The stealth address (base58) whose whole USDC balance is withdrawn. */
-  stealth_address: base58,
-  /** The recipient's wallet (base58); its associated USDC account is created if missing. */
-  destination: base58,
-};
-
-export const solanaWithdrawPrepareBodySchema = z.strictObject(requestFields);
-export const solanaWithdrawBodySchema = z.strictObject({
-  ...requestFields,
-  /** The prepared transaction signed by the stealth address, base64 wire form (at most 1232 bytes). */
-  transaction: z.string().min(1).max(1700),
-});
-
-export const solanaWithdrawPreparedSchema = z.object({
-  chain_id: z.number().int(),
-  stealth_address: z.string(),
-  destination: z.string(),
-  /** The USDC mint. */
-  token: z.string(),
-  /** The whole balance, base units (decimal string). */
-  amount: z.string(),
-  /** The relayer: fee payer, and where the closed stealth account's rent goes. */
-  fee_payer: z.string(),
-  blockhash: z.string(),
-  last_valid_block_height: z.number().int(),
-  /** Unsigned, base64 wire form: the stealth address signs its message and sends it back. */
-  transaction: z.string(),
-});
-
-export const solanaWithdrawResponseSchema = z.object({
-  chain_id: z.number().int(),
-  /** The withdrawal's signature (base58): its id on chain. */
-  signature: z.string(),
-  destination: z.string(),
-  amount: z.string(),
-});
 
 export interface SolanaWithdrawRouteOptions {
   withdrawals: SolanaStealthWithdrawals;

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Address, Hex } from "viem";
+import { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../../api/stealth-withdraw.ts";
+import { errorSchema } from "../../api/wire.ts";
 import { type StealthWithdrawals, WithdrawalRefused } from "../../chains/stealth-withdrawals.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 import { requirePaidStealthAddress, type StealthRegistry } from "../stealth-registry.ts";
-import { stealthWithdrawBodySchema, stealthWithdrawResponseSchema } from "../stealth-schemas.ts";
 import { requireStealth } from "./stealth-meta.ts";
 
 export interface StealthWithdrawRouteOptions {

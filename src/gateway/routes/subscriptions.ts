@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Address, Hex } from "viem";
-import { z } from "zod";
-import { hexSchema, mandateSchema, subscriptionSchema } from "../../api/subscriptions.ts";
+import {
+  cancelBodySchema,
+  createSubscriptionBodySchema,
+  idParams,
+  subIdParams,
+  subscriptionSchema,
+} from "../../api/subscriptions.ts";
+import { errorSchema } from "../../api/wire.ts";
 import {
   type SubscriptionAdmin,
   SubscriptionRefusedError,
@@ -9,20 +15,12 @@ import {
 } from "../admin/subscription-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface SubscriptionRouteOptions {
   guards: Guards;
   admin: SubscriptionAdmin;
 }
 
-const createBodySchema = z.strictObject({
-  chain_id: z.number().int().positive(),
-  mandate: mandateSchema,
-  signature: hexSchema.describe("the payer's EIP-712 signature of the Mandate"),
-});
-const idParams = z.strictObject({ id: z.uuid() });
-const subIdParams = z.strictObject({ sub_id: z.uuid() });
 const errors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
 
 /** The admin's refusals answer with their registered code (409 subscription_exists, 404, 400 ...). */
@@ -48,7 +46,7 @@ export const subscriptionRoutes: FastifyPluginAsyncZod<SubscriptionRouteOptions>
     {
       schema: {
         summary: "Register a payer-signed mandate; 409 when its digest is registered already",
-        body: createBodySchema,
+        body: createSubscriptionBodySchema,
         response: { 201: subscriptionSchema, ...errors },
       },
     },
@@ -120,7 +118,7 @@ export const payerSubscriptionRoutes: FastifyPluginAsyncZod<{ admin: Subscriptio
       schema: {
         summary: "The payer's gasless cancel: a signed EIP-712 Cancel(bytes32 mandate)",
         params: subIdParams,
-        body: z.strictObject({ signature: hexSchema }),
+        body: cancelBodySchema,
         response: { 200: subscriptionSchema, ...errors },
       },
     },

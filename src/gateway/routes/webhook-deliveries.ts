@@ -1,11 +1,15 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { deliverySchema } from "../../api/webhook-deliveries.ts";
+import {
+  deliveryListQuerySchema,
+  deliveryListSchema,
+  deliveryParamsSchema,
+  deliverySchema,
+} from "../../api/webhook-deliveries.ts";
+import { errorSchema } from "../../api/wire.ts";
 import type { AttemptRow, DeliveryRow } from "../../store/webhook-deliveries.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 /** What the routes read and change of the delivery ledger (src/store/webhook-deliveries.ts). */
 export interface DeliveryLog {
@@ -24,7 +28,6 @@ export interface WebhookDeliveryRouteOptions {
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 const errors = { 401: errorSchema, 404: errorSchema, 409: errorSchema, 503: errorSchema };
-const idParams = z.object({ id: z.string().min(1).max(512) });
 
 async function view(deliveries: DeliveryLog, row: DeliveryRow) {
   const log = await deliveries.attempts(row.idempotencyKey);
@@ -75,8 +78,8 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncZod<WebhookDeliveryRouteOp
     {
       schema: {
         summary: "The merchant's webhook deliveries, newest first, each with its attempts",
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) }),
-        response: { 200: z.object({ data: z.array(deliverySchema) }), ...errors },
+        querystring: deliveryListQuerySchema,
+        response: { 200: deliveryListSchema, ...errors },
       },
     },
     async (request) => {
@@ -91,7 +94,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncZod<WebhookDeliveryRouteOp
     {
       schema: {
         summary: "One delivery with its attempts",
-        params: idParams,
+        params: deliveryParamsSchema,
         response: { 200: deliverySchema, ...errors },
       },
     },
@@ -103,7 +106,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncZod<WebhookDeliveryRouteOp
     {
       schema: {
         summary: "Send a delivery that ended failed again: five new attempts, the same Idempotency-Key",
-        params: idParams,
+        params: deliveryParamsSchema,
         response: { 200: deliverySchema, ...errors },
       },
     },

@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { webhookEndpointSchema, webhookEndpointWithSecretSchema } from "../../api/webhook-endpoints.ts";
+import {
+  webhookEndpointBodySchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
+} from "../../api/webhook-endpoints.ts";
+import { errorSchema, noContentSchema } from "../../api/wire.ts";
 import {
   type Resolver,
   resolveTarget,
@@ -10,7 +14,6 @@ import {
 import type { WebhookEndpointAdmin } from "../admin/merchant-admin.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
-import { errorSchema } from "../schemas.ts";
 
 export interface WebhookEndpointRouteOptions {
   guards: Guards;
@@ -59,7 +62,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookEndpointRouteOp
     {
       schema: {
         summary: "Set or replace the webhook endpoint; answers a new whsec_ secret, once",
-        body: z.object({ url: z.string().min(1).max(2048) }),
+        body: webhookEndpointBodySchema,
         response: { 200: webhookEndpointWithSecretSchema, 400: errorSchema, ...errors },
       },
     },
@@ -79,7 +82,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookEndpointRouteOp
 
   app.delete(
     "/v1/webhook_endpoints",
-    { schema: { summary: "Remove the webhook endpoint", response: { 204: z.null(), ...errors } } },
+    { schema: { summary: "Remove the webhook endpoint", response: { 204: noContentSchema, ...errors } } },
     async (request, reply) => {
       if (!(await endpoints.removeWebhookEndpoint(principalOf(request).merchantId)))
         throw gatewayError("webhook_endpoint_not_found");

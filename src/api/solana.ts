@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { solanaSweepTermsSchema } from "../api/solana-sweep-terms.ts";
 import { STATUSES } from "../domain/types.ts";
+import { solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
-export { type SolanaSweepTerms, solanaSweepTermsSchema } from "../api/solana-sweep-terms.ts";
+export { type SolanaSweepTerms, solanaSweepTermsSchema } from "./solana-sweep-terms.ts";
 
 /**
  * Wire schemas of the Solana routes (docs/SOLANA.md): the shapes a Solana developer expects.
@@ -12,7 +12,7 @@ export { type SolanaSweepTerms, solanaSweepTermsSchema } from "../api/solana-swe
  */
 
 /** A base58 public key as sent; the Solana port says whether it is one (32 bytes). */
-const base58 = z
+export const base58 = z
   .string()
   .min(32, "must be a base58 public key")
   .max(44, "must be a base58 public key")
