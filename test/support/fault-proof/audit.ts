@@ -14,6 +14,17 @@ import type { ChainClients, Flow } from "./load.ts";
 export interface Audit {
   figures: Record<string, number>;
   problems: string[];
+  /**
+   * For each finished commit without a SweepCompleted: what its session and the executor did, so
+   * the cause is in the report (its journal, its commands and every result with its error text).
+   */
+  unswept: Unswept[];
+}
+
+export interface Unswept {
+  sessionId: string;
+  commandIds: string[];
+  lines: string[];
 }
 
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
@@ -62,20 +73,38 @@ export async function audit(opts: {
   fromBlock: bigint;
 }): Promise<Audit> {
   const events: Observed["events"][number][] = [];
+  // What the explanation of an unswept commit prints, by session: the story in the topics' words.
+  const story = new Map<string, string[]>();
+  const commandsOf = new Map<string, string[]>();
+  const tell = (sessionId: string | null, line: string) => {
+    if (sessionId) story.set(sessionId, [...(story.get(sessionId) ?? []), line]);
+  };
+  const at = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString().slice(11, 23) : "?");
   await readAll(opts.brokers, TOPIC.sessionEvents, (r) => {
     if (!r.value) return;
     const e = codecs.sessionEvent.decode(r.value);
     events.push({ sessionId: e.metadata.sessionId, version: e.metadata.version, type: e.type });
+    tell(e.metadata.sessionId, `${at(Number(r.timestamp))} event v${e.metadata.version} ${e.type}`);
   });
   const commandIds: string[] = [];
   await readAll(opts.brokers, TOPIC.executorCommands, (r) => {
-    if (r.value) commandIds.push(codecs.executorCommand.decode(r.value).commandId);
+    if (!r.value) return;
+    const c = codecs.executorCommand.decode(r.value);
+    commandIds.push(c.commandId);
+    if (c.sessionId) commandsOf.set(c.sessionId, [...(commandsOf.get(c.sessionId) ?? []), c.commandId]);
+    tell(c.sessionId, `${at(Number(r.timestamp))} command ${c.commandId} ${c.command.type}`);
   });
   const results: string[] = [];
   await readAll(opts.brokers, TOPIC.executorResults, (r) => {
     if (!r.value) return;
     const res = codecs.executorResult.decode(r.value);
     results.push(`${res.commandId}:${res.result.type}`);
+    const body = res.result as { errorMessage?: string; retryable?: boolean; txHash?: string | null };
+    const detail = [
+      body.errorMessage !== undefined ? `"${body.errorMessage}" retryable=${body.retryable}` : "",
+      body.txHash ? `tx ${body.txHash}` : "",
+    ].join(" ");
+    tell(res.sessionId, `${at(res.occurredAt)} result ${res.commandId} ${res.result.type} ${detail}`);
   });
   const webhookKeys: string[] = [];
   await readAll(opts.brokers, TOPIC.webhookEvents, (r) => {
@@ -99,7 +128,7 @@ export async function audit(opts: {
       txsOf.set(from, set);
     }
   }
-  return count({
+  const counted = count({
     flows: opts.flows,
     events,
     commandIds,
@@ -108,6 +137,20 @@ export async function audit(opts: {
     received: opts.received,
     txsOf,
   });
+  for (const f of opts.flows) {
+    if (!f.id || f.kind !== "commit" || f.step !== "done") continue;
+    if (events.some((e) => e.sessionId === f.id && e.type === "SweepCompleted")) continue;
+    const txs = [...(txsOf.get(f.burner.toLowerCase()) ?? [])];
+    counted.unswept.push({
+      sessionId: f.id,
+      commandIds: commandsOf.get(f.id) ?? [],
+      lines: [
+        `unswept commit #${f.n} session ${f.id}: ended ${f.status}, burner ${f.burner}, transfers out of it: ${txs.join(", ") || "none"}`,
+        ...(story.get(f.id) ?? []).sort(),
+      ],
+    });
+  }
+  return counted;
 }
 
 /** The count itself, pure: every violation of 0 lost and 0 doubled in what was observed. */
@@ -170,5 +213,6 @@ export function count(o: Observed): Audit {
       webhookRedeliveries: o.received.length - got.size,
     },
     problems,
+    unswept: [],
   };
 }

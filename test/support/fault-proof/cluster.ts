@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { appendFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { type Child, startChild } from "../child-process.ts";
 import { startThrowawayServer, type ThrowawayServer } from "../throwaway-servers.ts";
@@ -69,6 +72,8 @@ export interface Replaced {
 
 export interface Cluster {
   env: Record<string, string>;
+  /** Where every process's output is kept, a file per process name (`<name>.log`), for after the run. */
+  logDir: string;
   procs: Proc[];
   /** URLs of the gateways up now. */
   gateways(): string[];
@@ -147,6 +152,9 @@ export async function startCluster(
       });
   let stopping = false;
   const starting = new Set<Child>();
+  // Every line each process wrote, kept past the run: an unexplained result is read there after.
+  const logDir = mkdtempSync(join(tmpdir(), "fault-proof-logs-"));
+  log(`processes' output in ${logDir}`);
 
   const start = async (p: Proc) => {
     let launched: Child | undefined;
@@ -157,6 +165,7 @@ export async function startCluster(
       timeoutMs: START_TIMEOUT_MS,
       // The metrics line comes after the ready line, so it is taken whenever it comes.
       onLine: (line) => {
+        appendFileSync(join(logDir, `${p.name}.log`), `${new Date().toISOString()} ${line}\n`);
         const metrics = METRICS_LINE.exec(line)?.[1];
         if (metrics) p.metrics = metrics;
       },
@@ -235,6 +244,7 @@ export async function startCluster(
   const servers: Record<"kafka" | "cassandra", ThrowawayServer> = { kafka, cassandra };
   return {
     env,
+    logDir,
     procs,
     gateways: () => procs.flatMap((p) => (p.role === "gateway" && p.child && p.url ? [p.url] : [])),
     async killAndRestart(p) {

@@ -42,6 +42,8 @@ export interface Flow {
   doneAt: number | null;
   /** Why the flow gave up, if it did. */
   error: string | null;
+  /** The session's status when the flow ended (a commit ends on `swept` or `failed`). */
+  status: string | null;
 }
 
 /** The base the client is given; the fetch swaps it for a live gateway. */
@@ -247,7 +249,8 @@ export function startLoad(
       const signed = await signIntent({ signer: burner.account, session: detected, quote: null });
       await commit(client, { id: created.id, burner, signed, retryFor: WAIT_MS });
       flow.step = "committed";
-      await until(flow, (s) => s.status === "swept" || s.status === "failed");
+      const ended = await until(flow, (s) => s.status === "swept" || s.status === "failed");
+      flow.status = ended.status;
     } else {
       const body = await signRefund({
         signer: burner.account,
@@ -259,7 +262,11 @@ export function startLoad(
       // The service knows a Refund by its salt: asking again never refunds twice.
       await persist(() => refund(client, { id: created.id, refund: body }));
       flow.step = "refund sent";
-      await until(flow, (s) => s.refunds.length > 0 && s.refunds.every((r) => r.status === "confirmed"));
+      const ended = await until(
+        flow,
+        (s) => s.refunds.length > 0 && s.refunds.every((r) => r.status === "confirmed"),
+      );
+      flow.status = ended.status;
     }
     flow.step = "done";
     flow.doneAt = Date.now();
@@ -277,6 +284,7 @@ export function startLoad(
       startedAt: Date.now(),
       doneAt: null,
       error: null,
+      status: null,
     };
     flows.push(flow);
     const p = pay(flow)

@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import { ensureStack } from "../../../deploy/local/stack.ts";
 import { makeTestCa } from "../test-ca.ts";
 import { startWebhookReceiver } from "../webhook-receiver.ts";
@@ -145,6 +147,9 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
       await new Promise((r) => setTimeout(r, 2000));
       result = await auditNow(c, load, receiver.received, A, fromBlock);
     }
+    // An unswept commit's executor lines, by its command ids, beside what the topics said.
+    for (const u of result.unswept)
+      u.lines.push(...logLinesOf(c, "executor", [u.sessionId, ...u.commandIds]).map((l) => `  log ${l}`));
     const done = load.flows.filter((f) => f.doneAt !== null);
     const took = done.map((f) => ((f.doneAt as number) - f.startedAt) / 1000);
     return {
@@ -173,6 +178,18 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
     await cluster?.stop();
     await receiver.close();
   }
+}
+
+/** Lines of the role's processes' logs (cluster.ts keeps them) that name any of `needles`. */
+function logLinesOf(c: Cluster, role: string, needles: string[]): string[] {
+  const lines: string[] = [];
+  for (const p of c.procs.filter((q) => q.role === role)) {
+    const file = join(c.logDir, `${p.name}.log`);
+    if (!existsSync(file)) continue;
+    for (const l of readFileSync(file, "utf8").split("\n"))
+      if (needles.some((n) => l.includes(n))) lines.push(`${p.name} ${l.slice(0, 600)}`);
+  }
+  return lines;
 }
 
 function auditNow(
@@ -212,6 +229,7 @@ export function describeReport(r: FaultProofReport): string {
       (f) => `unfinished #${f.n} ${f.kind} ${f.id ?? "(no session)"} at ${f.step}: ${f.error}`,
     ),
     `problems (${r.problems.length}): ${r.problems.slice(0, 20).join("; ") || "none"}`,
+    ...r.unswept.flatMap((u) => u.lines),
     `flow p99 ${r.flowP99.toFixed(1)} s`,
     ...[...r.requests].map(([phase, t]) => {
       const bad = [...t.other5xx, ...t.unanswered];

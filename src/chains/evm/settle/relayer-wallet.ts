@@ -47,6 +47,11 @@ export interface RelayerWalletOptions {
    * claim-to-broadcast path, which renews it; 30 s by default.
    */
   stepLeaseMs?: number;
+  /**
+   * How long after its nonce is seen used a transaction of ours is still looked for before it counts
+   * as superseded: a node's receipts can lag its nonce count. 5 s by default.
+   */
+  receiptLagMs?: number;
 }
 
 export type RelayerWallet = ReturnType<typeof createRelayerWallet>;
@@ -64,6 +69,7 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
   const pollMs = opts.pollMs ?? 250;
   const staleClaimMs = opts.staleClaimMs ?? 10 * 60_000;
   const stepLeaseMs = opts.stepLeaseMs ?? 30_000;
+  const receiptLagMs = opts.receiptLagMs ?? 5_000;
   // Who claims steps: this wallet, in this process. Two executors never share it, even in one process.
   const owner = `${relayer}/${randomUUID()}`;
   // Nonce choice and broadcast run one at a time per process, so the node's pending count includes
@@ -100,7 +106,8 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
   async function reconcile(
     row: LedgerRow,
   ): Promise<{ kind: "mined"; receipt: TransactionReceipt } | { kind: "pending" | "superseded" }> {
-    for (let pass = 0; pass < 2; pass++) {
+    let usedSince: number | null = null;
+    for (;;) {
       for (const hash of [row.txHash, ...row.hashes.filter((h) => h !== row.txHash)]) {
         const receipt = await receiptOf(hash);
         if (receipt) {
@@ -108,12 +115,20 @@ export function createRelayerWallet(opts: RelayerWalletOptions) {
           return { kind: "mined", receipt };
         }
       }
-      if (pass === 1) break;
-      const used = await rpc("nonce", () =>
-        client.getTransactionCount({ address: account.address, blockTag: "latest" }),
-      );
-      if (BigInt(used) <= row.nonce) return { kind: "pending" };
-      // The nonce is used: ours may have been mined between the two reads, so look once more.
+      if (usedSince !== null && Date.now() - usedSince >= receiptLagMs) break;
+      if (usedSince === null) {
+        const used = await rpc("nonce", () =>
+          client.getTransactionCount({ address: account.address, blockTag: "latest" }),
+        );
+        if (BigInt(used) <= row.nonce) return { kind: "pending" };
+        usedSince = Date.now();
+      }
+      // The nonce is used, by ours or another. A node may count it used before it serves the
+      // receipt (anvil under load did, 0.5 s after the send): "superseded" then would sign the step
+      // again, and a sweep already mined failed its session (docs/RELIABILITY.md). So ours is
+      // looked for until the nonce has been used for receiptLagMs.
+      opts.signal?.throwIfAborted();
+      await new Promise((r) => setTimeout(r, pollMs));
     }
     await ledger.settle(row, "superseded", row.txHash);
     return { kind: "superseded" };
