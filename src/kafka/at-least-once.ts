@@ -1,5 +1,12 @@
 import type { Consumer, Producer } from "kafkajs";
-import { groupTiming, heartbeatingWhile, type KafkaClient, kafkajs, superviseConsumer } from "./client.ts";
+import {
+  groupTiming,
+  heartbeatingWhile,
+  isProducerStateLost,
+  type KafkaClient,
+  kafkajs,
+  superviseConsumer,
+} from "./client.ts";
 import { messageBytes, requestChunks } from "./request-size.ts";
 import type { ReadRecord } from "./topic-reader.ts";
 
@@ -138,13 +145,28 @@ export interface PlainProducer {
  * every send it carried; each caller retries its own (at least once).
  */
 export function createPlainProducer(kafka: KafkaClient): PlainProducer {
-  const producer: Producer = kafkajs(kafka).producer({ idempotent: true, maxInFlightRequests: 1 });
+  const make = (): Producer => kafkajs(kafka).producer({ idempotent: true, maxInFlightRequests: 1 });
+  let producer = make();
+  const sendChunk = async (topic: string, messages: Messages) => {
+    try {
+      await producer.send({ topic, messages, acks: -1 });
+    } catch (err) {
+      if (!isProducerStateLost(err)) throw err;
+      // The broker came back without this producer's sequence and refused the batch: a new
+      // producer (a new id, its sequence from zero) sends it once more. Without this every later
+      // send failed the same way (a CI run's gateway answered 257 writes 500 after a broker
+      // restart). A batch resent this way is a command the session core knows by its id.
+      const stale = producer;
+      producer = make();
+      await stale.disconnect().catch(() => {});
+      await producer.connect();
+      await producer.send({ topic, messages, acks: -1 });
+    }
+  };
   const send = coalescingSender(async (byTopic) => {
     for (const [topic, messages] of byTopic) {
       // A projector batch of thousands of changed sessions is more than the broker takes at once.
-      for (const chunk of requestChunks(messages, messageBytes)) {
-        await producer.send({ topic, messages: chunk, acks: -1 });
-      }
+      for (const chunk of requestChunks(messages, messageBytes)) await sendChunk(topic, chunk);
     }
   });
   return {

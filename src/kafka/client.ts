@@ -220,13 +220,29 @@ const UNAVAILABLE = new Set([
 ]);
 
 /**
+ * Broker answers saying it no longer knows this idempotent producer's sequence: a broker killed and
+ * started again on data that did not keep the producer's last batches. The batch was refused, not
+ * written; kafkajs keeps the same producer id and sequence, so every later send of that producer
+ * fails the same way until it is replaced (the Java client bumps its epoch instead).
+ */
+const PRODUCER_STATE_LOST = new Set(["OUT_OF_ORDER_SEQUENCE_NUMBER", "UNKNOWN_PRODUCER_ID"]);
+
+export function isProducerStateLost(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === "KafkaJSProtocolError" &&
+    PRODUCER_STATE_LOST.has(String((error as { type?: unknown }).type))
+  );
+}
+
+/**
  * true when `error` (or an error it wraps) says Kafka is unavailable: a connection refused or lost,
  * a timeout, retries run out, or a response kafkajs counts as retriable (a leader or coordinator
  * not elected yet after a restart). The gateway answers those 503 with Retry-After.
  */
 export function isKafkaUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (UNAVAILABLE.has(e.name)) return true;
+    if (UNAVAILABLE.has(e.name) || isProducerStateLost(e)) return true;
     if (e.name.startsWith("KafkaJS") && (e as { retriable?: unknown }).retriable === true) return true;
   }
   return false;

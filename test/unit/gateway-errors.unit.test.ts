@@ -83,6 +83,10 @@ describe("error registry", () => {
       }),
     ],
     ["kafka leader not elected yet", protocolError("LEADER_NOT_AVAILABLE", true)],
+    // A broker restarted without the producer's sequence refuses the batch; the producer is
+    // replaced (src/kafka/at-least-once.ts), and a send that still meets it is safe to retry.
+    ["kafka producer sequence lost", protocolError("OUT_OF_ORDER_SEQUENCE_NUMBER", false)],
+    ["kafka producer id unknown", protocolError("UNKNOWN_PRODUCER_ID", false)],
     ["cassandra no host", new NoHostAvailableError({})],
     ["cassandra client timeout", new OperationTimedOutError("timed out", "127.0.0.1:9042")],
     ["cassandra socket closed", socketClosed],
