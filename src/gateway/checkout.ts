@@ -217,7 +217,8 @@ export function paymentSessionObject(session: SessionView, mode: KeyMode): Payme
 
 /**
  * What the checkout guards check a session against: its merchant and the hash of its client secret,
- * from the read model's state (a 2xx of the creation means every gateway can read it).
+ * from the read model's state. The gateway hands a read model that waits for the projector when the
+ * session exists but its row is not written yet (storedWhenProjected, src/projections/session-reads.ts).
  */
 export function checkoutResources(readModel: Pick<SessionReadModel, "get">) {
   return async (sessionId: string): Promise<CheckoutResource | null> => {

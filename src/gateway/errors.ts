@@ -8,7 +8,7 @@ import { ProviderUnavailableError } from "../providers/types.ts";
 import type { GatewayReply } from "../records/gateway-replies.ts";
 import { isCassandraUnavailable } from "../store/cassandra.ts";
 import { BaseError } from "../support/errors.ts";
-import { ChainUnavailableError, ReplyTimeoutError } from "./ports.ts";
+import { ChainUnavailableError, ProjectionBehindError, ReplyTimeoutError } from "./ports.ts";
 
 /**
  * Every error the gateway answers with: one stable code, one HTTP status, a default message and
@@ -460,6 +460,10 @@ export function toGatewayError(err: unknown, context: { bodyLimitBytes?: number 
   if (err instanceof GatewayError) return err;
   if (err instanceof ReplyTimeoutError) {
     return gatewayError("reply_timeout", undefined, { headers: { "retry-after": "1" }, cause: err });
+  }
+  // The session exists but its row is not projected yet: a read model behind, as good as down.
+  if (err instanceof ProjectionBehindError) {
+    return gatewayError("service_unavailable", undefined, { headers: { "retry-after": "1" }, cause: err });
   }
   if (isKafkaUnavailable(err) || isCassandraUnavailable(err)) {
     return gatewayError("service_unavailable", undefined, {

@@ -25,6 +25,13 @@ export class ReplyTimeoutError extends BaseError {
   readonly retryable = true;
 }
 
+/** Retryable: the session exists (its state is on session.state) but the projector has not written its row yet. */
+export class ProjectionBehindError extends BaseError {
+  override name = "ProjectionBehindError";
+  readonly code = "projection_behind";
+  readonly retryable = true;
+}
+
 /** Reads the session read model; never older than a version this gateway already handed out. */
 export interface SessionReadPort {
   get(sessionId: string, options?: SessionReadOptions): Promise<SessionStateRecord | null>;

@@ -1,7 +1,13 @@
-import type { LiveUpdatesPort, SessionReadOptions, SessionReadPort } from "../gateway/ports.ts";
+import {
+  type LiveUpdatesPort,
+  ProjectionBehindError,
+  type SessionReadOptions,
+  type SessionReadPort,
+} from "../gateway/ports.ts";
 import type { ChangelogReads } from "../kafka/changelog-reads.ts";
 import type { SessionStateRecord } from "../records/session-state.ts";
-import type { SessionReadModel } from "./read-model.ts";
+import { sleep } from "../support/retry.ts";
+import type { SessionReadModel, StoredSession } from "./read-model.ts";
 
 /**
  * Reads with read-your-writes. The actors write each committed state on session.state in the
@@ -124,6 +130,37 @@ function createStateCache(opts: {
           if (watched.record === null) drop(sessionId, watched);
         },
       };
+    },
+  };
+}
+
+/**
+ * The stored session, with what the Session object leaves out (the client secret's hash, the stealth
+ * facts), for a session this gateway can see. A write answers after one commit, before the projector
+ * has written the row (docs/DESIGN.md, "The write path's critical path"), so a checkout guard that
+ * read the row alone answered 404 for a session created a moment before. Here a row missing for a
+ * session the gateway's reads know is waited for, up to `timeoutMs`, then refused with
+ * ProjectionBehindError (503, retry): never "not found" for a session that exists.
+ */
+export function storedWhenProjected(deps: {
+  readModel: Pick<SessionReadModel, "get">;
+  sessions: Pick<SessionReadPort, "get">;
+  timeoutMs: number;
+  now?: () => number;
+}): Pick<SessionReadModel, "get"> {
+  const now = deps.now ?? Date.now;
+  return {
+    async get(sessionId): Promise<StoredSession | null> {
+      const row = await deps.readModel.get(sessionId);
+      if (row) return row;
+      if ((await deps.sessions.get(sessionId)) === null) return null;
+      const deadline = now() + deps.timeoutMs;
+      for (let waitMs = 10; now() < deadline; waitMs = Math.min(waitMs * 2, 250)) {
+        await sleep(Math.min(waitMs, Math.max(0, deadline - now())), undefined);
+        const projected = await deps.readModel.get(sessionId);
+        if (projected) return projected;
+      }
+      throw new ProjectionBehindError(`session ${sessionId} is not in the read model yet`);
     },
   };
 }

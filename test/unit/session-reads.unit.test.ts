@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SessionView } from "../../src/domain/view.ts";
 import type { LiveUpdatesPort } from "../../src/gateway/ports.ts";
-import type { SessionReadModel } from "../../src/projections/read-model.ts";
-import { createSessionReads } from "../../src/projections/session-reads.ts";
+import { ProjectionBehindError } from "../../src/gateway/ports.ts";
+import type { SessionReadModel, StoredSession } from "../../src/projections/read-model.ts";
+import { createSessionReads, storedWhenProjected } from "../../src/projections/session-reads.ts";
 import type { SessionStateRecord } from "../../src/records/session-state.ts";
 
 const ID = "6f1c1d9e-8f2a-4b7c-9d1e-2a3b4c5d6e7f";
@@ -249,5 +250,58 @@ describe("session reads with the in-memory cache", () => {
     await svc.get(ID);
     expect(svc.reads()).toBe(2);
     expect(svc.watched()).toEqual([]);
+  });
+});
+
+describe("stored sessions for the checkout guards (storedWhenProjected)", () => {
+  const stored = (id: string): StoredSession =>
+    ({ ...state(id, 1), view: state(id, 1).session }) as unknown as StoredSession;
+
+  it("answers the row when the projector has written it, without asking the gateway's reads", async () => {
+    let asked = 0;
+    const reads = storedWhenProjected({
+      readModel: { get: async (id) => stored(id) },
+      sessions: {
+        get: async () => {
+          asked++;
+          return null;
+        },
+      },
+      timeoutMs: 1000,
+    });
+    expect((await reads.get(ID))?.version).toBe(1);
+    expect(asked).toBe(0);
+  });
+
+  it("is null (404) for a session that exists nowhere", async () => {
+    const reads = storedWhenProjected({
+      readModel: { get: async () => null },
+      sessions: { get: async () => null },
+      timeoutMs: 1000,
+    });
+    expect(await reads.get(ID)).toBeNull();
+  });
+
+  it("waits for the row of a session the gateway knows (a write answers before its projection)", async () => {
+    let rowReads = 0;
+    const reads = storedWhenProjected({
+      // The projector writes the row on the third read.
+      readModel: { get: async (id) => (++rowReads >= 3 ? stored(id) : null) },
+      sessions: { get: async (id) => state(id, 1) },
+      timeoutMs: 5000,
+    });
+    expect((await reads.get(ID))?.view.id).toBe(ID);
+    expect(rowReads).toBe(3);
+  });
+
+  it("refuses with a retryable ProjectionBehindError when the row does not come in time", async () => {
+    const reads = storedWhenProjected({
+      readModel: { get: async () => null },
+      sessions: { get: async (id) => state(id, 1) },
+      timeoutMs: 60,
+    });
+    const err = await reads.get(OTHER).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectionBehindError);
+    expect((err as ProjectionBehindError).retryable).toBe(true);
   });
 });

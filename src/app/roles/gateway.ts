@@ -6,7 +6,7 @@ import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
 import { createHealth } from "../../ops/health.ts";
 import { followActiveReadModel } from "../../projections/active-read-model.ts";
-import { createSessionReads } from "../../projections/session-reads.ts";
+import { createSessionReads, storedWhenProjected } from "../../projections/session-reads.ts";
 import { createProviders } from "../../providers/settings.ts";
 import { executorLedger } from "../../store/executor-ledger.ts";
 import { merchantEvents } from "../../store/merchant-events.ts";
@@ -42,19 +42,27 @@ export const gatewayRole: RoleModule = {
     // The owner's reply comes in the transaction that wrote the state on session.state: a 2xx
     // needs no projection, every gateway finds that state (src/projections/session-reads.ts).
     const commands = bus.commands;
+    const sessions = createSessionReads({
+      readModel,
+      lastReplied: bus.lastReplied,
+      committed: bus.committedStates,
+      cache: { live: bus.live, ttlMs: config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
+    });
     // The entities' routes (merchant mode: merchants, subscriptions, links): each module's share.
-    const entities = entityGatewayDeps({ shared, bus, commands, readModel });
+    // Their stored-session reads (checkout guards, stealth facts) wait for a row the projector has
+    // not written yet, for a session that exists: a write answers before its projection.
+    const entities = entityGatewayDeps({
+      shared,
+      bus,
+      commands,
+      readModel: storedWhenProjected({ readModel, sessions, timeoutMs: config.REPLY_TIMEOUT_MS }),
+    });
     const app = await createGateway({
       config,
       chains: shared.chains,
       commands,
       live: bus.live,
-      sessions: createSessionReads({
-        readModel,
-        lastReplied: bus.lastReplied,
-        committed: bus.committedStates,
-        cache: { live: bus.live, ttlMs: config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
-      }),
+      sessions,
       health: createHealth({
         cassandra: shared.cassandra,
         chains: shared.chains,
