@@ -1,8 +1,14 @@
-import { createRequire } from "node:module";
 import { CompressionTypes } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { parseFetchResponse } from "../../src/kafka/batch-reader.ts";
 import { type AbortedTransaction, decodeRecordBatches } from "../../src/kafka/record-batches.ts";
+import {
+  batchBytes,
+  kafkajsMessages,
+  markerBytes,
+  markerKey,
+  newEncoder,
+} from "../support/record-batch-bytes.ts";
 
 /**
  * Our record-batch decoder against kafkajs's, on the same bytes, which kafkajs's own encoder writes:
@@ -12,80 +18,15 @@ import { type AbortedTransaction, decodeRecordBatches } from "../../src/kafka/re
  * expects, so a fault both decoders shared would still fail it.
  */
 
-const kafkajsInternal = createRequire(import.meta.url);
-const { RecordBatch } = kafkajsInternal("kafkajs/src/protocol/recordBatch/v0/index.js");
-const Record = kafkajsInternal("kafkajs/src/protocol/recordBatch/record/v0/index.js");
-const Encoder = kafkajsInternal("kafkajs/src/protocol/encoder.js");
-const Decoder = kafkajsInternal("kafkajs/src/protocol/decoder.js");
-const Long = kafkajsInternal("kafkajs/src/utils/long.js");
-const crc32C = kafkajsInternal("kafkajs/src/protocol/recordBatch/crc32C/index.js");
-const decodeMessages = kafkajsInternal("kafkajs/src/protocol/requests/fetch/v4/decodeMessages.js");
-const Batch = kafkajsInternal("kafkajs/src/consumer/batch.js");
-
 interface Plain {
   offset: number;
   key: string | null;
   value: string | null;
 }
 
-interface BatchSpec {
-  base: number;
-  records: Array<{ key: Buffer | null; value: Buffer | null; headers?: Record<string, string> }>;
-  compression?: CompressionTypes;
-  producerId?: number;
-  transactional?: boolean;
-}
-
-async function batchBytes(spec: BatchSpec): Promise<Buffer> {
-  const now = 1_700_000_000_000;
-  const encoder = await RecordBatch({
-    compression: spec.compression ?? CompressionTypes.None,
-    firstOffset: Long.fromNumber(spec.base),
-    firstTimestamp: now,
-    maxTimestamp: now + spec.records.length,
-    lastOffsetDelta: spec.records.length - 1,
-    transactional: spec.transactional ?? false,
-    producerId: Long.fromNumber(spec.producerId ?? -1),
-    records: spec.records.map((r, i) =>
-      Record({ offsetDelta: i, timestampDelta: i, key: r.key, value: r.value, headers: r.headers ?? {} }),
-    ),
-  });
-  return encoder.buffer;
-}
-
-/**
- * A transaction marker of `producerId` at `offset`. kafkajs's encoder writes no control batches:
- * its batch is made with a record whose key is the marker's (version 0, then the type: 0 abort,
- * 1 commit) and value the marker's (version 0, coordinator epoch), then the attributes' control bit
- * (0x20) is set and the CRC written again, as a broker writes a marker.
- */
-async function markerBytes(offset: number, producerId: number, type: "abort" | "commit"): Promise<Buffer> {
-  const key = new Encoder().writeInt16(0).writeInt16(type === "abort" ? 0 : 1).buffer;
-  const value = new Encoder().writeInt16(0).writeInt32(0).buffer;
-  const bytes = Buffer.from(
-    await batchBytes({ base: offset, records: [{ key, value }], producerId, transactional: true }),
-  );
-  const ATTRIBUTES = 21;
-  const CRC = 17;
-  bytes.writeInt16BE(bytes.readInt16BE(ATTRIBUTES) | 0x20, ATTRIBUTES);
-  bytes.writeUInt32BE(crc32C(bytes.subarray(ATTRIBUTES)), CRC);
-  return bytes;
-}
-
 /** What kafkajs's consumer hands to eachBatch for these fetched bytes. */
 async function kafkajsRecords(bytes: Buffer, from: number, aborted: AbortedTransaction[]): Promise<Plain[]> {
-  const sized = new Encoder().writeInt32(bytes.length).writeBuffer(bytes).buffer;
-  const messages = await decodeMessages(new Decoder(sized));
-  const batch = new Batch("t", String(from), {
-    partition: 0,
-    highWatermark: "0",
-    messages,
-    abortedTransactions: aborted.map((a) => ({
-      producerId: String(a.producerId),
-      firstOffset: String(a.firstOffset),
-    })),
-  });
-  return batch.messages.map((m: { offset: string; key: Buffer | null; value: Buffer | null }) => ({
+  return (await kafkajsMessages(bytes, from, aborted)).map((m) => ({
     offset: Number(m.offset),
     key: m.key?.toString() ?? null,
     value: m.value?.toString() ?? null,
@@ -148,6 +89,31 @@ describe("decodeRecordBatches, against kafkajs's decoder on the same bytes", () 
     expect(next).toBe(535);
   });
 
+  it("reads headers, null keys and null values inside gzip batches and committed transactions", async () => {
+    const odd = [
+      rec(null, "no key", { trace: "t-1" }),
+      rec("k", null, { a: "1", b: "2" }),
+      rec(null, null),
+      rec("k", "", { empty: "" }),
+      rec("κλειδί", "τιμή", { "h-ü": "ö" }),
+    ];
+    const bytes = Buffer.concat([
+      await batchBytes({ base: 0, records: odd, compression: CompressionTypes.GZIP }),
+      await batchBytes({ base: 5, records: odd, producerId: 3, transactional: true }),
+      await batchBytes({
+        base: 10,
+        records: odd,
+        producerId: 3,
+        transactional: true,
+        compression: CompressionTypes.GZIP,
+      }),
+      await markerBytes(15, 3, "commit"),
+    ]);
+    const { next } = await expectBoth(bytes, 0, [], range(0, 15));
+    expect(next).toBe(16);
+    await expectBoth(bytes, 12, [], range(12, 15));
+  });
+
   it("drops an aborted transaction's records and the markers, keeps committed and plain ones", async () => {
     const A = 7;
     const B = 9;
@@ -196,7 +162,7 @@ describe("decodeRecordBatches, against kafkajs's decoder on the same bytes", () 
   });
 
   it("treats a data record keyed like an abort marker as data", async () => {
-    const abortKey = new Encoder().writeInt16(0).writeInt16(0).buffer;
+    const abortKey = markerKey("abort");
     const bytes = Buffer.concat([
       await batchBytes({ base: 0, records: many(2, "A"), producerId: 4, transactional: true }),
       await batchBytes({ base: 2, records: [{ key: abortKey, value: Buffer.from("data") }] }),
@@ -234,21 +200,21 @@ describe("parseFetchResponse", () => {
   it("reads each partition's error code, aborted transactions and record bytes", async () => {
     const records = await batchBytes({ base: 0, records: many(3, "r") });
     const partition = (id: number, code: number, aborted: Array<[number, number]>, bytes: Buffer | null) =>
-      new Encoder()
+      newEncoder()
         .writeInt32(id)
         .writeInt16(code)
         .writeInt64(100)
         .writeInt64(90)
         .writeInt64(0)
-        .writeArray(aborted.map(([p, o]) => new Encoder().writeInt64(p).writeInt64(o)))
+        .writeArray(aborted.map(([p, o]) => newEncoder().writeInt64(p).writeInt64(o)))
         .writeInt32(-1)
         .writeBytes(bytes);
-    const raw = new Encoder()
+    const raw = newEncoder()
       .writeInt32(0)
       .writeInt16(0)
       .writeInt32(0)
       .writeArray([
-        new Encoder()
+        newEncoder()
           .writeString("topic")
           .writeArray([partition(3, 0, [[7, 12]], records), partition(5, 6, [], null)]),
       ]).buffer;
