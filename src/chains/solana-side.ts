@@ -27,12 +27,14 @@ export interface SolanaGatewaySide {
   verifyMessage(signer: string, message: Uint8Array, signature: string): boolean;
   /**
    * A burner's bounce setup (base64 wire form) checked against this session, burner, relayer and mint
-   * (docs/SOLANA.md, "The bounce"): the refund address its statement names, or why it is refused.
+   * (docs/SOLANA.md, "The bounce"), and its blockhash still valid (a setup the chain would refuse is
+   * never kept in place of one it would take): the refund address its statement names, or why it is
+   * refused. Reads the chain.
    */
   checkBounceSetup(
     wire: string,
     expected: { sessionId: string; burner: string },
-  ): { ok: true; refundTo: string } | { ok: false; reason: string };
+  ): Promise<{ ok: true; refundTo: string } | { ok: false; reason: string }>;
   /** The newest blockhash at `confirmed` and the last block height a transaction using it lands in. */
   latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
   /**

@@ -88,6 +88,13 @@ export {
   getTokenOptions,
 } from "./actions/get-token-options.ts";
 export {
+  BOUNCE_SETUP_REFRESH_MS,
+  type KeepSolanaBounceSetupErrorType,
+  type KeepSolanaBounceSetupParameters,
+  type KeepSolanaBounceSetupReturnType,
+  keepSolanaBounceSetup,
+} from "./actions/keep-solana-bounce-setup.ts";
+export {
   type MakeBurnerParameters,
   type MakeBurnerReturnType,
   makeBurner,

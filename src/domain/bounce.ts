@@ -51,6 +51,16 @@ export const holdsBounceable = (s: Session, policy: SessionPolicy): boolean =>
   );
 
 /**
+ * Whether the session's bounce setup has been handed to the executor (or refused by the relayer's
+ * budget): it holds one and accepted USDC worth bouncing, the two conditions `relayBounceSetup`
+ * sends it on. Until then the setup the session holds is only kept, and the same burner may replace
+ * it with a newer one (a payer's page keeps a fresh one there while it waits, docs/LINKS.md); after,
+ * it is final: the relayer relays one setup per session.
+ */
+export const setupRelayAsked = (s: Session, policy: SessionPolicy): boolean =>
+  s.bounceSetup !== null && holdsBounceable(s, policy);
+
+/**
  * Asks the executor to relay the burner's bounce setup, once: when the setup and an accepted USDC
  * deposit are both recorded, whichever came second (`before` is the session without this decision's
  * events, `after` with them). Nothing is relayer-paid before value exists: a registration whose burner
@@ -64,8 +74,7 @@ export function relayBounceSetup(
   policy: SessionPolicy,
 ): void {
   if (after.bounceSetup === null || after.burner === null || after.originChainId === null) return;
-  if (!holdsBounceable(after, policy) || (before.bounceSetup !== null && holdsBounceable(before, policy)))
-    return;
+  if (!holdsBounceable(after, policy) || setupRelayAsked(before, policy)) return;
   if (budgetRefusal(after, policy, [{ chainId: after.originChainId, action: "bounce_setup" }]) !== null)
     return;
   b.send({

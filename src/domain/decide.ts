@@ -1,5 +1,11 @@
 import { unsupportedReason } from "./acceptance.ts";
-import { bounceSetupCommandId, holdsBounceable, relayBounceSetup, solanaBounces } from "./bounce.ts";
+import {
+  bounceSetupCommandId,
+  holdsBounceable,
+  relayBounceSetup,
+  setupRelayAsked,
+  solanaBounces,
+} from "./bounce.ts";
 import type { SessionInput } from "./commands.ts";
 import { pinnedOnlyRefusal } from "./commit-rules.ts";
 import { type Decision, DecisionBuilder, nothingToDo, refuse } from "./decision.ts";
@@ -159,8 +165,10 @@ export const expires = (s: Session): boolean =>
  * A checkout session's burner (with its EIP-7702 authorization), or a Solana-origin session's
  * ed25519 burner (none): filled once, while pending. The slot is the session's, so two
  * registrations racing reach this one actor in turn: the first fills it, the second is refused.
- * A Solana burner may add its bounce setup later, once, until the session is committed: the payer's
- * client signs it at detection, so its blockhash is fresh when the relayer relays it.
+ * A Solana burner may add its bounce setup later, until the session is committed, and replace it
+ * with a newer one until it is relayed (src/domain/bounce.ts, `setupRelayAsked`): a setup's blockhash
+ * expires, so the payer's page keeps a fresh one here while it waits, and the one held when an
+ * accepted deposit is recorded is the one relayed, once.
  */
 function decideRegister(
   command: Extract<SessionInput, { type: "RegisterBurner" }>,
@@ -179,7 +187,7 @@ function decideRegister(
     state.burner !== null &&
     sameId(state.burner, burner) &&
     bounceSetup !== null &&
-    state.bounceSetup === null;
+    !setupRelayAsked(state, policy);
   if (state.burner !== null && !addsSetup) return refuse(reject("already_registered"));
   if (state.status !== "pending" && !(addsSetup && expires(state))) return refuse(reject("wrong_status"));
   if (bounceSetup !== null) {

@@ -6,8 +6,9 @@ import {
   getOrCreateAssociatedTokenAccount,
 } from "@solana/spl-token";
 import { type Connection, Keypair, PublicKey, sendAndConfirmTransaction, Transaction } from "@solana/web3.js";
-import type { Browser, BrowserContext } from "playwright-core";
+import type { Browser, BrowserContext, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BOUNCE_SETUP_REFRESH_MS } from "../../src/client/actions/keep-solana-bounce-setup.ts";
 import { solanaPayUri } from "../../src/gateway/link-page/payment-uri.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
 import {
@@ -32,13 +33,14 @@ import { installSolanaTestWallet } from "../support/solana-test-wallet.ts";
 // A payment link paid in USDC on Solana through its hosted page, in Debian's headless chromium on
 // the real stack (the EVM scenarios: ./payment-link-page.e2e.test.ts). The merchant pins a Solana
 // destination; the page makes an ed25519 burner in the browser, opens a Solana checkout through the
-// link, shows the burner's address and a Solana Pay request, and once the deposit is seen signs the
-// bounce setup and the sweep with the burner key; the session is swept to the destination.
+// link, hands the service the burner's bounce setup (kept fresh while it waits), shows the burner's
+// address and a Solana Pay request, and once the deposit is seen signs the sweep with the burner key;
+// the session is swept to the destination, or bounced to the payer when the tab was closed first.
 
 const T = 240_000;
 const OPERATOR_SECRET = `operator-${"e".repeat(40)}`;
 const AMOUNT = 10_000_000n; // 10 USDC
-// A session not swept by then expires: the closed tab's case waits for it (its two halves run first
+// A session not swept by then expires: the closed tabs' cases wait for it (their halves run early
 // and last, so the wait overlaps the other cases), the others settle well within it.
 const TTL_S = 60;
 
@@ -123,7 +125,33 @@ async function expectSwept(sessionId: string, dest: PublicKey) {
   expect(BigInt(swept.body.settled_amount)).toBe(AMOUNT - BigInt(swept.body.fee_amount));
 }
 
+/** A registration of the page that hands the service a bounce setup (POST /sessions/:id/solana-burner). */
+const handsOverSetup = (r: Request) =>
+  r.url().endsWith("/solana-burner") && (r.postData() ?? "").includes("bounce_setup");
+
+/** Pays the link's amount to the burner's USDC account from `from`'s, as a phone wallet reading the request would. */
+async function payByHand(from: Keypair, burner: PublicKey) {
+  const to = getAssociatedTokenAddressSync(mint, burner);
+  await sendAndConfirmTransaction(
+    sol,
+    new Transaction().add(
+      createAssociatedTokenAccountIdempotentInstruction(from.publicKey, to, burner, mint),
+      createTransferCheckedInstruction(
+        getAssociatedTokenAddressSync(mint, from.publicKey),
+        mint,
+        to,
+        from.publicKey,
+        AMOUNT,
+        6,
+      ),
+    ),
+    [from],
+    { commitment: "confirmed" },
+  );
+}
+
 let closedTab: { sessionId: string; payer: PublicKey; burner: PublicKey };
+let closedByHand: { sessionId: string; payer: PublicKey; burner: PublicKey; setups: number[] };
 
 describe("a payment link paid in USDC on Solana", () => {
   it(
@@ -141,9 +169,10 @@ describe("a payment link paid in USDC on Solana", () => {
       // Solana alone is offered: a Solana refund address, no EVM wallet.
       expect(await page.getAttribute("#refund", "placeholder")).toBe("a Solana address");
       expect(await page.isHidden("#wallet-start")).toBe(true);
-      // The setup's registration, sent by the page once the wallet reports the transfer confirmed.
+      // The setup's registration the page sends once the wallet reports the transfer confirmed (the
+      // one before the address was shown, and its refreshes, are the by-hand case's below).
       const setupAttached = page.waitForResponse(
-        (r) => r.url().endsWith("/solana-burner") && (r.request().postData() ?? "").includes("bounce_setup"),
+        (r) => handsOverSetup(r.request()) && wallet.confirmed.length === 1,
         { timeout: 90_000 },
       );
       await page.click("#solana-wallet-pay");
@@ -256,24 +285,7 @@ describe("a payment link paid in USDC on Solana", () => {
       await shot(page, "deposit-address");
 
       // Paid as a phone wallet reading the request would: to the burner's USDC account, opened on the way.
-      const owner = new PublicKey(burner);
-      const to = getAssociatedTokenAddressSync(mint, owner);
-      await sendAndConfirmTransaction(
-        sol,
-        new Transaction().add(
-          createAssociatedTokenAccountIdempotentInstruction(funder.publicKey, to, owner, mint),
-          createTransferCheckedInstruction(
-            getAssociatedTokenAddressSync(mint, funder.publicKey),
-            mint,
-            to,
-            funder.publicKey,
-            AMOUNT,
-            6,
-          ),
-        ),
-        [funder],
-        { commitment: "confirmed" },
-      );
+      await payByHand(funder, new PublicKey(burner));
       await waitForPaid(page, log);
       await shot(page, "paid");
       await expectSwept((await page.getAttribute("body", "data-session")) as string, dest);
@@ -281,26 +293,78 @@ describe("a payment link paid in USDC on Solana", () => {
     },
     T,
   );
+
+  it(
+    "paid by hand and the tab closed before the page saw the deposit: the page had kept a fresh bounce setup with the service (the bounce is checked by the last case)",
+    async () => {
+      const { url } = await solanaMerchantLink();
+      const profile = await newProfile(browser);
+      const page = await profile.newPage();
+      const log = watch(page);
+      // As in the wallet's closed tab: the page never hears of the deposit, so it signs nothing at
+      // detection, and nothing tells it that a phone wallet paid.
+      await page.route("**/sessions/*/events*", () => {});
+      const setups: number[] = [];
+      page.on("response", (r) => {
+        if (handsOverSetup(r.request())) setups.push(r.status());
+      });
+      const payer = Keypair.generate();
+      await fundSolanaWallet(sol, funder, mint, payer.publicKey, { lamports: 50_000_000n, usdc: AMOUNT });
+      expect((await page.goto(url))?.status()).toBe(200);
+      await page.fill("#refund", payer.publicKey.toBase58());
+      await page.click("#pay");
+      await page.waitForSelector("#deposit:not([hidden])", { timeout: 60_000 }).catch((err) => {
+        throw new Error(`no deposit address:\n${log.join("\n")}`, { cause: err });
+      });
+      const sessionId = (await page.getAttribute("body", "data-session")) as string;
+      const burner = new PublicKey(((await page.textContent("#address")) ?? "").trim());
+      // Paid a little after the page's first refresh (every 20 s), so the setup the service holds
+      // when the deposit lands is a replacement; the tab is closed as soon as the wallet confirms.
+      await page.waitForTimeout(BOUNCE_SETUP_REFRESH_MS + 8_000);
+      await payByHand(payer, burner);
+      await profile.close();
+      expect(await usdcOf(burner)).toBe(AMOUNT);
+      expect(await usdcOf(payer.publicKey)).toBe(0n);
+      const open = (await call(`/sessions/${sessionId}`)).body;
+      expect(["pending", "detected"]).toContain(open.status);
+      expect(open.fee_bps).toBeNull();
+      closedByHand = { sessionId, payer: payer.publicKey, burner, setups };
+    },
+    T,
+  );
 });
 
 describe("a payment link paid in USDC on Solana, after the other cases", () => {
+  /** The closed tab's session expires unswept, and the service bounces its USDC to the payer's wallet. */
+  async function expectBounced({ sessionId, payer, burner }: typeof closedTab) {
+    const bounced = await eventually("the bounce to the payer", TTL_S * 1000 + 90_000, async () => {
+      const s = (await call(`/sessions/${sessionId}`)).body;
+      return s.status === "bounced" ? s : undefined;
+    });
+    expect(bounced).toMatchObject({
+      detected_amount: AMOUNT.toString(),
+      fee_bps: null, // never committed
+      refunds: [{ kind: "bounce", status: "confirmed" }],
+    });
+    expect(bounced.refunds[0].to).toBe(payer.toBase58());
+    expect(await usdcOf(payer)).toBe(AMOUNT);
+    // The bounce closes the burner's USDC account: nothing is left in it.
+    expect(await sol.getAccountInfo(getAssociatedTokenAddressSync(mint, burner))).toBeNull();
+  }
+
   it(
-    "the closed tab strands nothing: its session expires unswept and the service bounces the USDC to the payer's wallet",
+    "the tab closed after the wallet's transfer strands nothing: its session expires unswept and the service bounces the USDC to the payer's wallet",
+    () => expectBounced(closedTab),
+    T,
+  );
+
+  it(
+    "the tab closed after paying by hand strands nothing either: bounced to the payer's wallet by a setup the page had signed again since the first",
     async () => {
-      const { sessionId, payer, burner } = closedTab;
-      const bounced = await eventually("the bounce to the payer", TTL_S * 1000 + 90_000, async () => {
-        const s = (await call(`/sessions/${sessionId}`)).body;
-        return s.status === "bounced" ? s : undefined;
-      });
-      expect(bounced).toMatchObject({
-        detected_amount: AMOUNT.toString(),
-        fee_bps: null, // never committed
-        refunds: [{ kind: "bounce", status: "confirmed" }],
-      });
-      expect(bounced.refunds[0].to).toBe(payer.toBase58());
-      expect(await usdcOf(payer)).toBe(AMOUNT);
-      // The bounce closes the burner's USDC account: nothing is left in it.
-      expect(await sol.getAccountInfo(getAssociatedTokenAddressSync(mint, burner))).toBeNull();
+      await expectBounced(closedByHand);
+      // One before the address was shown, then at least one refresh before the payment: each taken.
+      expect(closedByHand.setups.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(closedByHand.setups)).toEqual(new Set([200]));
     },
     T,
   );

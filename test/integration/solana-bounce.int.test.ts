@@ -304,7 +304,9 @@ describe("the Solana bounce on chain", () => {
       mint: mint.toBase58(),
     });
     const wire = await kitSigned(0, relayer.publicKey.toBase58(), blockhash, ixs, burner);
-    expect(gatewaySide().checkBounceSetup(wire, { sessionId, burner: burner.publicKey.toBase58() })).toEqual({
+    expect(
+      await gatewaySide().checkBounceSetup(wire, { sessionId, burner: burner.publicKey.toBase58() }),
+    ).toEqual({
       ok: true,
       refundTo: wallet.toBase58(),
     });

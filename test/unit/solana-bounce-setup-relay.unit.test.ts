@@ -64,16 +64,22 @@ const create: CreateSession = {
   metadata: meta("create", 0),
 };
 
-const register = (withSetup: boolean, burner = BURNER, second = 1): RegisterBurner => ({
+const register = (
+  withSetup: boolean,
+  burner = BURNER,
+  second = 1,
+  transaction = SETUP_TX,
+  refundTo = WALLET,
+): RegisterBurner => ({
   type: "RegisterBurner",
   data: {
     sessionId: ID,
     burner,
     auth: null,
     standingRefund: null,
-    bounceSetup: withSetup ? { refundTo: WALLET, transaction: SETUP_TX } : null,
+    bounceSetup: withSetup ? { refundTo, transaction } : null,
   },
-  metadata: meta(`register ${burner} ${withSetup} ${second}`, second),
+  metadata: meta(`register ${burner} ${withSetup} ${second} ${transaction}`, second),
 });
 
 const transfer = (n: number, amount: bigint, token = MINT): Transfer => ({
@@ -219,5 +225,59 @@ describe("a bounce setup under the chain's money facts (the one dust rule)", () 
     const first = work(registered, record(at(1, 10_000n), 5));
     const held = [...registered, ...first.events];
     expect(work(held, record(at(2, 25_000_000n), 6)).sent).toEqual(["SolanaBounceSetup"]);
+  });
+});
+
+describe("a bounce setup kept fresh by the payer's page before the deposit", () => {
+  // The page re-signs the setup on a new blockhash every third of a blockhash's life while it waits
+  // (docs/LINKS.md, "A Solana tab closed before detection"): each one replaces the last, none is sent.
+  const NEWER = "BQYHCA==";
+  const NEWEST = "CQoLDA==";
+  const kept = journal(
+    create,
+    register(true),
+    register(true, BURNER, 21, NEWER),
+    register(true, BURNER, 41, NEWEST),
+  );
+
+  it("replaces the one held, and asks the executor for nothing", () => {
+    given(...journal(create, register(true)))
+      .when(register(true, BURNER, 21, NEWER))
+      .thenState({ bounceTo: WALLET, bounceSetup: NEWER });
+    expect(executorWork(journal(create, register(true)), register(true, BURNER, 21, NEWER))).toEqual([]);
+    given(...journal(create, register(true), register(true, BURNER, 21, NEWER)))
+      .when(register(true, BURNER, 41, NEWEST))
+      .thenState({ bounceSetup: NEWEST });
+  });
+
+  it("relays only the newest, once, with the first accepted USDC deposit", () => {
+    expect(executorWork(kept, record(usdc, 50))).toEqual([
+      expect.objectContaining({ ...setupRelay, work: { ...setupRelay.work, transaction: NEWEST } }),
+    ]);
+  });
+
+  it("is final once relayed: a later one is refused and nothing more is sent, so the relayer relays one setup", () => {
+    const relayed = [...kept, ...decided(kept, record(usdc, 50)).events];
+    given(...relayed)
+      .when(register(true, BURNER, 61, SETUP_TX))
+      .thenRejects("already_registered");
+    expect(executorWork(relayed, record(transfer(4, 5_000_000n), 62))).toEqual([]);
+  });
+
+  it("may still be replaced while the burner holds only dust, SOL or a token the operator does not take", () => {
+    const unworthy = journal(create, register(true), record(dust, 5), record(sol, 6));
+    given(...unworthy)
+      .when(register(true, BURNER, 21, NEWER))
+      .thenState({ bounceSetup: NEWER });
+    expect(executorWork(unworthy, register(true, BURNER, 21, NEWER))).toEqual([]);
+  });
+
+  it("is replaced only by the session's burner, for the refund address already signed", () => {
+    given(...kept)
+      .when(register(true, STRANGER, 50, NEWER))
+      .thenRejects("already_registered");
+    given(...kept)
+      .when(register(true, BURNER, 50, NEWER, DEST))
+      .thenRejects("refund_address_mismatch");
   });
 });

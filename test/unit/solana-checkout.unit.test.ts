@@ -153,7 +153,7 @@ const solanaPort = (over: Partial<SolanaPort> = {}): SolanaPort => ({
   reaches: [31337],
   parseAddress: parseSolanaAddress,
   verifyMessage: () => false,
-  checkBounceSetup: () => ({ ok: false, reason: "not used" }),
+  checkBounceSetup: () => Promise.reject(new Error("not used")),
   burnerSignature: () => null,
   checkRefund: () => Promise.reject(new Error("not used")),
   latestBlockhash: () => Promise.reject(new Error("not used")),

@@ -54,6 +54,8 @@ const destination = solanaKey().address;
 const USDC_MINT = solanaKey().address;
 
 let rpcUp = true;
+/** A blockhash the chain no longer takes. */
+const EXPIRED_BLOCKHASH = "9sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
 const port: SolanaPort = {
   chainId: SOLANA,
   feePayer,
@@ -63,14 +65,19 @@ const port: SolanaPort = {
   reaches: [EVM],
   parseAddress: parseSolanaAddress,
   verifyMessage: verifyEd25519,
-  checkBounceSetup: (wire, expected) => {
+  // The byte-for-byte check is the real one; the chain's answer on the blockhash is this test's.
+  async checkBounceSetup(wire, expected) {
     const checked = checkBounceSetup(wire, {
       sessionId: expected.sessionId,
       burner: new PublicKey(expected.burner),
       relayer: new PublicKey(feePayer),
       mint: new PublicKey(USDC_MINT),
     });
-    return checked.ok ? { ok: true, refundTo: checked.refundTo } : checked;
+    if (!checked.ok) return checked;
+    if (!rpcUp) throw new ChainUnavailableError("chain 792703810's RPC did not answer: ECONNREFUSED");
+    return checked.transaction.message.recentBlockhash === EXPIRED_BLOCKHASH
+      ? { ok: false, reason: "its blockhash expired: sign it again with one from GET /solana/blockhash" }
+      : { ok: true, refundTo: checked.refundTo };
   },
   async latestBlockhash() {
     if (!rpcUp) throw new ChainUnavailableError("chain 792703810's RPC did not answer: ECONNREFUSED");
@@ -310,7 +317,7 @@ describe("POST /sessions/:id/solana-burner", () => {
   describe("with a bounce setup (docs/SOLANA.md, The bounce)", () => {
     const blockhash = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
     /** A web3.js burner, its registration signed with Node's ed25519 from the same key. */
-    const withSetup = (id: string, refundTo: string, relayer = feePayer) => {
+    const withSetup = (id: string, refundTo: string, relayer = feePayer, signedOn = blockhash) => {
       const burner = makeSolanaBurner();
       const setup = signSolanaBounceSetup({
         sessionId: id,
@@ -318,7 +325,7 @@ describe("POST /sessions/:id/solana-burner", () => {
         refundTo,
         relayer,
         mint: USDC_MINT,
-        blockhash,
+        blockhash: signedOn,
       });
       return post(`/sessions/${id}/solana-burner`, {
         burner_address: burner.address,
@@ -342,6 +349,33 @@ describe("POST /sessions/:id/solana-burner", () => {
       const res = await withSetup(id, solanaKey().address, solanaKey().address);
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatch(/bounce_setup: the transaction is not the bounce setup/);
+      expect(gw.service.sent.length).toBe(before);
+    });
+
+    it("refuses a setup signed on an expired blockhash: 400 invalid_bounce_setup, nothing sent", async () => {
+      const { id } = await created();
+      const before = gw.service.sent.length;
+      const res = await withSetup(id, solanaKey().address, feePayer, EXPIRED_BLOCKHASH);
+      expect([res.statusCode, res.json().error]).toEqual([
+        400,
+        expect.stringMatching(/bounce_setup: its blockhash expired/),
+      ]);
+      expect(gw.service.sent.length).toBe(before);
+    });
+
+    it("answers 502 and sends nothing when the chain cannot say whether its blockhash is valid", async () => {
+      const { id } = await created();
+      const before = gw.service.sent.length;
+      rpcUp = false;
+      try {
+        const res = await withSetup(id, solanaKey().address);
+        expect([res.statusCode, res.json().error]).toEqual([
+          502,
+          expect.stringMatching(/RPC did not answer/),
+        ]);
+      } finally {
+        rpcUp = true;
+      }
       expect(gw.service.sent.length).toBe(before);
     });
 

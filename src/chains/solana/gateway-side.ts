@@ -43,15 +43,16 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
       throw new ChainUnavailableError(`chain ${chain.chainId}'s RPC did not answer: ${why}`, { cause: err });
     }
   };
+  /** Why a transaction the burner signed can no longer land: its blockhash expired; null while it is valid. */
+  const expired = async (blockhash: string): Promise<{ ok: false; reason: string } | null> =>
+    (await read(() => connection.isBlockhashValid(blockhash, { commitment: "confirmed" }))).value
+      ? null
+      : { ok: false, reason: "its blockhash expired: sign it again with one from GET /solana/blockhash" };
   const checkSweep: SolanaGatewaySide["checkSweep"] = async (transaction, expected) => {
     const checked = checkSolanaSweep(transaction, { ...expected, feePayer: chain.feePayer });
     if (!checked.ok) return checked;
-    const blockhash = checked.transaction.message.recentBlockhash;
-    if (!(await read(() => connection.isBlockhashValid(blockhash, { commitment: "confirmed" }))).value)
-      return {
-        ok: false,
-        reason: "its blockhash expired: sign it again with one from GET /solana/blockhash",
-      };
+    const stale = await expired(checked.transaction.message.recentBlockhash);
+    if (stale !== null) return stale;
     if (expected.token === NATIVE_MINT) {
       // Lamports to an account that does not exist open it, and the runtime refuses a new account
       // below the rent-exempt minimum: such a sweep would fail on chain, at the relayer's fee.
@@ -113,14 +114,22 @@ export function createSolanaGatewaySide(chain: SolanaGatewayChain): SolanaGatewa
       if (signature === null) return { ok: false, empty: false, reason: "the burner's signature is missing" };
       return { ok: true, amount, signature };
     },
-    checkBounceSetup(wire, expected) {
+    async checkBounceSetup(wire, expected) {
       const checked = checkBounceSetup(wire, {
         sessionId: expected.sessionId,
         burner: new PublicKey(expected.burner),
         relayer: new PublicKey(chain.feePayer),
         mint: new PublicKey(chain.usdcMint),
       });
-      return checked.ok ? { ok: true, refundTo: checked.refundTo } : checked;
+      if (!checked.ok) return checked;
+      // The session keeps the newest setup it is given (a payer's page re-signs it while it waits):
+      // an expired one would take the place of one the relayer could still relay.
+      return (
+        (await expired(checked.transaction.message.recentBlockhash)) ?? {
+          ok: true,
+          refundTo: checked.refundTo,
+        }
+      );
     },
   };
 }

@@ -68,7 +68,7 @@ export type PaySolanaSessionErrorType = ApiError | ClientError | SessionEndedErr
  * over SSE (then add the burner's bounce setup when `refundTo` is given), sign the sweep of exactly
  * what was detected with a fresh blockhash, commit it, and wait until the session is swept. Run again
  * with the same burner (a payer's page reloaded), it carries on where the session is: the same
- * registration is answered as the first, and a setup attached before is the one the service keeps.
+ * registration is answered as the first, and a setup the service relayed before is the one it keeps.
  *
  * @example
  * import { makeSolanaBurner, paySolanaSession } from "deposit-settlement/client";
@@ -93,7 +93,8 @@ export async function paySolanaSession(
   // The bounce setup is signed now, on a fresh blockhash: the service relays it only once a deposit
   // is recorded (it pays nothing for a burner never paid), and a setup signed at registration would
   // have expired (~60 s) for any payer slower than that. A setup attached earlier (a reloaded page,
-  // or a page that attached it as soon as the payer's transfer was confirmed) is the one kept.
+  // a page that attached it as the payer's transfer confirmed or kept one fresh while it waited) was
+  // relayed when the deposit was recorded, and this one is answered 409 and skipped.
   if (params.refundTo !== undefined)
     await attachSolanaBounceSetup(client, { id, terms, burner, refundTo: params.refundTo, signal });
   const { detected, signed, committed } = await signAndCommit(client, first, params);

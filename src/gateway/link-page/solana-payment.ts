@@ -2,15 +2,19 @@
  * Paying a link in USDC on Solana (docs/LINKS.md, "Pay on Solana"): a Solana checkout session, an
  * ed25519 burner made in the browser (the client library's makeSolanaBurner), its address and a
  * Solana Pay request, or the payer's Wallet Standard wallet sending the one transfer; then the
- * client library's paySolanaSession settles it: the bounce setup to the payer's address (as soon as
- * the wallet's transfer is confirmed, or once the deposit is seen) and the sweep, signed with the
- * burner key once the deposit is seen.
+ * client library's paySolanaSession settles it: the bounce setup to the payer's address (kept fresh
+ * while the page waits, signed again as soon as the wallet's transfer is confirmed) and the sweep,
+ * signed with the burner key once the deposit is seen.
  */
 
 import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import { attachSolanaBounceSetup } from "../../client/actions/attach-solana-bounce-setup.ts";
 import { getSolanaBlockhash } from "../../client/actions/get-solana-blockhash.ts";
+import {
+  BOUNCE_SETUP_REFRESH_MS,
+  keepSolanaBounceSetup,
+} from "../../client/actions/keep-solana-bounce-setup.ts";
 import { makeSolanaBurner } from "../../client/actions/make-solana-burner.ts";
 import { paySolanaSession } from "../../client/actions/pay-solana-session.ts";
 import { createApiClient } from "../../client/api-client.ts";
@@ -69,13 +73,35 @@ export async function followSolana(payment: SolanaSavedPayment, wallet: SolanaWa
   const burner = makeSolanaBurner({
     secretKey: new Uint8Array(getBase58Encoder().encode(payment.burnerKey)),
   });
+  const keeping = new AbortController();
   await settle({
     payment,
     refundTo,
     returnedBy: "bounce",
     pay: async (client, onSession) => {
-      /** Once the address is shown: the wallet, if the payer pays with one, is asked for the one transfer. */
+      const setup = { id, terms, burner, refundTo };
+      const warn = (err: unknown) =>
+        console.warn(`the bounce setup waits for the next round: ${explain(err)}`);
+      /**
+       * Once registered: a bounce setup is handed over before the address is shown, then signed again
+       * on a new blockhash every BOUNCE_SETUP_REFRESH_MS while the page waits, so a payer who pays by
+       * hand and closes the tab before the deposit is seen is still bounced (docs/LINKS.md, "A Solana
+       * tab closed before detection"). Then the wallet, if the payer pays with one, is asked for the
+       * one transfer.
+       */
       const registered = async () => {
+        // false: the service takes no more setups (one was relayed, or the session moved on).
+        const takes = await attachSolanaBounceSetup(client, setup).catch((err: unknown) => {
+          warn(err);
+          return true;
+        });
+        if (takes)
+          void keepSolanaBounceSetup(client, {
+            ...setup,
+            startIn: BOUNCE_SETUP_REFRESH_MS,
+            onError: warn,
+            signal: keeping.signal,
+          });
         await showDeposit(solanaDeposit(burner.address, payment), payment.expiresAt, refundTo);
         if (!wallet) return;
         const sent = await askWallet(payment, async () => {
@@ -91,10 +117,7 @@ export async function followSolana(payment: SolanaSavedPayment, wallet: SolanaWa
         // The transfer is confirmed: the bounce setup is handed over now, not at detection, so a tab
         // closed from here on still ends settled or bounced (docs/LINKS.md, "When the page is closed").
         // Failing here, it is signed again once the deposit is detected.
-        if (sent)
-          await attachSolanaBounceSetup(client, { id, terms, burner, refundTo }).catch((err: unknown) =>
-            console.warn(`the bounce setup waits for the deposit's detection: ${explain(err)}`),
-          );
+        if (sent) await attachSolanaBounceSetup(client, setup).catch(warn);
       };
       await paySolanaSession(client, {
         id,
@@ -107,7 +130,7 @@ export async function followSolana(payment: SolanaSavedPayment, wallet: SolanaWa
         detectionTimeout: Math.max(payment.expiresAt * 1000 - Date.now(), 60_000),
         onRegistered: registered,
         onSession,
-      });
+      }).finally(() => keeping.abort());
     },
   });
 }

@@ -139,7 +139,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
     {
       schema: {
         summary:
-          "Register the payer's Solana burner on a Solana-origin session (once, while pending); the same burner may add its bounce setup once more, until the commit",
+          "Register the payer's Solana burner on a Solana-origin session (once, while pending); the same burner may add its bounce setup, and replace it with a newer one until it is relayed, until the commit",
         params: sessionParamsSchema,
         body: solanaBurnerBodySchema,
         response: { 200: solanaBurnerResponseSchema, ...errors },
@@ -171,7 +171,7 @@ export const solanaRoutes: FastifyPluginAsyncZod<SolanaRoutesOptions> = async (a
       const wire = request.body.bounce_setup;
       let bounceSetup: RegisterBurner["data"]["bounceSetup"] = null;
       if (wire !== undefined) {
-        const checked = solana.checkBounceSetup(wire, { sessionId: id, burner });
+        const checked = await solana.checkBounceSetup(wire, { sessionId: id, burner });
         if (!checked.ok) throw gatewayError("invalid_bounce_setup", `bounce_setup: ${checked.reason}`);
         bounceSetup = { refundTo: checked.refundTo, transaction: wire };
       }
