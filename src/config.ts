@@ -171,6 +171,12 @@ const envSchema = z.object({
    * before its next transaction (src/actors/linger.ts); an idle partition never waits. 0: at once.
    */
   ACTOR_COMMIT_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
+  /**
+   * Under load the linger follows the partition's last transaction's length, up to this
+   * (src/actors/linger.ts): a slow transaction means a busy broker, and a longer wait shares its
+   * per-transaction work among more commands. At or below ACTOR_COMMIT_LINGER_MS: a fixed wait.
+   */
+  ACTOR_COMMIT_LINGER_MAX_MS: z.coerce.number().int().min(0).max(200).default(50),
 
   /**
    * Platform fee in basis points, resolved at commit and signed into nothing: the delegate takes it
