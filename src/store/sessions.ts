@@ -51,12 +51,16 @@ const CONCURRENT_WRITES = 64;
 
 /**
  * A row's size as Cassandra's batch limit counts it, from above: its JSON's UTF-8 bytes (a name may
- * not be ASCII) and 128 for the other cells. A batch estimated at 32 KiB measured 29.6 KiB in
- * Cassandra's own warning, so a budget under its 50 KiB refusal is never refused (a refused batch
- * would be refused again on every retry).
+ * not be ASCII), its status and burner, and 128 for the other cells. A batch estimated at 32 KiB
+ * measured 29.6 KiB in Cassandra's own warning, so a budget under its 50 KiB refusal is never
+ * refused (a refused batch would be refused again on every retry).
  */
 export const rowBytes = (r: SessionRow): number =>
-  Buffer.byteLength(r.viewJson) + Buffer.byteLength(r.stateJson) + 128;
+  Buffer.byteLength(r.viewJson) +
+  Buffer.byteLength(r.stateJson) +
+  r.status.length +
+  (r.burner?.length ?? 0) +
+  128;
 
 export function sessionsTable(cassandra: CassandraClient, name = "sessions"): SessionsTable {
   if (!TABLE_NAME.test(name)) throw new Error(`bad read model table name: ${name}`);
