@@ -171,6 +171,32 @@ const envSchema = z.object({
    * before its next transaction (src/actors/linger.ts); an idle partition never waits. 0: at once.
    */
   ACTOR_COMMIT_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
+  /**
+   * Under load the linger follows the partition's last transaction's length, up to this
+   * (src/actors/linger.ts): a slow transaction means a busy broker, and a longer wait shares its
+   * per-transaction work among more commands. At or below ACTOR_COMMIT_LINGER_MS: a fixed wait.
+   */
+  ACTOR_COMMIT_LINGER_MAX_MS: z.coerce.number().int().min(0).max(200).default(50),
+  /**
+   * The projector writes a partition's new session states to Cassandra in unlogged batches of at
+   * most this many bytes of row text: one request per ~10 sessions instead of one each, which is
+   * what Cassandra's CPU per write goes on (docs/PERFORMANCE.md, issue 30 item 3). At most 48 KiB:
+   * Cassandra refuses a batch over its batch_size_fail_threshold, 50 KiB by default. 0: one
+   * statement per session.
+   */
+  PROJECTOR_BATCH_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(48 * 1024)
+    .default(32 * 1024),
+  /**
+   * How long the projector's fetch may wait on the broker for more records before it answers with
+   * what it has (kafkajs maxWaitTimeInMs, with minBytes so that it does wait): fuller batches, fewer
+   * fetches and Cassandra batches under load. The projector is off the write path, so this delays
+   * only the Cassandra row. 0: answer with the first record (minBytes 1, wait 50 ms).
+   */
+  PROJECTOR_FETCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(100),
 
   /**
    * Platform fee in basis points, resolved at commit and signed into nothing: the delegate takes it

@@ -39,6 +39,12 @@ export interface EntityHostDeps<State> {
    * next one (linger.ts); 0 begins it at once. An idle partition never waits.
    */
   commitLingerMs?: number;
+  /**
+   * The most a busy partition lingers when its last transaction took longer than `commitLingerMs`
+   * (linger.ts: the wait follows the transaction's length under load). At or below
+   * `commitLingerMs`: a fixed wait.
+   */
+  commitLingerMaxMs?: number;
   /** Where input records that fail for good are parked (default: the deadletter topic). */
   deadLetterTopic?: string;
   now?: () => number;
@@ -162,7 +168,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       lock: ready,
       pending: null,
       flushing: null,
-      linger: createLinger(deps.commitLingerMs ?? 0, LINGER_FULL_AT),
+      linger: createLinger(deps.commitLingerMs ?? 0, LINGER_FULL_AT, deps.commitLingerMaxMs),
       recovering: null,
       sinceSnapshot: 0,
       snapshotting: false,
@@ -295,6 +301,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
       const events = work.steps.flatMap((s) => s.events);
       const journal = work.steps.flatMap((s) => s.journal);
       const outbox = work.steps.flatMap((s) => s.outbox);
+      const began = performance.now();
       try {
         const appended = await o.transactor.run({
           sends: [
@@ -318,7 +325,7 @@ export function createEntityHost<Command, Event extends VersionedEvent, State, M
         o.sinceSnapshot += events.length;
         maybeSnapshot(o, actor);
         // Input arrived while this transaction ran: the partition is busy, let more join the next.
-        if (o.pending) await o.linger.wait();
+        if (o.pending) await o.linger.wait(performance.now() - began);
       } catch (error) {
         // Anything else is a bug, not a broker's mood (a record that cannot be encoded was parked when
         // it was decided); it is recovered from the same way rather than left to crash the process.

@@ -1,3 +1,5 @@
+import { sizedChunks } from "../support/chunks.ts";
+
 /**
  * kafkajs writes one partition's messages of a produce request as one record batch, and the broker
  * refuses a batch over its message.max.bytes (1 MiB by default) every time, so a send that large
@@ -11,19 +13,5 @@ export const messageBytes = (m: { key: string; value: Buffer }): number =>
 
 /** Consecutive runs of `items`, in order, each of at most MAX_REQUEST_BYTES (a larger item goes alone). */
 export function requestChunks<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = bytesOf(item);
-    if (chunk.length > 0 && bytes + size > MAX_REQUEST_BYTES) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(item);
-    bytes += size;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
+  return sizedChunks(items, bytesOf, MAX_REQUEST_BYTES);
 }

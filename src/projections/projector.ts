@@ -95,6 +95,12 @@ export function createProjector(deps: {
   log: Logger;
   /** The consumer group: each read-model table has its own (read-model-control.ts). */
   groupId?: string;
+  /**
+   * How long a fetch waits on the broker for more events (createBatchConsumer; 0 or unset: answered
+   * at the first). Nothing waits on the projector, so a longer wait only makes its batches, and so
+   * its Cassandra batches, fuller.
+   */
+  fetchWaitMs?: number;
 }): Projector {
   const folder = createStateFolder(deps.readModel);
   const consumer = createBatchConsumer(deps.kafka, {
@@ -105,6 +111,7 @@ export function createProjector(deps: {
     // of different partitions never fold the same session, and the shared cache only ever holds
     // states that were written; their Cassandra writes overlap.
     concurrency: 8,
+    ...(deps.fetchWaitMs ? { fetchWaitMs: deps.fetchWaitMs } : {}),
     onCrash: (err) => deps.log.error({ err }, "projector consumer crashed"),
     onBatch: async (_topic, partition, records) => {
       const events: SessionEvent[] = [];

@@ -3,7 +3,6 @@ import { type SessionView, sessionView } from "../domain/view.ts";
 import { stateFromJson, stateToJson } from "../entities/session-json.ts";
 import type { CassandraClient } from "../store/cassandra.ts";
 import { sessionsTable } from "../store/sessions.ts";
-import { mapConcurrent } from "../support/map-concurrent.ts";
 
 export interface StoredSession {
   version: number;
@@ -25,7 +24,17 @@ export interface SessionReadModel {
   ensureTable(): Promise<void>;
 }
 
-export function createSessionReadModel(cassandra: CassandraClient, table = "sessions"): SessionReadModel {
+/**
+ * `batchBytes`: the states of one `write` go to Cassandra in unlogged batches of at most this much row
+ * text (0, the default: one statement per state). The projector batches (PROJECTOR_BATCH_BYTES), so
+ * its writes of a partition's batch cost a request per ~10 sessions, not one each
+ * (docs/PERFORMANCE.md, issue 30 item 3).
+ */
+export function createSessionReadModel(
+  cassandra: CassandraClient,
+  table = "sessions",
+  batchBytes = 0,
+): SessionReadModel {
   const rows = sessionsTable(cassandra, table);
   return {
     table: rows.name,
@@ -40,10 +49,10 @@ export function createSessionReadModel(cassandra: CassandraClient, table = "sess
       return row && { version: row.version, view: JSON.parse(row.viewJson) };
     },
     async write(states) {
-      // Bounded parallelism per batch: enough to keep the driver's pipeline full. The projector
-      // writes up to 8 partitions' batches at once, so a node sees at most 8 times this.
-      await mapConcurrent([...states], 64, (s) =>
-        rows.upsert({
+      // The projector writes up to 8 partitions' batches at once, so a node sees at most 8 times
+      // upsertAll's parallelism.
+      await rows.upsertAll(
+        states.map((s) => ({
           id: s.id,
           version: s.version,
           status: s.status,
@@ -52,7 +61,8 @@ export function createSessionReadModel(cassandra: CassandraClient, table = "sess
           viewJson: JSON.stringify(sessionView(s)),
           stateJson: stateToJson(s),
           updatedAt: s.updatedAt,
-        }),
+        })),
+        batchBytes,
       );
     },
   };

@@ -27,6 +27,10 @@ export function createTableProjectors(deps: {
   cassandra: CassandraClient;
   control: Pick<ReadModelControlStore, "read">;
   pollMs: number;
+  /** Row text per Cassandra batch of a table's writes (createSessionReadModel); 0: one row a request. */
+  batchBytes: number;
+  /** How long the projector's fetch waits on the broker for more records (createProjector). */
+  fetchWaitMs: number;
   log: Logger;
 }): TableProjectors {
   const running = new Map<string, Projector>();
@@ -39,8 +43,9 @@ export function createTableProjectors(deps: {
       const projector = createProjector({
         kafka: deps.kafka,
         codecs: deps.codecs,
-        readModel: createSessionReadModel(deps.cassandra, table),
+        readModel: createSessionReadModel(deps.cassandra, table, deps.batchBytes),
         groupId: projectorGroup(table),
+        fetchWaitMs: deps.fetchWaitMs,
         log: deps.log.child({ table }),
       });
       await projector.start();

@@ -131,6 +131,11 @@ console.log(
     )}; ${seconds} s per run, ${rounds} rounds after a ${WARM_UP_SECONDS} s warm-up, ${connections} and 1 connections`,
 );
 
+// The roles read these from the same environment: the settings an A/B run switches (issue 30 item 3).
+console.log(
+  `settings: ACTOR_COMMIT_LINGER_MS ${config.ACTOR_COMMIT_LINGER_MS}, ACTOR_COMMIT_LINGER_MAX_MS ${config.ACTOR_COMMIT_LINGER_MAX_MS}, PROJECTOR_BATCH_BYTES ${config.PROJECTOR_BATCH_BYTES}, PROJECTOR_FETCH_WAIT_MS ${config.PROJECTOR_FETCH_WAIT_MS}`,
+);
+
 await withRoleProcesses(run);
 
 async function run(startChild: StartChild, children: readonly Child[]): Promise<void> {
@@ -276,6 +281,15 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
       console.log(
         `${String(conns).padStart(2)} conn ${target}  ${fmtRate(m((r) => r.rate)).padStart(6)} req/s  mean ${ms(m((r) => r.mean))}  p50 ${ms(m((r) => r.p50))}  p99 ${ms(m((r) => r.p99))}  Kafka requests/POST ${m(kafkaTotal).toFixed(1)}  CPU ms/POST ${m(cpuOf).toFixed(2)} (net of idle ${m(netCpuOf).toFixed(2)})${events.length > 0 ? `  events/transaction ${median(events).toFixed(1)}` : ""}  load ${m((r) => r.load).toFixed(1)}  not 2xx or failed ${runs.reduce((n, r) => n + r.bad, 0)}`,
       );
+      console.log(
+        `           CPU ms/POST by process ${perPost(
+          medianBy(runs, (r) => r.cpuPerPost),
+          2,
+        )}; net of idle ${perPost(
+          medianBy(runs, (r) => r.netCpuPerPost),
+          2,
+        )}`,
+      );
     }
     const ratio = (rateOf.get(`ours ${conns}`) ?? 0) / (rateOf.get(`bare ${conns}`) ?? 1);
     console.log(`${String(conns).padStart(2)} conn ratio ours/bare ${ratio.toFixed(2)}`);
@@ -285,6 +299,12 @@ async function run(startChild: StartChild, children: readonly Child[]): Promise<
       .map((l) => l.toFixed(2))
       .join(" ")}`,
   );
+}
+
+/** Each process's median over the runs (0 in a run where it does not appear). */
+function medianBy(runs: readonly Run[], of: (r: Run) => Map<string, number>): Map<string, number> {
+  const names = new Set(runs.flatMap((r) => [...of(r).keys()]));
+  return new Map([...names].map((name) => [name, median(runs.map((r) => of(r).get(name) ?? 0))]));
 }
 
 /** "total (gateway 2.1, actors 4.0, ...)", busiest first. */

@@ -34,6 +34,8 @@ export const sessionModule: EntityModule = {
         cassandra: shared.cassandra,
         control: readModelControlStore(shared.cassandra),
         pollMs: shared.config.READ_MODEL_POLL_MS,
+        batchBytes: shared.config.PROJECTOR_BATCH_BYTES,
+        fetchWaitMs: shared.config.PROJECTOR_FETCH_WAIT_MS,
         log,
       });
       return {

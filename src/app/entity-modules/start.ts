@@ -30,6 +30,7 @@ export function startEntityActors(
       log,
       snapshotEvery: shared.config.SNAPSHOT_EVERY_EVENTS,
       commitLingerMs: shared.config.ACTOR_COMMIT_LINGER_MS,
+      commitLingerMaxMs: shared.config.ACTOR_COMMIT_LINGER_MAX_MS,
     });
     await host.start();
     let restored = await host.restored(timeoutMs);
