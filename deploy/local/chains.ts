@@ -53,10 +53,13 @@ export type LocalChain = {
   stealthRelay?: Address;
 };
 
+/** A node to run: the stack's two (CHAIN_SPECS), or a caller's own (private-chains.ts). */
+export type ChainSpec = { name: LocalChainName; chainId: number; port: number };
+
 export const CHAIN_SPECS = [
   { name: "source", chainId: 31337, port: 18545 },
   { name: "destination", chainId: 31338, port: 18546 },
-] as const satisfies readonly { name: LocalChainName; chainId: number; port: number }[];
+] as const satisfies readonly ChainSpec[];
 
 // anvil's well-known dev mnemonic; pinned explicitly so the keys below stay valid whatever anvil's default is.
 const DEV_MNEMONIC = "test test test test test test test test test test test junk";
@@ -113,8 +116,8 @@ const STATE_INTERVAL_SECONDS = 30;
 const START_TIMEOUT_MS = 30_000;
 const LOCK_TIMEOUT_MS = 180_000;
 
-type Spec = (typeof CHAIN_SPECS)[number];
-type DeploymentRecord = LocalChain & {
+type Spec = ChainSpec;
+export type DeploymentRecord = LocalChain & {
   usdcBuild: string;
   delegateBuild: string;
   dexBuild?: string;
@@ -122,7 +125,7 @@ type DeploymentRecord = LocalChain & {
   subscriptionsBuild?: string;
   stealthRelayBuild?: string;
 };
-type ChainsFile = { version: 1; chains: Partial<Record<LocalChainName, DeploymentRecord>> };
+export type ChainsFile = { version: 1; chains: Partial<Record<LocalChainName, DeploymentRecord>> };
 
 const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<Address>;
 const hexKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<Hex>;
@@ -182,33 +185,52 @@ export async function ensureChains(opts: {
   await Promise.all(["anvil", "run", "logs"].map((d) => mkdir(path.join(root, d), { recursive: true })));
   // One caller at a time: parallel test workers would otherwise race to spawn and deploy.
   return withLock(path.join(root, "run/chains.lock"), async () => {
-    const artifactsP = loadArtifacts({ cacheDir: path.join(root, "cache/contracts"), log });
+    const artifacts = loadArtifacts({ cacheDir: path.join(root, "cache/contracts"), log });
     const startedAny = await Promise.all(CHAIN_SPECS.map((spec) => ensureNode(root, spec, log)));
-    const artifacts = await artifactsP;
-    const uniswap = loadUniswapArtifacts();
     const file = path.join(root, "chains.json");
     const previous = await readChainsFile(file);
-    const records = await Promise.all(
-      CHAIN_SPECS.map((spec) => ensureDeployed(spec, artifacts, uniswap, previous.chains[spec.name], log)),
-    );
-    await finishChains(records, log);
+    const records = await deployOn(CHAIN_SPECS, { artifacts, previous: previous.chains, log });
     const next: ChainsFile = { version: 1, chains: {} };
     for (const r of records) next.chains[r.name] = r;
     await writeAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
-    const chains = records.map(
-      ({
-        usdcBuild: _u,
-        delegateBuild: _d,
-        dexBuild: _x,
-        cctpBuild: _c,
-        subscriptionsBuild: _s,
-        stealthRelayBuild: _r,
-        ...chain
-      }): LocalChain => chain,
-    );
+    const chains = records.map(withoutBuilds);
     return { chains, started: startedAny.some(Boolean) };
   });
 }
+
+/**
+ * Deploys on running nodes of `specs` whatever `previous` does not already hold (every contract, on a
+ * fresh node), links their bridges to each other and tops up the test accounts.
+ */
+export async function deployOn(
+  specs: readonly ChainSpec[],
+  opts: {
+    artifacts: Promise<Artifacts>;
+    previous?: ChainsFile["chains"];
+    log: (l: string) => void;
+  },
+): Promise<DeploymentRecord[]> {
+  const artifacts = await opts.artifacts;
+  const uniswap = loadUniswapArtifacts();
+  const records = await Promise.all(
+    specs.map((spec) =>
+      ensureDeployed(spec, specs, artifacts, uniswap, opts.previous?.[spec.name], opts.log),
+    ),
+  );
+  await finishChains(specs, records, opts.log);
+  return records;
+}
+
+/** A deployment as callers see it: the chain, without the build ids kept to decide a redeploy. */
+export const withoutBuilds = ({
+  usdcBuild: _u,
+  delegateBuild: _d,
+  dexBuild: _x,
+  cctpBuild: _c,
+  subscriptionsBuild: _s,
+  stealthRelayBuild: _r,
+  ...chain
+}: DeploymentRecord): LocalChain => chain;
 
 /** Stops anvil nodes recorded in <root>/run with SIGTERM, which makes anvil write its state file first. */
 export async function stopChains(opts: { root: string; log?: (l: string) => void }): Promise<void> {
@@ -228,7 +250,7 @@ export async function stopChains(opts: { root: string; log?: (l: string) => void
 
 // ---------------------------------------------------------------- nodes
 
-function anvilBin(): string {
+export function anvilBin(): string {
   if (process.env.ANVIL_BIN) return process.env.ANVIL_BIN;
   const pkg = createRequire(import.meta.url).resolve("@foundry-rs/anvil-linux-amd64/package.json");
   return path.join(path.dirname(pkg), "bin/anvil");
@@ -275,7 +297,7 @@ async function ensureNode(root: string, spec: Spec, log: (l: string) => void): P
   const logPath = path.join(root, `logs/anvil-${spec.name}.log`);
   for (let attempt = 0; ; attempt++) {
     const started = Date.now();
-    const child = spawnAnvil(spec, statePath, logPath);
+    const child = spawnAnvil(spec, { statePath, logPath, detached: true });
     await writeFile(pidFile, `${child.pid}\n`);
     let exited: number | null | undefined;
     child.once("exit", (code) => {
@@ -299,7 +321,15 @@ async function ensureNode(root: string, spec: Spec, log: (l: string) => void): P
   }
 }
 
-function spawnAnvil(spec: Spec, statePath: string, logPath: string): ChildProcess {
+/**
+ * An anvil for `spec`, one block a second. The stack's nodes (`statePath`) keep their state across
+ * restarts and run detached, outliving whoever started them; a private node has no state file and is
+ * its caller's child.
+ */
+export function spawnAnvil(
+  spec: Spec,
+  opts: { statePath?: string; logPath?: string; detached: boolean },
+): ChildProcess {
   const args = [
     ["--host", "127.0.0.1"],
     ["--port", String(spec.port)],
@@ -312,20 +342,24 @@ function spawnAnvil(spec: Spec, statePath: string, logPath: string): ChildProces
     ["--max-persisted-states", "0"],
     ["--mnemonic", DEV_MNEMONIC],
     // --state loads the file if present and dumps on SIGTERM/SIGINT; the interval bounds loss on a hard kill
-    ["--state", statePath],
-    ["--state-interval", String(STATE_INTERVAL_SECONDS)],
+    ...(opts.statePath
+      ? [
+          ["--state", opts.statePath],
+          ["--state-interval", String(STATE_INTERVAL_SECONDS)],
+        ]
+      : []),
   ].flat();
-  const fd = openSync(logPath, "a");
+  const fd = opts.logPath === undefined ? "ignore" : openSync(opts.logPath, "a");
   try {
-    const child = spawn(anvilBin(), args, { detached: true, stdio: ["ignore", fd, fd] });
-    child.unref();
+    const child = spawn(anvilBin(), args, { detached: opts.detached, stdio: ["ignore", fd, fd] });
+    if (opts.detached) child.unref();
     return child;
   } finally {
-    closeSync(fd);
+    if (typeof fd === "number") closeSync(fd);
   }
 }
 
-async function waitForRpc(
+export async function waitForRpc(
   rpcUrl: string,
   chainId: number,
   timeoutMs: number,
@@ -366,6 +400,7 @@ function connect(spec: Spec) {
  */
 async function ensureDeployed(
   spec: Spec,
+  specs: readonly Spec[],
   artifacts: Artifacts,
   uniswap: UniswapArtifacts,
   previous: DeploymentRecord | undefined,
@@ -425,7 +460,7 @@ async function ensureDeployed(
   if (!keepCctp) deployed.push(`CCTP domain ${domain}: TokenMessengerV2 at ${cctp.tokenMessenger}`);
 
   // Last: the delegate holds the addresses above in its code (immutables), and a route to every other chain.
-  const routes = CHAIN_SPECS.filter((s) => s.name !== spec.name);
+  const routes = specs.filter((s) => s.name !== spec.name);
   const delegateArgs = [
     DEV_ACCOUNTS.relayer.address,
     DEV_ACCOUNTS.platformFeeRecipient.address,
@@ -516,10 +551,14 @@ async function ensureDeployed(
  * The last batch on each chain, once both are deployed: points its TokenMessengerV2 at the other chain's
  * (messenger and USDC) where it is not already, and tops up the test accounts.
  */
-async function finishChains(records: DeploymentRecord[], log: (l: string) => void): Promise<void> {
+async function finishChains(
+  specs: readonly Spec[],
+  records: DeploymentRecord[],
+  log: (l: string) => void,
+): Promise<void> {
   await Promise.all(
     records.map(async (local) => {
-      const spec = CHAIN_SPECS.find((s) => s.name === local.name);
+      const spec = specs.find((s) => s.name === local.name);
       if (!spec) return;
       const { client, wallet, chain, transport } = connect(spec);
       const batch: TxBatch = await createBatch(client, wallet);

@@ -1,9 +1,10 @@
 /**
- * The long form of the many-process fault proof (docs/RELIABILITY.md), run by hand under the e2e
- * lock (the anvil relayer keys are shared):
+ * The long form of the many-process fault proof (docs/RELIABILITY.md), run by hand. Its cluster has
+ * its own broker, Cassandra node and anvil chain, so it needs no lock and no stack; the lock below
+ * only keeps its figures apart from other runs on a shared machine:
  *
- *   source .env-test && flock /tmp/e2e.lock npx tsx test/bench/fault-proof.ts 600        # 10 minutes of chaos
- *   source .env-test && flock /tmp/e2e.lock npx tsx test/bench/fault-proof.ts 600 --no-chaos  # the same load alone
+ *   flock /tmp/chain-tests.lock npx tsx test/bench/fault-proof.ts 600             # 10 minutes of chaos
+ *   flock /tmp/chain-tests.lock npx tsx test/bench/fault-proof.ts 600 --no-chaos  # the same load alone
  *
  * Arguments: the load window in seconds (default 600), then --no-chaos, --every-ms=N (a new payer
  * every N ms, default 1500) and --kill-every-ms=N (default 5000). Exits 1 when anything was lost

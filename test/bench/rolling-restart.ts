@@ -1,10 +1,11 @@
 /**
  * The rolling-restart proof, long form (issue 29, item 4; docs/RELIABILITY.md, "Rolling restart"),
- * run by hand under the e2e lock (the anvil relayer keys are shared): the issue's twelve processes
+ * run by hand (its cluster has its own broker, Cassandra node and chain; the lock only keeps the
+ * figures apart from other runs on a shared machine): the issue's twelve processes
  * under a steady payer load, every one replaced one at a time with SIGTERM and then with kill -9,
  * and then the same load for as long without a roll, for the figures side by side.
  *
- *   flock /tmp/chain-tests.lock npx tsx test/support/with-stack.ts npx tsx test/bench/rolling-restart.ts
+ *   flock /tmp/chain-tests.lock npx tsx test/bench/rolling-restart.ts
  *
  * Options: --every-ms=N (a new payer every N ms, default 1500), --no-baseline (the roll alone),
  * --baseline-only --baseline-seconds=N (the same load alone for N s), --short (the short form's

@@ -1,11 +1,12 @@
 // The rolling-restart proof, short form (issue 29, item 4; the long form is
 // test/bench/rolling-restart.ts, the figures in docs/RELIABILITY.md, "Rolling restart"). The fault
 // proof's cluster (SHORT_FORM_COUNTS: two gateways, two actors processes, one of each other role,
-// each its own process over a broker and a Cassandra node of its own) under a steady payer load,
-// while every process is replaced one at a time as `kubectl rollout restart` does it: SIGTERM, the
-// replacement started once the old one has exited, the next only once the new one's /ready is 200;
-// then the same pass with kill -9. Counted: the payers' requests by how they ended, each consumer
-// group's longest unserved partition, and afterwards every event, record, transfer and webhook.
+// each its own process over a broker, a Cassandra node and an anvil chain of its own) under a steady
+// payer load, while every process is replaced one at a time as `kubectl rollout restart` does it:
+// SIGTERM, the replacement started once the old one has exited, the next only once the new one's
+// /ready is 200; then the same pass with kill -9. Counted: the payers' requests by how they ended,
+// each consumer group's longest unserved partition, and afterwards every event, record, transfer and
+// webhook.
 import { it } from "vitest";
 import { SHORT_FORM_COUNTS } from "../support/fault-proof/cluster.ts";
 import { expectCleanRoll } from "../support/fault-proof/roll-expectations.ts";

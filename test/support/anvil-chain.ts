@@ -1,8 +1,6 @@
 // A private anvil node for tests and benchmarks that rewrite history (anvil_reorg, setCode) and so
 // must not run against the shared local chains. TestUSDC is deployed from the project's artifacts.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   type Address,
@@ -13,9 +11,10 @@ import {
   http,
   type PublicClient,
 } from "viem";
-import { loadArtifacts, REPO_ROOT } from "../../src/chains/evm/contracts.ts";
+import { anvilBin } from "../../deploy/local/chains.ts";
+import { freePort } from "../../deploy/local/free-port.ts";
+import { loadArtifacts } from "../../src/chains/evm/contracts.ts";
 
-const ANVIL = path.join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 /** anvil's dev account #0: unlocked on the node, so transactions go out via eth_sendTransaction. */
 export const PAYER: Address = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
@@ -42,7 +41,7 @@ export async function startTestChain(opts: { chainId?: number } = {}): Promise<T
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
-    ANVIL,
+    anvilBin(),
     ["--port", String(port), "--chain-id", String(chainId), "--hardfork", "prague", "--silent"],
     { stdio: "ignore" },
   );
@@ -136,17 +135,4 @@ export async function startTestChain(opts: { chainId?: number } = {}): Promise<T
     await stop();
     throw err;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }

@@ -19,6 +19,7 @@ import {
 import { generatePrivateKey, nonceManager, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { DEV_ACCOUNTS, ensureChains, type LocalChain, toViemChain } from "../../deploy/local/chains.ts";
+import { startPrivateChains } from "../../deploy/local/private-chains.ts";
 import { burnerDelegateAbi, testErc20Abi, testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import type { IntentMessage } from "../../src/chains/evm/typed-data/eip712.ts";
 
@@ -53,6 +54,25 @@ export async function setUpChains(): Promise<(name: LocalChain["name"]) => Ctx> 
   const started = Date.now();
   const { chains, started: spawned } = await ensureChains({ root: ROOT, log: (l) => console.log(l) });
   console.log(`ensureChains: ${Date.now() - started} ms (spawned anvil: ${spawned})`);
+  return ctxLookup(chains);
+}
+
+/**
+ * Both chains as the stack has them, but the caller's own (deploy/local/private-chains.ts): a file
+ * on them shares no account with the files on the stack's chains, so it runs beside them.
+ */
+export async function setUpOwnChains(): Promise<{
+  ctx: (name: LocalChain["name"]) => Ctx;
+  chains: LocalChain[];
+  stop(): Promise<void>;
+}> {
+  const started = Date.now();
+  const own = await startPrivateChains({ names: ["source", "destination"] });
+  console.log(`own chains: ${Date.now() - started} ms (${own.chains.map((c) => c.rpcUrl).join(", ")})`);
+  return { ctx: ctxLookup(own.chains), chains: own.chains, stop: own.stop };
+}
+
+function ctxLookup(chains: LocalChain[]): (name: LocalChain["name"]) => Ctx {
   const ctxs = new Map(chains.map((c) => [c.name, makeCtx(c)]));
   return (name) => {
     const c = ctxs.get(name);

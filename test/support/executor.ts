@@ -1,9 +1,13 @@
 // Drives the executor the way the session actors do: ExecutorCommand records on executor.commands, and
 // ExecutorResult records read back from executor.results. The executor itself runs as a child process
-// (`tsx src/cli.ts executor`), so a test can kill -9 it; the chains are the local stack's anvils.
+// (`tsx src/cli.ts executor`), so a test can kill -9 it; the chains are the local stack's anvils, or
+// (`ownChains`) two of the file's own with an attester of its own.
 import { randomUUID } from "node:crypto";
 import type { Address, Hex, SignedAuthorization } from "viem";
 import { afterAll, beforeAll } from "vitest";
+import { attesterChainsFromStack, startAttesterServer } from "../../deploy/local/cctp-attester.ts";
+import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
+import { chainsSetting } from "../../deploy/local/private-chains.ts";
 import { type IntentMessage, intentTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
 import {
   createBatchConsumer,
@@ -17,7 +21,7 @@ import { TOPIC } from "../../topics/catalogue.ts";
 import { waitFor } from "./actor-host.ts";
 import { type Child, startChild } from "./child-process.ts";
 import { codecs } from "./codecs.ts";
-import { type Ctx, type newBurner, setUpChains } from "./delegate.ts";
+import { type Ctx, type newBurner, setUpChains, setUpOwnChains } from "./delegate.ts";
 import { startTestService, type TestService } from "./service.ts";
 
 export type Burner = Awaited<ReturnType<typeof newBurner>>["burner"];
@@ -162,8 +166,11 @@ export async function setMining(c: Ctx, on: boolean): Promise<void> {
 /**
  * The file's fixtures, set up in its beforeAll and closed in its afterAll: both chains, the servers
  * (topics and migrations applied, no roles), the command/result bus, and the executors it starts.
+ * With `ownChains` the chains are the file's own (delegate.ts, setUpOwnChains) and so is the CCTP
+ * attester (in this process), given to the executors by CHAINS and ATTESTATION_API_URL: the file
+ * shares no chain account with the others and runs in the off-chain lane (test/integration/own-chain/).
  */
-export function executorTestBed() {
+export function executorTestBed(opts: { ownChains?: boolean } = {}) {
   const bed = {} as {
     src: Ctx;
     dst: Ctx;
@@ -171,10 +178,24 @@ export function executorTestBed() {
     bus: ReturnType<typeof executorBus>;
   };
   const children: Child[] = [];
+  /** The settings that point the service and its executors at the file's own chains. */
+  let env: Record<string, string> = {};
+  const closeOwn: Array<() => Promise<void>> = [];
   beforeAll(async () => {
-    const ctx = await setUpChains();
+    let ctx: (name: "source" | "destination") => Ctx;
+    if (opts.ownChains) {
+      const own = await setUpOwnChains();
+      closeOwn.push(own.stop);
+      const attester = await startAttesterServer({
+        chains: attesterChainsFromStack(own),
+        privateKey: DEV_ACCOUNTS.attester.privateKey,
+      });
+      closeOwn.push(attester.close);
+      ctx = own.ctx;
+      env = { CHAINS: chainsSetting(own.chains), ATTESTATION_API_URL: attester.url };
+    } else ctx = await setUpChains();
     [bed.src, bed.dst] = [ctx("source"), ctx("destination")];
-    bed.service = await startTestService({ roles: [] });
+    bed.service = await startTestService({ roles: [], env });
     bed.bus = executorBus(bed.service.kafka);
     await bed.bus.start();
   }, 240_000);
@@ -182,6 +203,7 @@ export function executorTestBed() {
     await stopExecutors();
     await bed.bus?.stop();
     await bed.service?.stop();
+    for (const close of closeOwn.splice(0).reverse()) await close();
   });
   async function stopExecutors(): Promise<void> {
     for (const c of children.splice(0)) await c.stop();
@@ -189,8 +211,8 @@ export function executorTestBed() {
   return {
     bed,
     /** Starts an executor child (stopped by stopExecutors or after the file). */
-    async executor(env: Record<string, string> = {}): Promise<Child> {
-      const child = await startExecutor(env);
+    async executor(more: Record<string, string> = {}): Promise<Child> {
+      const child = await startExecutor({ ...env, ...more });
       children.push(child);
       return child;
     },

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ensureCassandra } from "../../deploy/local/cassandra.ts";
+import { freePort } from "../../deploy/local/free-port.ts";
 import { ensureKafka } from "../../deploy/local/kafka.ts";
 import { isAlive, runningPid, type ServerName, sleep, stopProcess } from "../../deploy/local/processes.ts";
 
@@ -92,24 +92,4 @@ async function withoutServerEnv<T>(fn: () => Promise<T>): Promise<T> {
     if (saved.kafka !== undefined) process.env.KAFKA_BROKERS = saved.kafka;
     if (saved.cassandra !== undefined) process.env.CASSANDRA_CONTACT_POINTS = saved.cassandra;
   }
-}
-
-/** A port free now (and `also(port)` too, when given). */
-async function freePort(also?: (port: number) => number): Promise<number> {
-  for (;;) {
-    const port = await listenOnce(0);
-    if (also === undefined) return port;
-    if ((await listenOnce(also(port)).catch(() => null)) !== null) return port;
-  }
-}
-
-function listenOnce(port: number): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address ? address.port : port));
-    });
-  });
 }

@@ -3,6 +3,8 @@ import { appendFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import type { LocalChain } from "../../../deploy/local/chains.ts";
+import { chainsSetting, startPrivateChains } from "../../../deploy/local/private-chains.ts";
 import { type Child, startChild } from "../child-process.ts";
 import { startThrowawayServer, type ThrowawayServer } from "../throwaway-servers.ts";
 import { bundleCli } from "./bundle.ts";
@@ -10,7 +12,9 @@ import { bundleCli } from "./bundle.ts";
 /**
  * The many-process service of the fault proof (issue 20, item 4): every role as its own processes,
  * several per role, over a Kafka broker and a Cassandra node of its own (throwaway-servers.ts), so
- * killing them never touches the servers other tests share. The chains are the local stack's.
+ * killing them never touches the servers other tests share, and an anvil chain of its own
+ * (deploy/local/private-chains.ts), so its payers and relayer share no account's nonces with the
+ * files that use the stack's chains, and it can run beside them.
  */
 
 export type FaultRole = "gateway" | "actors" | "executor" | "webhooks" | "projector" | "indexer";
@@ -28,7 +32,7 @@ export const PROCESS_COUNTS: ProcessCounts = {
 };
 
 /**
- * The short form's shape (test/e2e/fault-proof.e2e.test.ts): two of the roles a payer's request or
+ * The short form's shape (test/e2e/own-chain/fault-proof.e2e.test.ts): two of the roles a payer's request or
  * a session's state moves between members of (gateways, actors), one of the others. Twelve
  * processes do not start within CI's budget on two cores (docs/RELIABILITY.md); the long form keeps
  * the issue's shape.
@@ -72,6 +76,8 @@ export interface Replaced {
 
 export interface Cluster {
   env: Record<string, string>;
+  /** The cluster's own chain: the payers' deposits, the sweeps and the refunds go there. */
+  chain: LocalChain;
   /** Where every process's output is kept, a file per process name (`<name>.log`), for after the run. */
   logDir: string;
   procs: Proc[];
@@ -87,7 +93,7 @@ export interface Cluster {
   replace(p: Proc, signal: "SIGTERM" | "SIGKILL"): Promise<Replaced>;
   /** kill -9 of the broker or the node, started again on the same data; resolves once it answers. */
   restartServer(which: "kafka" | "cassandra"): Promise<{ downMs: number }>;
-  /** Stops every process and removes both servers. */
+  /** Stops every process, removes both servers and stops the chain. */
   stop(): Promise<void>;
 }
 
@@ -112,17 +118,24 @@ export async function startCluster(
 ): Promise<Cluster> {
   const t0 = Date.now();
   const took = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-  const [kafka, cassandra, cli] = await Promise.all([
+  // Every process's output (and the chain's) is kept past the run: an unexplained result is read there.
+  const logDir = mkdtempSync(join(tmpdir(), "fault-proof-logs-"));
+  log(`processes' output in ${logDir}`);
+  const [kafka, cassandra, cli, chains] = await Promise.all([
     startThrowawayServer("kafka"),
     startThrowawayServer("cassandra"),
     bundleCli(),
+    startPrivateChains({ names: ["source"], logDir }),
   ]);
-  log(`servers up and src/cli.ts bundled after ${took()}`);
+  const chain = chains.chains[0] as LocalChain;
+  log(`servers and chain ${chain.chainId} (${chain.rpcUrl}) up, src/cli.ts bundled after ${took()}`);
   const raised = "1000000000";
   const env: Record<string, string> = {
     KAFKA_BROKERS: kafka.address,
     CASSANDRA_CONTACT_POINTS: cassandra.address,
     CASSANDRA_KEYSPACE: "fault_proof",
+    // The chain of its own alone, as the stack's chains are given to a role (src/app/infra.ts).
+    CHAINS: chainsSetting([chain]),
     MERCHANT_MODE: "development",
     OPERATOR_SECRET,
     WEBHOOK_ALLOW_INSECURE: "true",
@@ -152,9 +165,6 @@ export async function startCluster(
       });
   let stopping = false;
   const starting = new Set<Child>();
-  // Every line each process wrote, kept past the run: an unexplained result is read there after.
-  const logDir = mkdtempSync(join(tmpdir(), "fault-proof-logs-"));
-  log(`processes' output in ${logDir}`);
 
   const start = async (p: Proc) => {
     let launched: Child | undefined;
@@ -234,7 +244,7 @@ export async function startCluster(
     // A start that failed leaves no process and no server behind (they would outlive the test).
     stopping = true;
     await Promise.allSettled([...starting].map((c) => c.stop()));
-    await Promise.allSettled([kafka.remove(), cassandra.remove()]);
+    await Promise.allSettled([kafka.remove(), cassandra.remove(), chains.stop()]);
     throw err;
   }
   log(
@@ -244,6 +254,7 @@ export async function startCluster(
   const servers: Record<"kafka" | "cassandra", ThrowawayServer> = { kafka, cassandra };
   return {
     env,
+    chain,
     logDir,
     procs,
     gateways: () => procs.flatMap((p) => (p.role === "gateway" && p.child && p.url ? [p.url] : [])),
@@ -282,7 +293,7 @@ export async function startCluster(
     async stop() {
       stopping = true;
       await Promise.all([...starting].map((c) => c.stop()));
-      await Promise.all([kafka.remove(), cassandra.remove()]);
+      await Promise.all([kafka.remove(), cassandra.remove(), chains.stop()]);
     },
   };
 }

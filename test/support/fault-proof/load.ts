@@ -21,7 +21,7 @@ import { OPERATOR_SECRET } from "./cluster.ts";
 /**
  * The fault proof's steady load: one merchant with a webhook endpoint, and payers that each open a
  * session with the merchant's pk_ (a P2P request of the merchant, so its webhooks fire), deposit
- * USDC on the source anvil chain, and then either commit (swept to a fresh address on the same chain)
+ * USDC on the cluster's own anvil chain, and then either commit (swept to a fresh address on the same chain)
  * or have the burner-signed refund sent (every third payer). Every call goes through the payer's
  * client library, whose fetch here picks one of the gateways up at that moment: a killed gateway
  * is a network error, retried on another.
@@ -172,7 +172,7 @@ function payerClient(
   return createApiClient({ baseUrl: BASE, fetch: failover, retry: { attempts: 12, maxMs: 2000 } });
 }
 
-/** Clients of the source chain: a reader, and the stack's funded account sending deposits. */
+/** Clients of the cluster's chain: a reader, and its funded account sending deposits. */
 export function chainClients(chain: LocalChain) {
   const viemChain = toViemChain(chain);
   const client = createPublicClient({

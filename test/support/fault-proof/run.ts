@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { ensureStack } from "../../../deploy/local/stack.ts";
 import { makeTestCa } from "../test-ca.ts";
 import { startWebhookReceiver } from "../webhook-receiver.ts";
 import { type Audit, audit } from "./audit.ts";
@@ -14,8 +13,9 @@ import { type RollSignal, type RollStep, rollCluster } from "./roll.ts";
  * The many-process fault proof (issue 20, item 4): the cluster of cluster.ts under the load of
  * load.ts for `loadMs`, while (with `chaos`) a loop kills a random process with kill -9 every
  * `chaos.everyMs` and starts its replacement at once, and restarts the broker (a third of the way
- * in) and the Cassandra node (two thirds in) once each; then the count of audit.ts. It runs by hand
- * as test/bench/fault-proof.ts (docs/RELIABILITY.md says why no short form is in CI yet).
+ * in) and the Cassandra node (two thirds in) once each; then the count of audit.ts. Its short forms
+ * are test/e2e/own-chain/ (CI's off-chain lane), its long forms test/bench/fault-proof.ts and
+ * test/bench/rolling-restart.ts.
  */
 export interface FaultProofOptions {
   loadMs: number;
@@ -68,10 +68,6 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
   const t0 = Date.now();
   const say = opts.log ?? ((l: string) => console.log(l));
   const log = (l: string) => say(`[${((Date.now() - t0) / 1000).toFixed(0)} s] ${l}`);
-  const stack = await ensureStack({ root: ".local" });
-  const source = stack.chains.find((c) => c.name === "source");
-  if (!source) throw new Error("no source chain in the local stack");
-  const A = chainClients(source);
   const ca = makeTestCa(["localhost"]);
   const receiver = await startWebhookReceiver(ca);
   let cluster: Cluster | undefined;
@@ -81,6 +77,7 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
       ...(opts.counts ? { counts: opts.counts } : {}),
     });
     const c = cluster;
+    const A = chainClients(c.chain);
     const merchant = await setUpMerchant(c, `https://localhost:${receiver.port}/hook`);
     const fromBlock = await A.client.getBlockNumber();
     const began = Date.now();

@@ -1,24 +1,25 @@
-// The executor's recovery rules on the real stack: a transaction that is not mined is replaced at its nonce with
-// both fee fields raised, and an executor killed with SIGKILL in the middle of a sweep or of a bridge relay
-// resumes from its ledger after a restart: each transaction is sent once, each step happens once.
-// Block production is stopped on one anvil at a time (evm_setIntervalMining 0) to hold a transaction in
-// the pool; every test turns it back on, whatever happens.
+// The executor's recovery rules on real servers and two anvil chains of the file's own (so it runs in the
+// off-chain lane, beside the files on the stack's chains): a transaction that is not mined is replaced at
+// its nonce with both fee fields raised, and an executor killed with SIGKILL in the middle of a sweep or of
+// a bridge relay resumes from its ledger after a restart: each transaction is sent once, each step happens
+// once. Block production is stopped on one of its anvils at a time (evm_setIntervalMining 0) to hold a
+// transaction in the pool; every test turns it back on, whatever happens.
 import { decodeFunctionData, type Hex } from "viem";
 import { afterEach, beforeAll, expect, it } from "vitest";
-import { burnerDelegateAbi, messageTransmitterV2Abi } from "../../src/chains/evm/abi.ts";
-import { decodeMessage } from "../../src/chains/evm/settle/cctp-message.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { type Ctx, intentFor, newBurner, now, tokenBalance, usdc } from "../support/delegate.ts";
+import { burnerDelegateAbi, messageTransmitterV2Abi } from "../../../src/chains/evm/abi.ts";
+import { decodeMessage } from "../../../src/chains/evm/settle/cctp-message.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { type Ctx, intentFor, newBurner, now, tokenBalance, usdc } from "../../support/delegate.ts";
 import {
   type executorBus,
   executorTestBed,
   killHard,
   setMining,
   settleCommand,
-} from "../support/executor.ts";
+} from "../../support/executor.ts";
 
 const T = 240_000;
-const { bed, executor, stopExecutors } = executorTestBed();
+const { bed, executor, stopExecutors } = executorTestBed({ ownChains: true });
 let src: Ctx;
 let dst: Ctx;
 let bus: ReturnType<typeof executorBus>;

@@ -1,26 +1,27 @@
-// The executor role on the real stack: ExecutorCommand records in, ExecutorResult records out, real EIP-7702
-// sweeps, the Uniswap pool and the CCTP-shaped bridge on the two anvils, the local attester process of the
-// stack. Every outcome is checked on chain (balances, code), not only in the results. A command record
-// that cannot be read is parked on the dead-letter topic and the partition goes on.
+// The executor role on real servers: ExecutorCommand records in, ExecutorResult records out, real EIP-7702
+// sweeps, the Uniswap pool and the CCTP-shaped bridge on two anvils of the file's own with a local attester
+// of its own (so it runs in the off-chain lane, beside the files on the stack's chains). Every outcome is
+// checked on chain (balances, code), not only in the results. A command record that cannot be read is
+// parked on the dead-letter topic and the partition goes on.
 import { type Address, concat, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
-import { refundTypedData, standingRefundTypedData } from "../../src/chains/evm/typed-data/eip712.ts";
-import { kafkajs } from "../../src/kafka/client.ts";
-import { listParked } from "../../src/kafka/dead-letter.ts";
-import type { ExecutorCommand } from "../../src/records/executor-commands.ts";
-import { TOPIC } from "../../topics/catalogue.ts";
-import { waitFor } from "../support/actor-host.ts";
-import { codecs } from "../support/codecs.ts";
-import { type Ctx, fund, intentFor, newBurner, now, tokenBalance, usdc } from "../support/delegate.ts";
-import { type executorBus, executorTestBed, settleCommand } from "../support/executor.ts";
+import { DEV_ACCOUNTS } from "../../../deploy/local/chains.ts";
+import { refundTypedData, standingRefundTypedData } from "../../../src/chains/evm/typed-data/eip712.ts";
+import { kafkajs } from "../../../src/kafka/client.ts";
+import { listParked } from "../../../src/kafka/dead-letter.ts";
+import type { ExecutorCommand } from "../../../src/records/executor-commands.ts";
+import { TOPIC } from "../../../topics/catalogue.ts";
+import { waitFor } from "../../support/actor-host.ts";
+import { codecs } from "../../support/codecs.ts";
+import { type Ctx, fund, intentFor, newBurner, now, tokenBalance, usdc } from "../../support/delegate.ts";
+import { type executorBus, executorTestBed, settleCommand } from "../../support/executor.ts";
 
 const T = 120_000;
 const randomAddress = () => privateKeyToAddress(generatePrivateKey());
 const feeSink = DEV_ACCOUNTS.platformFeeRecipient.address;
 
-const { bed, executor } = executorTestBed();
+const { bed, executor } = executorTestBed({ ownChains: true });
 let src: Ctx;
 let dst: Ctx;
 let bus: ReturnType<typeof executorBus>;
