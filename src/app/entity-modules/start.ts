@@ -1,4 +1,4 @@
-import { createEntityHost } from "../../actors/host.ts";
+import { createEntityHost } from "../../actors/host/index.ts";
 import { createSnapshotStore } from "../../actors/snapshots.ts";
 import type { Logger } from "../../logging.ts";
 import { actorsNotReady, firstNotReady } from "../../ops/readiness.ts";
