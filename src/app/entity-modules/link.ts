@@ -1,7 +1,7 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import { linkEntity } from "../../entities/link.ts";
 import { createLinkAdmin } from "../../gateway/admin/link-admin.ts";
-import { createLinkProjector } from "../../projections/link-projection.ts";
+import { createLinkProjector, LINK_PROJECTOR_GROUP } from "../../projections/link-projection.ts";
 import { createLinkStore } from "../../store/payment-links.ts";
 import type { EntityModule } from "./module.ts";
 
@@ -12,6 +12,7 @@ export const linkModule: EntityModule = {
   entity: ({ codecs }) => linkEntity(codecs),
   projection: {
     writes: "Cassandra payment_links",
+    groups: () => [LINK_PROJECTOR_GROUP],
     create: (shared, log) =>
       createLinkProjector({
         kafka: shared.kafka,

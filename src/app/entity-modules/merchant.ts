@@ -15,7 +15,7 @@ import type { CommandPort } from "../../gateway/ports.ts";
 import type { SessionStealth } from "../../gateway/routes/stealth-sessions.ts";
 import { createStealthRegistry, type StealthRegistry } from "../../gateway/stealth-registry.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
-import { createMerchantProjector } from "../../projections/merchant-projection.ts";
+import { createMerchantProjector, MERCHANT_PROJECTOR_GROUP } from "../../projections/merchant-projection.ts";
 import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
 import { idempotencyKeys } from "../../store/idempotency-keys.ts";
 import { merchantEmails } from "../../store/merchant-emails.ts";
@@ -32,6 +32,7 @@ export const merchantModule: EntityModule = {
   entity: ({ codecs }) => merchantEntity(codecs),
   projection: {
     writes: "Cassandra merchants",
+    groups: () => [MERCHANT_PROJECTOR_GROUP],
     create: (shared, log) =>
       createMerchantProjector({
         kafka: shared.kafka,

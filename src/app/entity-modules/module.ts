@@ -5,6 +5,7 @@ import type { CommandPort } from "../../gateway/ports.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import type { Logger } from "../../logging.ts";
 import type { SessionReadModel } from "../../projections/read-model.ts";
+import type { ReadModels } from "../../projections/read-model-control.ts";
 import type { Shared } from "../shared.ts";
 
 /** A part of a role that one entity module started: one line for the start-up summary, and its stop. */
@@ -51,6 +52,11 @@ export interface EntityModule {
   projection: {
     /** What the projection writes, for the start-up line ("Cassandra merchants"). */
     writes: string;
+    /**
+     * The consumer groups the projection reads the journal in (what the lag tool measures), under
+     * the read models the control record names (only the session's projection has several tables).
+     */
+    groups(models: ReadModels): string[];
     create(shared: Shared, log: Logger): EntityProjection;
   };
   /** The gateway's share: its routes' dependencies, given what the modules listed before gave. */

@@ -4,7 +4,10 @@ import { subscriptionEntity } from "../../entities/subscription.ts";
 import { createSubscriptionAdmin } from "../../gateway/admin/subscription-admin.ts";
 import { createPlainProducer } from "../../kafka/at-least-once.ts";
 import type { Logger } from "../../logging.ts";
-import { createSubscriptionProjector } from "../../projections/subscription-projection.ts";
+import {
+  createSubscriptionProjector,
+  SUBSCRIPTION_PROJECTOR_GROUP,
+} from "../../projections/subscription-projection.ts";
 import { createSubscriptionStore } from "../../store/subscriptions.ts";
 import type { Shared } from "../shared.ts";
 import type { EntityModule, RunningPart } from "./module.ts";
@@ -16,6 +19,7 @@ export const subscriptionModule: EntityModule = {
   entity: ({ codecs }) => subscriptionEntity(codecs),
   projection: {
     writes: "Cassandra subscriptions",
+    groups: () => [SUBSCRIPTION_PROJECTOR_GROUP],
     create: (shared, log) =>
       createSubscriptionProjector({
         kafka: shared.kafka,
