@@ -1,6 +1,8 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
+import type { LinkCommand } from "../../domain/link/types.ts";
 import { linkEntity } from "../../entities/link.ts";
 import { createLinkAdmin } from "../../gateway/admin/link-admin.ts";
+import { requestPort } from "../../kafka/gateway-bus.ts";
 import { createLinkProjector, LINK_PROJECTOR_GROUP } from "../../projections/link-projection.ts";
 import { createLinkStore } from "../../store/payment-links.ts";
 import type { EntityModule } from "./module.ts";
@@ -23,11 +25,14 @@ export const linkModule: EntityModule = {
   },
   gateway({ shared, bus }) {
     const store = createLinkStore(shared.cassandra);
+    const commands = requestPort(
+      bus,
+      TOPIC.linkCommands,
+      (c: LinkCommand) => c.data.linkId,
+      shared.codecs.linkCommand,
+    );
     const admin = createLinkAdmin({
-      send: (command) =>
-        bus.request(TOPIC.linkCommands, command.data.linkId, (replyTo) =>
-          shared.codecs.linkCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
-        ),
+      send: commands.send,
       store,
       timeoutMs: shared.config.REPLY_TIMEOUT_MS,
     });

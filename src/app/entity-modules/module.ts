@@ -1,6 +1,6 @@
 import type { AnyEntity } from "../../actors/entity.ts";
 import type { Config } from "../../config.ts";
-import type { GatewayDeps } from "../../gateway/app.ts";
+import type { EntityAreaDeps } from "../../gateway/app.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import type { Logger } from "../../logging.ts";
@@ -23,13 +23,11 @@ export interface EntityProjection {
   stop(): Promise<void>;
 }
 
-/** The route dependencies the entity modules give the gateway, each module its own field. */
-export type EntityGatewayDeps = Pick<GatewayDeps, "merchants" | "links" | "subscriptions">;
-
 /** What a module's gateway part builds over: the gateway's bus and the session commands it sends. */
 export interface GatewayContext {
   shared: Pick<Shared, "config" | "cassandra" | "chains" | "codecs">;
-  bus: Pick<GatewayBus, "request" | "merchantCommands" | "subscriptionCommands">;
+  /** Each module sends its entity's commands through the bus's request/reply (requestPort). */
+  bus: Pick<GatewayBus, "request">;
   commands: CommandPort;
   /** The sessions read model the gateway reads (the active table); the `sessions` table when absent. */
   readModel?: Pick<SessionReadModel, "get">;
@@ -60,7 +58,7 @@ export interface EntityModule {
     create(shared: Shared, log: Logger): EntityProjection;
   };
   /** The gateway's share: its routes' dependencies, given what the modules listed before gave. */
-  gateway?(ctx: GatewayContext, earlier: EntityGatewayDeps): EntityGatewayDeps;
+  gateway?(ctx: GatewayContext, earlier: EntityAreaDeps): EntityAreaDeps;
   /** The indexer's share: chain watchers that feed this entity's commands (null when none run). */
   indexer?(shared: Shared, log: Logger): Promise<RunningPart | null>;
 }
