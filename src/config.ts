@@ -168,7 +168,7 @@ const envSchema = z.object({
   SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(50_000),
   /**
    * How long a busy actor partition (input arrived while its transaction ran) waits for more input
-   * before its next transaction (src/actors/linger.ts); an idle partition never waits. 0: at once.
+   * before its next transaction (src/actors/host/linger.ts); an idle partition never waits. 0: at once.
    */
   ACTOR_COMMIT_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
 

@@ -3,8 +3,8 @@ import type { KafkaClient } from "../../kafka/client.ts";
 import type { OutgoingMessage, PartitionTransactor } from "../../kafka/transactions.ts";
 import type { Logger } from "../../logging.ts";
 import type { EntityDefinition } from "../entity.ts";
-import type { Linger } from "../linger.ts";
 import type { PartitionActor, Step } from "../partition-actor.ts";
+import type { Linger } from "./linger.ts";
 
 /**
  * What every phase of one host reads: the entity, its clients and the partitions this member owns.
