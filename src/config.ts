@@ -168,12 +168,12 @@ const envSchema = z.object({
   SNAPSHOT_EVERY_EVENTS: z.coerce.number().int().min(1).default(50_000),
   /**
    * How long a busy actor partition (input arrived while its transaction ran) waits for more input
-   * before its next transaction (src/actors/linger.ts); an idle partition never waits. 0: at once.
+   * before its next transaction (src/actors/host/linger.ts); an idle partition never waits. 0: at once.
    */
   ACTOR_COMMIT_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
   /**
    * Under load the linger follows the partition's last transaction's length, up to this
-   * (src/actors/linger.ts): a slow transaction means a busy broker, and a longer wait shares its
+   * (src/actors/host/linger.ts): a slow transaction means a busy broker, and a longer wait shares its
    * per-transaction work among more commands. At or below ACTOR_COMMIT_LINGER_MS: a fixed wait.
    */
   ACTOR_COMMIT_LINGER_MAX_MS: z.coerce.number().int().min(0).max(200).default(50),

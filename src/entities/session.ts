@@ -1,6 +1,6 @@
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { EntityDefinition } from "../actors/entity.ts";
-import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host.ts";
+import { createEntityHost, type EntityHost, type EntityHostDeps } from "../actors/host/index.ts";
 import { createSnapshotStore, type SnapshotStore } from "../actors/snapshots.ts";
 import type { RecordExecutionResult, SessionCommand, SessionInput } from "../domain/commands.ts";
 import { expires } from "../domain/decide.ts";

@@ -76,6 +76,12 @@ export interface GatewayDeps {
 }
 
 /**
+ * What the entity modules give the areas (src/app/entity-modules/, each module its own field): the
+ * areas are the HTTP API's, so the gateway names them; the roles that build them name no entity.
+ */
+export type EntityAreaDeps = Pick<GatewayDeps, "merchants" | "subscriptions" | "links">;
+
+/**
  * The HTTP gateway: the server (server.ts) and its areas (areas/), each a fastify plugin over the ports
  * it needs. Stateless apart from the rate-limit buckets: commands go to the session's owner through
  * `commands`, reads come from the read model. Merchant mode is decided here, once: with it off, no

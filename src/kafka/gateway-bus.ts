@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { TOPIC } from "../../topics/catalogue.ts";
 import type { SessionCommand } from "../domain/commands.ts";
-import type { MerchantCommand, ReplyTo } from "../domain/merchant/types.ts";
-import type { SubscriptionCommand } from "../domain/subscription/types.ts";
+import type { ReplyTo } from "../domain/merchant/types.ts";
 import { type CommandPort, type LiveUpdatesPort, ReplyTimeoutError } from "../gateway/ports.ts";
 import type { Logger } from "../logging.ts";
 import type { GatewayReply } from "../records/gateway-replies.ts";
@@ -15,15 +14,12 @@ import type { Codecs } from "./codecs.ts";
 import { partitionOfKey } from "./key-history.ts";
 
 export interface GatewayBus {
+  /** The session's commands, the gateway's own (session.commands). */
   commands: CommandPort;
-  /** Commands to merchant actors (merchant.commands), answered on gateway.replies like the sessions'. */
-  merchantCommands: { send(command: MerchantCommand): Promise<GatewayReply> };
-  /** Commands to subscription actors (subscription.commands), answered the same way. */
-  subscriptionCommands: { send(command: SubscriptionCommand): Promise<GatewayReply> };
   /**
-   * A command to any entity's topic, keyed by its id, answered on gateway.replies like the above:
-   * `encode` writes the command with the reply address. Entities without a port of their own here
-   * (payment links: src/app/entity-modules/link.ts) send through it.
+   * A command to any entity's topic, keyed by its id, answered on gateway.replies like the session's:
+   * `encode` writes the command with the reply address. Every other entity's module makes its port
+   * over it (requestPort), so the bus names no entity but the session.
    */
   request(topic: string, key: string, encode: (replyTo: ReplyTo) => Buffer): Promise<GatewayReply>;
   live: LiveUpdatesPort;
@@ -58,10 +54,7 @@ const CATCH_UP_MS = 30_000;
  * never committing, and goes on from its own positions after a rejoin.
  */
 export function createGatewayBus(deps: {
-  codecs: Pick<
-    Codecs,
-    "gatewayReply" | "sessionState" | "sessionCommand" | "merchantCommand" | "subscriptionCommand"
-  >;
+  codecs: Pick<Codecs, "gatewayReply" | "sessionState" | "sessionCommand">;
   kafka: KafkaClient;
   gatewayId?: string;
   replyTimeoutMs: number;
@@ -188,24 +181,12 @@ export function createGatewayBus(deps: {
   }
 
   return {
-    commands: {
-      send: (command: SessionCommand) =>
-        request(TOPIC.sessionCommands, command.data.sessionId, (replyTo) =>
-          deps.codecs.sessionCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
-        ),
-    },
-    merchantCommands: {
-      send: (command: MerchantCommand) =>
-        request(TOPIC.merchantCommands, command.data.merchantId, (replyTo) =>
-          deps.codecs.merchantCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
-        ),
-    },
-    subscriptionCommands: {
-      send: (command: SubscriptionCommand) =>
-        request(TOPIC.subscriptionCommands, command.data.subscriptionId, (replyTo) =>
-          deps.codecs.subscriptionCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
-        ),
-    },
+    commands: requestPort(
+      { request },
+      TOPIC.sessionCommands,
+      (command: SessionCommand) => command.data.sessionId,
+      deps.codecs.sessionCommand,
+    ),
     live: {
       subscribe(sessionId, listener) {
         let set = listeners.get(sessionId);
@@ -253,5 +234,23 @@ export function createGatewayBus(deps: {
       await producer.disconnect();
       await admin.disconnect();
     },
+  };
+}
+
+/**
+ * An entity's commands over the bus's request/reply: each is keyed by its entity's id and written
+ * with the reply address, and the owning actor answers on gateway.replies.
+ */
+export function requestPort<Command extends { metadata: { replyTo: ReplyTo | null } }>(
+  bus: Pick<GatewayBus, "request">,
+  topic: string,
+  keyOf: (command: Command) => string,
+  codec: { encode(command: Command): Buffer },
+): { send(command: Command): Promise<GatewayReply> } {
+  return {
+    send: (command) =>
+      bus.request(topic, keyOf(command), (replyTo) =>
+        codec.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
+      ),
   };
 }

@@ -67,7 +67,7 @@ export function transfer(blockNumber: number): Transfer {
   };
 }
 
-/** The indexer's command id for a transfer (src/actors/host.ts transferCommand), the journal's longest string. */
+/** The indexer's command id for a transfer (src/entities/session.ts transferCommand), the journal's longest string. */
 const recordCommandId = (t: Transfer, observedAt: number) =>
   `record:${t.chainId}:${t.txHash}:${t.logIndex}:${t.blockHash}:${observedAt}`;
 

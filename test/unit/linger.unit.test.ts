@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createLinger, lingerMs } from "../../src/actors/linger.ts";
+import { createLinger, lingerMs } from "../../src/actors/host/linger.ts";
 
 /** Whether `p` has settled once pending timers up to `ms` have run. */
 async function settledWithin(p: Promise<void>, ms: number): Promise<boolean> {

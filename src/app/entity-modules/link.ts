@@ -1,7 +1,9 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
+import type { LinkCommand } from "../../domain/link/types.ts";
 import { linkEntity } from "../../entities/link.ts";
 import { createLinkAdmin } from "../../gateway/admin/link-admin.ts";
-import { createLinkProjector } from "../../projections/link-projection.ts";
+import { requestPort } from "../../kafka/gateway-bus.ts";
+import { createLinkProjector, LINK_PROJECTOR_GROUP } from "../../projections/link-projection.ts";
 import { createLinkStore } from "../../store/payment-links.ts";
 import type { EntityModule } from "./module.ts";
 
@@ -12,6 +14,7 @@ export const linkModule: EntityModule = {
   entity: ({ codecs }) => linkEntity(codecs),
   projection: {
     writes: "Cassandra payment_links",
+    groups: () => [LINK_PROJECTOR_GROUP],
     create: (shared, log) =>
       createLinkProjector({
         kafka: shared.kafka,
@@ -22,11 +25,14 @@ export const linkModule: EntityModule = {
   },
   gateway({ shared, bus }) {
     const store = createLinkStore(shared.cassandra);
+    const commands = requestPort(
+      bus,
+      TOPIC.linkCommands,
+      (c: LinkCommand) => c.data.linkId,
+      shared.codecs.linkCommand,
+    );
     const admin = createLinkAdmin({
-      send: (command) =>
-        bus.request(TOPIC.linkCommands, command.data.linkId, (replyTo) =>
-          shared.codecs.linkCommand.encode({ ...command, metadata: { ...command.metadata, replyTo } }),
-        ),
+      send: commands.send,
       store,
       timeoutMs: shared.config.REPLY_TIMEOUT_MS,
     });

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { TOPIC } from "../../../topics/catalogue.ts";
 import { checkoutChainsOf } from "../../chains/config.ts";
 import { solanaStealthDerive } from "../../chains/solana-side.ts";
+import type { MerchantCommand } from "../../domain/merchant/types.ts";
 import { merchantEntity } from "../../entities/merchant.ts";
 import {
   createMerchantAdmin,
@@ -14,8 +16,9 @@ import { type KeyMode, keyModeOf } from "../../gateway/merchant-keys.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
 import type { SessionStealth } from "../../gateway/routes/stealth-sessions.ts";
 import { createStealthRegistry, type StealthRegistry } from "../../gateway/stealth-registry.ts";
-import type { GatewayBus } from "../../kafka/gateway-bus.ts";
-import { createMerchantProjector } from "../../projections/merchant-projection.ts";
+import type { Codecs } from "../../kafka/codecs.ts";
+import { type GatewayBus, requestPort } from "../../kafka/gateway-bus.ts";
+import { createMerchantProjector, MERCHANT_PROJECTOR_GROUP } from "../../projections/merchant-projection.ts";
 import { createSessionReadModel, type SessionReadModel } from "../../projections/read-model.ts";
 import { idempotencyKeys } from "../../store/idempotency-keys.ts";
 import { merchantEmails } from "../../store/merchant-emails.ts";
@@ -32,6 +35,7 @@ export const merchantModule: EntityModule = {
   entity: ({ codecs }) => merchantEntity(codecs),
   projection: {
     writes: "Cassandra merchants",
+    groups: () => [MERCHANT_PROJECTOR_GROUP],
     create: (shared, log) =>
       createMerchantProjector({
         kafka: shared.kafka,
@@ -45,10 +49,17 @@ export const merchantModule: EntityModule = {
   }),
 };
 
+/** Merchant commands (merchant.commands) over a gateway's bus, answered by the merchant's actor. */
+export const merchantCommandPort = (
+  bus: Pick<GatewayBus, "request">,
+  codecs: Pick<Codecs, "merchantCommand">,
+) =>
+  requestPort(bus, TOPIC.merchantCommands, (c: MerchantCommand) => c.data.merchantId, codecs.merchantCommand);
+
 /** The merchant routes' dependencies over a gateway's bus (the gateway's, or the merchant CLI's). */
 export function merchantGatewayDeps(
-  shared: Pick<Shared, "config" | "cassandra">,
-  bus: Pick<GatewayBus, "merchantCommands">,
+  shared: Pick<Shared, "config" | "cassandra" | "codecs">,
+  bus: Pick<GatewayBus, "request">,
   /**
    * The gateway's session commands (read-your-writes): checkout creates sessions through them; and
    * the sessions read model the gateway reads (the active table), by default the `sessions` table.
@@ -79,7 +90,7 @@ export function merchantGatewayDeps(
     sessions: readModel,
   });
   const admin = createMerchantAdmin({
-    send: bus.merchantCommands.send,
+    send: merchantCommandPort(bus, shared.codecs).send,
     store,
     emails: merchantEmails(shared.cassandra),
     endpoints: webhookEndpoints(shared.cassandra),

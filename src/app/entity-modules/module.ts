@@ -1,10 +1,11 @@
 import type { AnyEntity } from "../../actors/entity.ts";
 import type { Config } from "../../config.ts";
-import type { GatewayDeps } from "../../gateway/app.ts";
+import type { EntityAreaDeps } from "../../gateway/app.ts";
 import type { CommandPort } from "../../gateway/ports.ts";
 import type { GatewayBus } from "../../kafka/gateway-bus.ts";
 import type { Logger } from "../../logging.ts";
 import type { SessionReadModel } from "../../projections/read-model.ts";
+import type { ReadModels } from "../../projections/read-model-control.ts";
 import type { Shared } from "../shared.ts";
 
 /** A part of a role that one entity module started: one line for the start-up summary, and its stop. */
@@ -22,13 +23,11 @@ export interface EntityProjection {
   stop(): Promise<void>;
 }
 
-/** The route dependencies the entity modules give the gateway, each module its own field. */
-export type EntityGatewayDeps = Pick<GatewayDeps, "merchants" | "links" | "subscriptions">;
-
 /** What a module's gateway part builds over: the gateway's bus and the session commands it sends. */
 export interface GatewayContext {
   shared: Pick<Shared, "config" | "cassandra" | "chains" | "codecs">;
-  bus: Pick<GatewayBus, "request" | "merchantCommands" | "subscriptionCommands">;
+  /** Each module sends its entity's commands through the bus's request/reply (requestPort). */
+  bus: Pick<GatewayBus, "request">;
   commands: CommandPort;
   /** The sessions read model the gateway reads (the active table); the `sessions` table when absent. */
   readModel?: Pick<SessionReadModel, "get">;
@@ -51,10 +50,15 @@ export interface EntityModule {
   projection: {
     /** What the projection writes, for the start-up line ("Cassandra merchants"). */
     writes: string;
+    /**
+     * The consumer groups the projection reads the journal in (what the lag tool measures), under
+     * the read models the control record names (only the session's projection has several tables).
+     */
+    groups(models: ReadModels): string[];
     create(shared: Shared, log: Logger): EntityProjection;
   };
   /** The gateway's share: its routes' dependencies, given what the modules listed before gave. */
-  gateway?(ctx: GatewayContext, earlier: EntityGatewayDeps): EntityGatewayDeps;
+  gateway?(ctx: GatewayContext, earlier: EntityAreaDeps): EntityAreaDeps;
   /** The indexer's share: chain watchers that feed this entity's commands (null when none run). */
   indexer?(shared: Shared, log: Logger): Promise<RunningPart | null>;
 }

@@ -2,7 +2,7 @@ import { TOPIC } from "../../../topics/catalogue.ts";
 import { chainMoney } from "../../chains/money.ts";
 import { sessionEntityWith } from "../../entities/session.ts";
 import { waitForGroupCaughtUp } from "../../kafka/topics.ts";
-import { projectorGroup } from "../../projections/read-model-control.ts";
+import { projectedTables, projectorGroup } from "../../projections/read-model-control.ts";
 import { createTableProjectors } from "../../projections/table-projectors.ts";
 import { readModelControlStore } from "../../store/read-model-control.ts";
 import type { EntityModule } from "./module.ts";
@@ -26,6 +26,8 @@ export const sessionModule: EntityModule = {
   },
   projection: {
     writes: "Cassandra sessions",
+    // One projector group per table built or served (docs/OPERATIONS.md, "Read models").
+    groups: (models) => projectedTables(models).map(projectorGroup),
     create(shared, log) {
       // One projector per table the read-model control record names (docs/OPERATIONS.md, "Read models").
       const projector = createTableProjectors({

@@ -1,11 +1,12 @@
-import { createEntityHost } from "../../actors/host.ts";
+import { createEntityHost } from "../../actors/host/index.ts";
 import { createSnapshotStore } from "../../actors/snapshots.ts";
+import type { EntityAreaDeps } from "../../gateway/app.ts";
 import type { Logger } from "../../logging.ts";
 import { actorsNotReady, firstNotReady } from "../../ops/readiness.ts";
 import { createSnapshotTable } from "../../store/snapshots.ts";
 import type { Shared } from "../shared.ts";
 import { ENTITY_MODULES } from "./list.ts";
-import type { EntityGatewayDeps, EntityModule, GatewayContext, RunningPart } from "./module.ts";
+import type { EntityModule, GatewayContext, RunningPart } from "./module.ts";
 
 /**
  * The one start-up of every entity's share of a role: the generic host per entity for the actors
@@ -87,8 +88,8 @@ export function startEntityIndexers(
 export function entityGatewayDeps(
   ctx: GatewayContext,
   modules: readonly EntityModule[] = ENTITY_MODULES,
-): EntityGatewayDeps {
-  let deps: EntityGatewayDeps = {};
+): EntityAreaDeps {
+  let deps: EntityAreaDeps = {};
   for (const m of modules) {
     if (m.enabled(ctx.shared.config) && m.gateway) deps = { ...deps, ...m.gateway(ctx, deps) };
   }

@@ -1,10 +1,16 @@
 import { TOPIC } from "../../../topics/catalogue.ts";
 import type { GatewaySubscriptions } from "../../chains/adapter.ts";
+import type { SubscriptionCommand } from "../../domain/subscription/types.ts";
 import { subscriptionEntity } from "../../entities/subscription.ts";
 import { createSubscriptionAdmin } from "../../gateway/admin/subscription-admin.ts";
 import { createPlainProducer } from "../../kafka/at-least-once.ts";
+import type { Codecs } from "../../kafka/codecs.ts";
+import { type GatewayBus, requestPort } from "../../kafka/gateway-bus.ts";
 import type { Logger } from "../../logging.ts";
-import { createSubscriptionProjector } from "../../projections/subscription-projection.ts";
+import {
+  createSubscriptionProjector,
+  SUBSCRIPTION_PROJECTOR_GROUP,
+} from "../../projections/subscription-projection.ts";
 import { createSubscriptionStore } from "../../store/subscriptions.ts";
 import type { Shared } from "../shared.ts";
 import type { EntityModule, RunningPart } from "./module.ts";
@@ -16,6 +22,7 @@ export const subscriptionModule: EntityModule = {
   entity: ({ codecs }) => subscriptionEntity(codecs),
   projection: {
     writes: "Cassandra subscriptions",
+    groups: () => [SUBSCRIPTION_PROJECTOR_GROUP],
     create: (shared, log) =>
       createSubscriptionProjector({
         kafka: shared.kafka,
@@ -28,7 +35,7 @@ export const subscriptionModule: EntityModule = {
     const guards = earlier.merchants?.guards;
     if (!guards) return {};
     const admin = createSubscriptionAdmin({
-      send: bus.subscriptionCommands.send,
+      send: subscriptionCommandPort(bus, shared.codecs).send,
       store: createSubscriptionStore(shared.cassandra),
       chains: subscriptionChains(shared),
       feeBps: shared.config.PLATFORM_FEE_BPS,
@@ -38,6 +45,18 @@ export const subscriptionModule: EntityModule = {
   },
   indexer: startSubscriptionWatchers,
 };
+
+/** Subscription commands (subscription.commands) over a gateway's bus, answered by the subscription's actor. */
+export const subscriptionCommandPort = (
+  bus: Pick<GatewayBus, "request">,
+  codecs: Pick<Codecs, "subscriptionCommand">,
+) =>
+  requestPort(
+    bus,
+    TOPIC.subscriptionCommands,
+    (c: SubscriptionCommand) => c.data.subscriptionId,
+    codecs.subscriptionCommand,
+  );
 
 /**
  * The watchers that mirror each chain's on-chain cancels (the manager's Canceled logs) to

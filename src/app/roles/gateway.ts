@@ -48,7 +48,7 @@ export const gatewayRole: RoleModule = {
       committed: bus.committedStates,
       cache: { live: bus.live, ttlMs: config.SESSION_CACHE_TTL_MS, maxSessions: CACHED_SESSIONS },
     });
-    // The entities' routes (merchant mode: merchants, subscriptions, links): each module's share.
+    // The entities' routes: each enabled module's share (src/app/entity-modules/).
     // Their stored-session reads (checkout guards, stealth facts) wait for a row the projector has
     // not written yet, for a session that exists: a write answers before its projection.
     const entities = entityGatewayDeps({

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
+import { merchantCommandPort } from "../../../src/app/entity-modules/merchant.ts";
 import type { MerchantCommand } from "../../../src/domain/merchant/types.ts";
 import { issueKey, newMerchantId } from "../../../src/gateway/merchant-keys.ts";
 import type { GatewayBus } from "../../../src/kafka/gateway-bus.ts";
 import { startActorsWithBus } from "../../support/actors-bus.ts";
+import { codecs } from "../../support/codecs.ts";
 import type { TestService } from "../../support/service.ts";
 
 // The merchant entity on the generic host across a restart: the second host restores the merchant
@@ -35,7 +37,8 @@ describe("merchant actors on the generic host", () => {
     const id = newMerchantId();
     const sk = issueKey("secret", "test");
     bus = await actors();
-    const created = await bus.merchantCommands.send(
+    let merchants = merchantCommandPort(bus, codecs);
+    const created = await merchants.send(
       command(id, "CreateMerchant", { name: "Shop", email, keys: [sk.issued] }),
     );
     expect([created.status, created.code, created.session]).toEqual([200, null, null]);
@@ -43,13 +46,12 @@ describe("merchant actors on the generic host", () => {
     await service?.stop();
 
     bus = await actors();
-    const revoke = await bus.merchantCommands.send(command(id, "RevokeKey", { keyId: sk.issued.keyId }));
+    merchants = merchantCommandPort(bus, codecs);
+    const revoke = await merchants.send(command(id, "RevokeKey", { keyId: sk.issued.keyId }));
     expect([revoke.status, revoke.code]).toEqual([200, null]);
-    const again = await bus.merchantCommands.send(
-      command(id, "CreateMerchant", { name: "Other", email, keys: [] }),
-    );
+    const again = await merchants.send(command(id, "CreateMerchant", { name: "Other", email, keys: [] }));
     expect([again.status, again.code, again.message]).toEqual([409, "merchant_exists", "conflict"]);
-    const unknown = await bus.merchantCommands.send(command(id, "RevokeKey", { keyId: "key_nope" }));
+    const unknown = await merchants.send(command(id, "RevokeKey", { keyId: "key_nope" }));
     expect(unknown.code).toBe("key_not_found");
   }, 120_000);
 });

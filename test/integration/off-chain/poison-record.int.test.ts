@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createEntityHost } from "../../../src/actors/host.ts";
+import { createEntityHost } from "../../../src/actors/host/index.ts";
 import { createSnapshotStore } from "../../../src/actors/snapshots.ts";
 import { kafkajs } from "../../../src/kafka/client.ts";
 import { AlreadyRedriven, listParked, redrive } from "../../../src/kafka/dead-letter.ts";

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createEntityHost, type EntityHost } from "../../../src/actors/host.ts";
+import { createEntityHost, type EntityHost } from "../../../src/actors/host/index.ts";
 import { createSnapshotStore } from "../../../src/actors/snapshots.ts";
 import { readTopic } from "../../../src/kafka/topic-reader.ts";
 import { ensureTopics, stableEndOffsets } from "../../../src/kafka/topics.ts";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { keccak256, toHex } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
+import { subscriptionCommandPort } from "../../../src/app/entity-modules/subscription.ts";
 import { subscriptionIdFromDigest } from "../../../src/chains/evm/subscriptions/subscriptions.ts";
 import type { SubscriptionCommand } from "../../../src/domain/subscription/types.ts";
 import type { GatewayBus } from "../../../src/kafka/gateway-bus.ts";
@@ -40,25 +41,25 @@ describe("subscription actors on the generic host", () => {
       metadata: meta(),
     };
     bus = await actors();
-    const created = await bus.subscriptionCommands.send(create);
+    let subscriptions = subscriptionCommandPort(bus, codecs);
+    const created = await subscriptions.send(create);
     expect([created.status, created.code, created.session]).toEqual([200, null, null]);
     await bus.stop();
     await service?.stop();
 
     bus = await actors();
-    const again = await bus.subscriptionCommands.send({ ...create, metadata: meta() });
+    subscriptions = subscriptionCommandPort(bus, codecs);
+    const again = await subscriptions.send({ ...create, metadata: meta() });
     expect([again.status, again.code]).toEqual([409, "subscription_exists"]);
     const cancel = (source: "merchant" | "chain", merchantId: string | null): SubscriptionCommand => ({
       type: "CancelSubscription",
       data: { subscriptionId, source, merchantId, signature: null, txHash: null },
       metadata: meta(),
     });
-    expect((await bus.subscriptionCommands.send(cancel("merchant", "m_other"))).code).toBe(
-      "subscription_not_found",
-    );
-    expect((await bus.subscriptionCommands.send(cancel("merchant", "m_1"))).code).toBeNull();
+    expect((await subscriptions.send(cancel("merchant", "m_other"))).code).toBe("subscription_not_found");
+    expect((await subscriptions.send(cancel("merchant", "m_1"))).code).toBeNull();
     // Canceled already: the chain's cancel is accepted with nothing new.
-    expect((await bus.subscriptionCommands.send(cancel("chain", null))).code).toBeNull();
+    expect((await subscriptions.send(cancel("chain", null))).code).toBeNull();
     // The journal holds the creation and the one cancel, in order, across both hosts.
     const journal: string[] = [];
     const svc = service as TestService;
