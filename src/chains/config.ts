@@ -52,20 +52,3 @@ export const evmChainsOf = (chains: readonly ChainConfig[]): EvmChainConfig[] =>
 export const solanaChainOf = (chains: readonly ChainConfig[]): SolanaChainEntry | undefined =>
   chains.find((c): c is SolanaChainEntry => c.family === "solana");
 type SolanaChainEntry = Extract<ChainConfig, { family: "solana" }>;
-
-/**
- * What a merchant checkout needs of the configured chains, answered here so the checkout asks no
- * chain its family: the chains a checkout created without one is paid on (those whose burner is an
- * EVM address, one address on all of them), and which stealth scheme receives on a chain (Flow D).
- */
-export interface CheckoutChains {
-  burnerChainIds: readonly number[];
-  stealthFamilyOf(chainId: number): ChainFamily | undefined;
-}
-
-export function checkoutChainsOf(chains: readonly ChainConfig[]): CheckoutChains {
-  return {
-    burnerChainIds: evmChainsOf(chains).map((c) => c.chainId),
-    stealthFamilyOf: (chainId) => chains.find((c) => c.chainId === chainId)?.family,
-  };
-}

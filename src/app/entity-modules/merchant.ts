@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { checkoutChainsOf } from "../../chains/config.ts";
-import { solanaStealthDerive } from "../../chains/solana-side.ts";
+import { checkoutChainsOf } from "../../chains/checkout-chains.ts";
 import { merchantEntity } from "../../entities/merchant.ts";
 import {
   createMerchantAdmin,
@@ -97,8 +96,6 @@ export function merchantGatewayDeps(
         idempotency: idempotencyKeys(shared.cassandra),
         mode: keyMode,
         chains: checkoutChainsOf(shared.config.chains ?? []),
-        // A Solana address is derived only where a Solana checkout can pay it.
-        solanaStealth: solanaStealthDerive(shared.config.chains ?? []),
         stealthRegistry,
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,
