@@ -155,6 +155,13 @@ const envSchema = z.object({
    * states reach it from session.state within milliseconds); 0 reads Cassandra for every request.
    */
   SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
+  /**
+   * How many of session.state's last records a starting gateway reads before it serves (spread over
+   * the partitions), and how many sessions' newest states it keeps (~1.5 KB each: 50,000 is ~75 MB),
+   * so a read of a session the projector has not written yet finds its state. 50,000 covers minutes
+   * of changes at a few hundred a second.
+   */
+  GATEWAY_RECENT_STATES: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   /** Interval between SSE keep-alive comments. */
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).default(15_000),
   /** Open event streams one client (an IPv4 address, an IPv6 /64) may hold at once; past it, 429. */

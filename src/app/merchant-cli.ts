@@ -92,6 +92,7 @@ export async function withMerchantAdmin<T>(
     kafka: shared.kafka,
     codecs: shared.codecs,
     replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+    recentStates: config.GATEWAY_RECENT_STATES,
     log,
   });
   await bus.start();

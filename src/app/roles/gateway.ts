@@ -28,6 +28,7 @@ export const gatewayRole: RoleModule = {
       kafka: shared.kafka,
       codecs: shared.codecs,
       replyTimeoutMs: config.REPLY_TIMEOUT_MS,
+      recentStates: config.GATEWAY_RECENT_STATES,
       log,
     });
     await bus.start();
