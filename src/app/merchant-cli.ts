@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/merchant/types.ts";
-import { type MerchantAdmin, MerchantRefusedError } from "../gateway/admin/merchant-admin.ts";
+import type { MerchantAdmin } from "../gateway/admin/merchant-admin.ts";
+import { MerchantRefusedError } from "../gateway/admin/merchant-commands.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
 import { createGatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
