@@ -2,7 +2,6 @@ import { solanaSideOf } from "../../chains/solana-side.ts";
 import { createStealthRelays } from "../../chains/stealth-relays.ts";
 import { chainProviders } from "../../chains/vendors.ts";
 import { createGateway } from "../../gateway/app.ts";
-import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
 import { createHealth } from "../../ops/health.ts";
 import { followActiveReadModel } from "../../projections/active-read-model.ts";
@@ -13,6 +12,7 @@ import { merchantEvents } from "../../store/merchant-events.ts";
 import { readModelControlStore } from "../../store/read-model-control.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
 import { entityGatewayDeps } from "../entity-modules/start.ts";
+import { startGatewayBus } from "../gateway-bus.ts";
 import { roleGroups } from "../role-groups.ts";
 import type { RoleModule } from "../shared.ts";
 
@@ -24,14 +24,7 @@ export const gatewayRole: RoleModule = {
   name: "gateway",
   async start(shared, log) {
     const { config } = shared;
-    const bus = createGatewayBus({
-      kafka: shared.kafka,
-      codecs: shared.codecs,
-      replyTimeoutMs: config.REPLY_TIMEOUT_MS,
-      recentStates: config.GATEWAY_RECENT_STATES,
-      log,
-    });
-    await bus.start();
+    const bus = await startGatewayBus(shared, log);
     // The table the read-model control record names active, followed (docs/OPERATIONS.md, "Read models").
     const control = readModelControlStore(shared.cassandra);
     const readModel = await followActiveReadModel({
