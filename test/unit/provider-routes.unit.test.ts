@@ -66,9 +66,18 @@ afterEach(async () => {
 
 async function gateway() {
   const v = vendors();
-  app = (await testGateway({}, { deps: { providers: v.providers } })).app;
-  return { app, asked: v.asked };
+  const gw = (await testGateway({}, { deps: { providers: v.providers } })).app;
+  app = gw;
+  /** POST /quote selling 1000 base units of `sellToken` on `chainId` for `taker`; the status and error. */
+  const quote = async (chainId: number, sellToken: string, taker: string) => {
+    const body = { chain_id: chainId, sell_token: sellToken, sell_amount: "1000", taker };
+    const res = await gw.inject({ method: "POST", url: "/quote", payload: body });
+    return [res.statusCode, res.json().error];
+  };
+  return { app: gw, asked: v.asked, quote };
 }
+
+const SOL = "So11111111111111111111111111111111111111112";
 
 describe("the provider routes", () => {
   it("read a 0x wallet through the EVM vendor and a base58 one through the Solana vendor, each answer naming its ecosystem", async () => {
@@ -89,51 +98,27 @@ describe("the provider routes", () => {
   });
 
   it("refuse a taker spelled for another chain with 400 before any vendor is asked", async () => {
-    const { app, asked } = await gateway();
-    const quote = (body: object) => app.inject({ method: "POST", url: "/quote", payload: body });
-    const onEvm = await quote({
-      chain_id: CHAIN_ID,
-      sell_token: "native",
-      sell_amount: "1000",
-      taker: SOLANA_WALLET,
-    });
-    expect([onEvm.statusCode, onEvm.json().error]).toEqual([
+    const { asked, quote } = await gateway();
+    expect(await quote(CHAIN_ID, "native", SOLANA_WALLET)).toEqual([
       400,
       "body.taker: on an EVM chain, a 0x address",
     ]);
-    const onSolana = await quote({
-      chain_id: SOLANA_CHAIN,
-      sell_token: "So11111111111111111111111111111111111111112",
-      sell_amount: "1000",
-      taker: EVM_WALLET,
-    });
-    expect(onSolana.statusCode).toBe(400);
-    expect(onSolana.json().error).toBe("body.taker: on Solana, a base58 public key");
+    expect(await quote(SOLANA_CHAIN, SOL, EVM_WALLET)).toEqual([
+      400,
+      "body.taker: on Solana, a base58 public key",
+    ]);
     expect(asked).toEqual([]);
   });
 
   it("quote on a chain of the swap router with the taker in the chain's spelling, and refuse a chain no vendor quotes", async () => {
-    const { app, asked } = await gateway();
-    const quote = (body: object) => app.inject({ method: "POST", url: "/quote", payload: body });
+    const { asked, quote } = await gateway();
     // The router is asked with the taker lower-cased, buying the chain's USDC; it has no route: 409.
-    const noRoute = await quote({
-      chain_id: CHAIN_ID,
-      sell_token: "native",
-      sell_amount: "1000",
-      taker: EVM_WALLET,
-    });
-    expect([noRoute.statusCode, noRoute.json().error]).toEqual([
+    expect(await quote(CHAIN_ID, "native", EVM_WALLET)).toEqual([
       409,
       `the swap router has no liquidity for this pair on chain ${CHAIN_ID}`,
     ]);
     expect(asked).toEqual([`0x ${EVM_WALLET.toLowerCase()} ${USDC}`]);
-    const unknown = await quote({
-      chain_id: 1,
-      sell_token: "native",
-      sell_amount: "1000",
-      taker: EVM_WALLET,
-    });
-    expect([unknown.statusCode, unknown.json().error]).toEqual([
+    expect(await quote(1, "native", EVM_WALLET)).toEqual([
       400,
       "chain_id is not a configured EVM chain nor the Solana aggregator's chain",
     ]);
