@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { type ChainConfig, type EvmChainConfig, parseChainList } from "./chains/config.ts";
+import {
+  type ChainConfig,
+  type EvmChainConfig,
+  parseChainList,
+  parseLegacyChainList,
+} from "./chains/config.ts";
 import { providerEnvSchema } from "./providers/settings.ts";
 import { BaseError } from "./support/errors.ts";
 
@@ -337,7 +342,7 @@ function parseChains(name: "CHAINS" | "EVM_CHAINS", text: string): ChainConfig[]
   } catch {
     throw new ConfigError(`invalid configuration:\n  ${name}: must be a JSON array of chains`);
   }
-  const result = parseChainList(json, name === "EVM_CHAINS" ? "evm" : undefined);
+  const result = name === "EVM_CHAINS" ? parseLegacyChainList(json) : parseChainList(json);
   if (!result.ok)
     throw new ConfigError(`invalid configuration:\n${result.issues.map((i) => `  ${name}.${i}`).join("\n")}`);
   return result.chains;

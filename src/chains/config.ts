@@ -44,6 +44,9 @@ export function parseChainList(
   return { ok: true, chains: parsed.data };
 }
 
+/** The older EVM_CHAINS list: it predates `family`, so an entry that names none is an EVM chain. */
+export const parseLegacyChainList = (json: unknown) => parseChainList(json, "evm");
+
 /** The EVM entries, for what only EVM chains have (EIP-7702 burner authorizations, EVM vendors). */
 export const evmChainsOf = (chains: readonly ChainConfig[]): EvmChainConfig[] =>
   chains.filter((c) => c.family === "evm");
