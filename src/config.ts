@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { type ChainConfig, type EvmChainConfig, parseChainList } from "./chains/config.ts";
+import {
+  type ChainConfig,
+  type EvmChainConfig,
+  parseChainList,
+  parseLegacyChainList,
+} from "./chains/config.ts";
 import { providerEnvSchema } from "./providers/settings.ts";
 import { BaseError } from "./support/errors.ts";
 
@@ -155,6 +160,13 @@ const envSchema = z.object({
    * states reach it from session.state within milliseconds); 0 reads Cassandra for every request.
    */
   SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
+  /**
+   * How many of session.state's last records a starting gateway reads before it serves (spread over
+   * the partitions), and how many sessions' newest states it keeps (~1.5 KB each: 50,000 is ~75 MB),
+   * so a read of a session the projector has not written yet finds its state. 50,000 covers minutes
+   * of changes at a few hundred a second.
+   */
+  GATEWAY_RECENT_STATES: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   /** Interval between SSE keep-alive comments. */
   SSE_KEEPALIVE_MS: z.coerce.number().int().min(100).default(15_000),
   /** Open event streams one client (an IPv4 address, an IPv6 /64) may hold at once; past it, 429. */
@@ -356,7 +368,7 @@ function parseChains(name: "CHAINS" | "EVM_CHAINS", text: string): ChainConfig[]
   } catch {
     throw new ConfigError(`invalid configuration:\n  ${name}: must be a JSON array of chains`);
   }
-  const result = parseChainList(json, name === "EVM_CHAINS" ? "evm" : undefined);
+  const result = name === "EVM_CHAINS" ? parseLegacyChainList(json) : parseChainList(json);
   if (!result.ok)
     throw new ConfigError(`invalid configuration:\n${result.issues.map((i) => `  ${name}.${i}`).join("\n")}`);
   return result.chains;

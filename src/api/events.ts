@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_ID } from "../store/merchant-events.ts";
+import { EVENT_ID } from "../domain/webhooks.ts";
 
 // The merchant's event list (GET /v1/events, GET /v1/events/:id).
 

@@ -1,12 +1,13 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/merchant/types.ts";
-import { type MerchantAdmin, MerchantRefusedError } from "../gateway/admin/merchant-admin.ts";
+import type { MerchantAdmin } from "../gateway/admin/merchant-admin.ts";
+import { MerchantRefusedError } from "../gateway/admin/merchant-commands.ts";
 import { ReplyTimeoutError } from "../gateway/ports.ts";
-import { createGatewayBus } from "../kafka/gateway-bus.ts";
 import type { Logger } from "../logging.ts";
 import { boot } from "./boot.ts";
 import { merchantGatewayDeps } from "./entity-modules/merchant.ts";
+import { startGatewayBus } from "./gateway-bus.ts";
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -88,13 +89,7 @@ export async function withMerchantAdmin<T>(
   if (config.MERCHANT_MODE === "off")
     throw new Error("MERCHANT_MODE is off: set it to development or production");
   const shared = await boot(config, log);
-  const bus = createGatewayBus({
-    kafka: shared.kafka,
-    codecs: shared.codecs,
-    replyTimeoutMs: config.REPLY_TIMEOUT_MS,
-    log,
-  });
-  await bus.start();
+  const bus = await startGatewayBus(shared, log);
   try {
     const admin = merchantGatewayDeps(shared, bus, { commands: bus.commands })?.admin;
     if (!admin) throw new Error("MERCHANT_MODE is off");

@@ -44,6 +44,9 @@ export function parseChainList(
   return { ok: true, chains: parsed.data };
 }
 
+/** The older EVM_CHAINS list: it predates `family`, so an entry that names none is an EVM chain. */
+export const parseLegacyChainList = (json: unknown) => parseChainList(json, "evm");
+
 /** The EVM entries, for what only EVM chains have (EIP-7702 burner authorizations, EVM vendors). */
 export const evmChainsOf = (chains: readonly ChainConfig[]): EvmChainConfig[] =>
   chains.filter((c) => c.family === "evm");
@@ -52,20 +55,3 @@ export const evmChainsOf = (chains: readonly ChainConfig[]): EvmChainConfig[] =>
 export const solanaChainOf = (chains: readonly ChainConfig[]): SolanaChainEntry | undefined =>
   chains.find((c): c is SolanaChainEntry => c.family === "solana");
 type SolanaChainEntry = Extract<ChainConfig, { family: "solana" }>;
-
-/**
- * What a merchant checkout needs of the configured chains, answered here so the checkout asks no
- * chain its family: the chains a checkout created without one is paid on (those whose burner is an
- * EVM address, one address on all of them), and which stealth scheme receives on a chain (Flow D).
- */
-export interface CheckoutChains {
-  burnerChainIds: readonly number[];
-  stealthFamilyOf(chainId: number): ChainFamily | undefined;
-}
-
-export function checkoutChainsOf(chains: readonly ChainConfig[]): CheckoutChains {
-  return {
-    burnerChainIds: evmChainsOf(chains).map((c) => c.chainId),
-    stealthFamilyOf: (chainId) => chains.find((c) => c.chainId === chainId)?.family,
-  };
-}

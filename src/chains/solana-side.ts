@@ -1,6 +1,4 @@
-import { deriveSolanaStealthDestination, type SolanaStealthDerive } from "../stealth/flow-d.ts";
 import type { ChainAdapter } from "./adapter.ts";
-import type { ChainConfig } from "./config.ts";
 
 /**
  * What the gateway's Solana routes need of a Solana chain (docs/SOLANA.md), in types of no family
@@ -85,7 +83,3 @@ export function solanaSideOf(adapters: readonly ChainAdapter[]): SolanaGatewaySi
   }
   return undefined;
 }
-
-/** Flow D's Solana stealth derivation, where a Solana checkout can pay what it derives (a Solana chain is configured). */
-export const solanaStealthDerive = (chains: readonly ChainConfig[]): SolanaStealthDerive | undefined =>
-  chains.some((c) => c.family === "solana") ? deriveSolanaStealthDestination : undefined;

@@ -2,6 +2,12 @@ import { detectedDeposit } from "./evolve.ts";
 import type { SessionWebhookType, WebhookMessage } from "./messages.ts";
 import { type Outcome, type Session, sameId } from "./types.ts";
 
+/**
+ * An event id is `evt_` and 32 hex digits (the first 128 bits of its Idempotency-Key's SHA-256,
+ * src/store/merchant-events.ts): the HTTP contract checks a path's id by it, the store names events by it.
+ */
+export const EVENT_ID = /^evt_[0-9a-f]{32}$/;
+
 /** The webhook event a swept session's outcome fires (docs/API.md, "Webhooks"). */
 export const OUTCOME_EVENTS: Record<Outcome, SessionWebhookType> = {
   succeeded: "payment.succeeded",

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import type { PaymentSessionCreated, PaymentSessionObject } from "../api/payment-sessions.ts";
-import type { CheckoutChains } from "../chains/config.ts";
+import type { CheckoutChains } from "../chains/checkout-chains.ts";
 import type { CreateSession } from "../domain/commands.ts";
 import { setupMissing } from "../domain/merchant/readiness.ts";
 import type { AppFee, DestinationPin, StealthMeta } from "../domain/merchant/types.ts";
 import type { StealthDestination } from "../domain/types.ts";
 import type { SessionView } from "../domain/view.ts";
 import type { SessionReadModel } from "../projections/read-model.ts";
-import { deriveStealthDestinations, type SolanaStealthDerive, stealthPins } from "../stealth/flow-d.ts";
+import { stealthPins } from "../stealth/flow-d.ts";
 import type { IdempotencyClaim, IdempotencyKeys } from "../store/idempotency-keys.ts";
 import type { CheckoutResource } from "./auth.ts";
 import { gatewayError, replyError } from "./errors.ts";
@@ -53,10 +53,8 @@ export interface CheckoutDeps {
     appFee(merchantId: string): Promise<AppFee>;
     stealthMeta(merchantId: string): Promise<StealthMeta | null>;
   };
-  /** Which chains a checkout without a chain is paid on, and which stealth scheme receives where (Flow D). */
+  /** Which chains a checkout without a chain is paid on, and Flow D's schemes and destinations. */
   chains: CheckoutChains;
-  /** The Solana stealth scheme's sender side, when one is configured. */
-  solanaStealth?: SolanaStealthDerive | undefined;
   /** Where a Flow D session's derived addresses are recorded (the withdrawals relay only for them). */
   stealthRegistry?: Pick<StealthRegistry, "record"> | undefined;
   /** Where Idempotency-Keys are claimed; without it a key is refused (no silent double creation). */
@@ -119,8 +117,8 @@ export function createCheckoutSessions(deps: CheckoutDeps): CheckoutSessions {
       let stealthDestinations: StealthDestination[] | null = null;
       if (stealth) {
         if (meta === null) throw gatewayError("stealth_meta_missing");
-        stealthDestinations = deriveStealthDestinations(meta, deps.solanaStealth);
-        pins = stealthPins(merchantPins, payableChainIds, deps.chains.stealthFamilyOf, stealthDestinations);
+        stealthDestinations = deps.chains.stealthDestinations(meta);
+        pins = stealthPins(merchantPins, payableChainIds, deps.chains.stealthSchemeOf, stealthDestinations);
         if (!deps.stealthRegistry) throw new Error("Flow D needs the stealth address registry");
         // Recorded before the session exists: a withdrawal then finds it once it is paid.
         await deps.stealthRegistry.record(ids.sessionId, stealthDestinations);

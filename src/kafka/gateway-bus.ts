@@ -34,13 +34,6 @@ export interface GatewayBus {
 /** How many sessions' last replied versions a gateway remembers. */
 const REMEMBERED_SESSIONS = 50_000;
 
-/**
- * How many sessions' newest session.state records a gateway keeps as bytes (~1.5 KB each, ~75 MB at
- * most): minutes of changes at a few hundred a second, the most the projector may lag before a read
- * of a session this gateway never served depends on Cassandra having it.
- */
-const RECENT_STATES = 50_000;
-
 /** How long a read of a session this gateway has not seen waits for its consumer of session.state. */
 const COMMITTED_WAIT_MS = 3000;
 
@@ -58,6 +51,12 @@ export function createGatewayBus(deps: {
   kafka: KafkaClient;
   gatewayId?: string;
   replyTimeoutMs: number;
+  /**
+   * GATEWAY_RECENT_STATES: how many of session.state's last records a starting gateway reads before
+   * it serves, and how many sessions' newest states it keeps as bytes (~1.5 KB each): the most the
+   * projector may lag before a read of a session this gateway never served depends on Cassandra.
+   */
+  recentStates: number;
   log: Logger;
 }): GatewayBus {
   const gatewayId = deps.gatewayId ?? randomUUID();
@@ -94,7 +93,7 @@ export function createGatewayBus(deps: {
       return { partition, offset: ends.get(partition) ?? 0n };
     },
     waitMs: COMMITTED_WAIT_MS,
-    maxKeys: RECENT_STATES,
+    maxKeys: deps.recentStates,
   });
 
   const consumer = createBatchConsumer(deps.kafka, {
@@ -208,10 +207,10 @@ export function createGatewayBus(deps: {
       await producer.connect();
       await admin.connect();
       // A state committed before this gateway started may not be in Cassandra yet (the projector
-      // behind): the last RECENT_STATES records of session.state are read before the gateway
+      // behind): the last `recentStates` records of session.state are read before the gateway
       // serves, so a read of any session that changed lately finds its newest state here.
       const offsets = await stateOffsets();
-      const lookback = BigInt(Math.ceil(RECENT_STATES / Math.max(1, offsets.length)));
+      const lookback = BigInt(Math.ceil(deps.recentStates / Math.max(1, offsets.length)));
       const ends = new Map<number, bigint>();
       for (const { partition, start, end } of offsets) {
         const from = end - lookback > start ? end - lookback : start;

@@ -173,13 +173,12 @@ export async function foldShare(
 }
 
 /**
- * One share of a replay, on its own thread or on the thread that started the replay (whose modules
- * are already loaded): makes its own Kafka client, codec and sink from the job.
+ * One share of a replay, on its own worker thread: makes its own Kafka client, codec and sink from
+ * the job. It takes no abort signal: an aborted replay terminates its workers (src/projections/replay.ts).
  */
-export async function replayShare(
+async function replayShare(
   job: ReplayJob,
   onRead: (p: ShareProgress) => void,
-  signal?: AbortSignal,
 ): Promise<{ summary: StatesSummary; counts: FoldCounts; afterReadMs: number }> {
   const kafka = createKafka({ ...job.kafka });
   // A worker thread is a start of its own: it builds its codecs (functions do not cross threads).
@@ -190,7 +189,6 @@ export async function replayShare(
     maxOpen: job.maxOpen,
     ...(job.reader ? { reader: job.reader } : {}),
     onRead,
-    ...(signal ? { signal } : {}),
     watchHeap: true,
   };
   const { SummarySink, readModelSink } = await import("./replay-sinks.ts");

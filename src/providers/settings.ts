@@ -1,10 +1,6 @@
 import { z } from "zod";
-import { type ChainConfig, evmChainsOf, solanaChainOf } from "../chains/config.ts";
-import { createAlchemy } from "./alchemy.ts";
 import { createProviderCache } from "./cache.ts";
-import { createJupiter } from "./jupiter.ts";
-import type { Providers } from "./types.ts";
-import { createZeroEx } from "./zeroex.ts";
+import type { VendorKeys, VendorSettings } from "./types.ts";
 
 /**
  * The providers' settings (docs/PROVIDERS.md), part of the service's environment (src/config.ts).
@@ -45,7 +41,7 @@ export const providerEnvSchema = z.object({
 export type ProviderEnv = z.infer<typeof providerEnvSchema>;
 
 /** Alchemy's names of the mainnets and testnets it indexes (https://docs.alchemy.com, "Supported chains"). */
-const KNOWN_NETWORKS: Record<number, string> = {
+const KNOWN_NETWORKS: Record<string, string> = {
   1: "eth-mainnet",
   10: "opt-mainnet",
   137: "polygon-mainnet",
@@ -56,22 +52,15 @@ const KNOWN_NETWORKS: Record<number, string> = {
 };
 
 /** What the local stack's file says about its provider servers (deploy/local/providers/). */
-export interface LocalProviders {
-  alchemy?: { rpcUrl: string; apiUrl: string; apiKey: string; networks: Record<string, string> } | undefined;
-  zeroEx?: { apiUrl: string; apiKey: string } | undefined;
-  jupiter?: { apiUrl: string; apiKey: string } | undefined;
-}
+export type LocalProviders = VendorKeys;
 
-/** The configured providers: the environment's keys first, else the local stack's servers. */
-export function createProviders(
-  env: ProviderEnv,
-  chains: readonly ChainConfig[],
-  local: LocalProviders | undefined,
-): Providers {
+/**
+ * The vendors' keys, the environment's first, else the local stack's servers, and what every vendor
+ * shares (its timeout, one cache). Which chains each vendor serves is its family's wiring
+ * (src/chains/vendors.ts).
+ */
+export function providerSettings(env: ProviderEnv, local: LocalProviders | undefined): VendorSettings {
   const cache = createProviderCache({ ttlMs: env.PROVIDER_CACHE_TTL_MS, max: env.PROVIDER_CACHE_ENTRIES });
-  // Each vendor serves one family: Alchemy and 0x the EVM chains, Jupiter the Solana chain.
-  const evmChainIds = evmChainsOf(chains).map((c) => c.chainId);
-  const timeoutMs = env.PROVIDER_TIMEOUT_MS;
   const alchemy = env.ALCHEMY_API_KEY
     ? {
         rpcUrl: env.ALCHEMY_RPC_URL,
@@ -83,36 +72,8 @@ export function createProviders(
   const jupiter = env.JUPITER_API_KEY
     ? { apiUrl: env.JUPITER_API_URL, apiKey: env.JUPITER_API_KEY }
     : local?.jupiter;
-  // The aggregator answers for the one Solana chain configured (docs/SOLANA.md: one CHAINS entry).
-  const solanaChain = solanaChainOf(chains);
   const zeroEx = env.ZEROEX_API_KEY
     ? { apiUrl: env.ZEROEX_API_URL, apiKey: env.ZEROEX_API_KEY }
     : local?.zeroEx;
-  return {
-    balances:
-      alchemy &&
-      createAlchemy({
-        ...alchemy,
-        // Only the configured chains: the routes answer for the chains the service settles on.
-        networks: Object.fromEntries(
-          evmChainIds.flatMap((id) => {
-            const network = (alchemy.networks as Record<string, string>)[String(id)];
-            return network ? [[id, network]] : [];
-          }),
-        ),
-        timeoutMs,
-        cache,
-      }),
-    solana:
-      jupiter &&
-      solanaChain &&
-      createJupiter({
-        ...jupiter,
-        chainId: solanaChain.chainId,
-        usdcMint: solanaChain.usdcMint,
-        timeoutMs,
-        cache,
-      }),
-    swaps: zeroEx && createZeroEx({ ...zeroEx, chainIds: evmChainIds, timeoutMs, cache }),
-  };
+  return { keys: { alchemy, jupiter, zeroEx }, common: { timeoutMs: env.PROVIDER_TIMEOUT_MS, cache } };
 }

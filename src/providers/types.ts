@@ -1,4 +1,5 @@
 import { BaseError } from "../support/errors.ts";
+import type { ProviderCache } from "./cache.ts";
 
 /**
  * The third-party providers behind the token-options, balances and quote routes (docs/PROVIDERS.md):
@@ -114,11 +115,26 @@ export interface SwapRouter {
   quote(request: SwapQuoteRequest): Promise<SwapQuote | null>;
 }
 
+/** A chain a swap router may be asked to quote on, with the USDC a quote buys when the request names nothing. */
+export interface SwapChain {
+  chainId: number;
+  usdc: string | undefined;
+}
+
 /** The providers the gateway has: each absent when its settings (key, base URL) are not given. */
 export interface Providers {
   balances?: BalanceIndexer | undefined;
   solana?: SolanaAggregator | undefined;
   swaps?: SwapRouter | undefined;
+  /** The chains `swaps` answers for; each one's quote is 400 `wallet_unsupported` while no router is configured. */
+  swapChains?: readonly SwapChain[] | undefined;
+}
+
+/** Each vendor's origin and key, as the environment or the local stack gives them (src/providers/settings.ts). */
+export interface VendorKeys {
+  alchemy?: { rpcUrl: string; apiUrl: string; apiKey: string; networks: Record<string, string> } | undefined;
+  zeroEx?: { apiUrl: string; apiKey: string } | undefined;
+  jupiter?: { apiUrl: string; apiKey: string } | undefined;
 }
 
 /**
@@ -129,4 +145,10 @@ export class ProviderUnavailableError extends BaseError {
   override name = "ProviderUnavailableError";
   readonly code = "provider_unavailable";
   readonly retryable = true;
+}
+
+/** The vendors' keys and what every vendor shares: its bound on one request and one cache. */
+export interface VendorSettings {
+  keys: VendorKeys;
+  common: { timeoutMs: number; cache: ProviderCache };
 }

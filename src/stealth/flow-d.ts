@@ -3,9 +3,6 @@ import type { PinnedDestination, StealthDestination } from "../domain/types.ts";
 import { deriveSolanaStealthAddress, newEphemeralScalar, SOLANA_STEALTH_SCHEME } from "./ed25519.ts";
 import { deriveStealthAddress, ERC5564_SCHEME, newEphemeralKey } from "./erc5564.ts";
 
-/** The chain families a stealth scheme pays into. */
-export type StealthFamily = "evm" | "solana";
-
 /**
  * The Solana scheme's sender side: a fresh destination for the merchant's Solana keys. Absent: no
  * Solana chain is configured, and Flow D derives EVM only.
@@ -17,11 +14,6 @@ export const deriveSolanaStealthDestination: SolanaStealthDerive = (keys) => ({
   scheme: SOLANA_STEALTH_SCHEME,
   ...deriveSolanaStealthAddress(keys, newEphemeralScalar()),
 });
-
-const FAMILY_OF_SCHEME: Record<string, StealthFamily> = {
-  [ERC5564_SCHEME]: "evm",
-  [SOLANA_STEALTH_SCHEME]: "solana",
-};
 
 /**
  * A Flow D session's destinations: one per scheme the merchant registered keys for, each from a
@@ -41,25 +33,23 @@ export function deriveStealthDestinations(
 /**
  * What a Flow D session's pins are: for each chain the deposit may arrive on, the merchant's pinned
  * destination chain (the source chain itself when it pinned none), paid at the stealth address of
- * that chain's family. A destination chain whose family has no derived address is left out, so a
- * deposit there is refused at commit as for a checkout with no pin (no_destination).
+ * the scheme that receives on that chain (`schemeOf`, the chains' fact). A destination chain whose
+ * scheme has no derived address is left out, so a deposit there is refused at commit as for a
+ * checkout with no pin (no_destination).
  */
 export function stealthPins(
   merchantPins: readonly PinnedDestination[],
   sourceChainIds: readonly number[],
-  familyOf: (chainId: number) => StealthFamily | undefined,
+  schemeOf: (chainId: number) => string | undefined,
   destinations: readonly StealthDestination[],
 ): PinnedDestination[] {
   const pins: PinnedDestination[] = [];
   for (const sourceChainId of sourceChainIds) {
     const destChainId =
       merchantPins.find((p) => p.sourceChainId === sourceChainId)?.destChainId ?? sourceChainId;
-    const family = familyOf(destChainId);
-    const destination = destinations.find((d) => FAMILY_OF_SCHEME[d.scheme] === family);
+    const scheme = schemeOf(destChainId);
+    const destination = destinations.find((d) => d.scheme === scheme);
     if (destination) pins.push({ sourceChainId, destAddress: destination.stealthAddress, destChainId });
   }
   return pins;
 }
-
-/** The scheme's chain family; undefined for a scheme this service does not know. */
-export const familyOfScheme = (scheme: string): StealthFamily | undefined => FAMILY_OF_SCHEME[scheme];

@@ -22,11 +22,8 @@ export interface MerchantEventRow {
 /** Where a page starts: the event the previous page ended with (its clustering position). */
 export type EventCursor = Pick<MerchantEventRow, "createdAt" | "id">;
 
-/** An event id is `evt_` and 32 hex digits. */
-export const EVENT_ID = /^evt_[0-9a-f]{32}$/;
-
 /**
- * The event id of an Idempotency-Key: `evt_` + the first 128 bits of its SHA-256 in hex. Derived, not
+ * The event id (EVENT_ID, src/domain/webhooks.ts) of an Idempotency-Key: `evt_` + the first 128 bits of its SHA-256 in hex. Derived, not
  * drawn, so every process that sees the key (and a re-delivered record) names the event the same.
  */
 export const eventIdOf = (idempotencyKey: string): string =>

@@ -15,7 +15,6 @@ import {
 import { waitFor } from "../support/actor-host.ts";
 import { fund } from "../support/delegate.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
-import { createMerchant as operatorCreates } from "../support/operator.ts";
 
 // The analytics example (examples/analytics/) against the service's own account of the same money:
 // a new merchant's checkouts are paid and settled on the local chains, then Spark reads
@@ -27,8 +26,6 @@ const T = 600_000;
 const OPERATOR_SECRET = `operator-${"a".repeat(40)}`;
 const stack = merchantStack(OPERATOR_SECRET, T);
 const run = promisify(execFile);
-
-const createMerchant = () => operatorCreates(stack.service.url, OPERATOR_SECRET, "Analytics Shop");
 
 /** Per UTC day, the settled USDC of the merchant's payment.* events that carry one. */
 function volumeOfEvents(events: MerchantEvent[]): Map<string, { volume: bigint; sessions: number }> {
@@ -47,7 +44,7 @@ describe("examples/analytics: settled volume per merchant per day, by Spark from
   it(
     "equals the totals of the merchant's own event list",
     async () => {
-      const m = await createMerchant();
+      const m = await stack.createMerchant("Analytics Shop");
       const client = createMerchantClient({ baseUrl: stack.service.url, secretKey: m.secretKey });
       await pinDestination(client, {
         sourceChainId: stack.A.chain.chainId,

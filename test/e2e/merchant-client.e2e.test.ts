@@ -35,7 +35,6 @@ import {
 import { waitFor } from "../support/actor-host.ts";
 import { fund } from "../support/delegate.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
-import { createMerchant as operatorCreates } from "../support/operator.ts";
 import { mandateBody, mandateOf, newSubscriptionPayer } from "../support/subscription-payer.ts";
 
 // The merchant client library against the real stack: a merchant made through the operator route,
@@ -46,7 +45,7 @@ const T = 180_000;
 const OPERATOR_SECRET = `operator-${"m".repeat(40)}`;
 const stack = merchantStack(OPERATOR_SECRET, T);
 
-const createMerchant = () => operatorCreates(stack.service.url, OPERATOR_SECRET, "Library Shop");
+const createMerchant = () => stack.createMerchant("Library Shop");
 
 describe("the merchant client library on the real stack (MERCHANT_MODE=development)", () => {
   it("reads the merchant with its sk_, rolls it, and the rolled-away key is a 401 http error", async () => {

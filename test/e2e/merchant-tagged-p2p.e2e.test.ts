@@ -22,7 +22,6 @@ import { waitFor } from "../support/actor-host.ts";
 import { fund, tokenBalance } from "../support/delegate.ts";
 import { type Body, json } from "../support/http.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
-import { createMerchant } from "../support/operator.ts";
 
 // Issue 16 item 3 on the real stack. A merchant's pk_ is public: a stranger makes a P2P session of
 // the merchant's (POST /sessions with Authorization: Bearer pk_) that pays the stranger's own
@@ -44,7 +43,7 @@ interface Shop {
 
 /** A merchant (operator route), then only its library: a pin for chain A and a webhook endpoint. */
 async function newShop(): Promise<Shop> {
-  const created = await createMerchant(stack.service.url, OPERATOR_SECRET, "Pinned Shop");
+  const created = await stack.createMerchant("Pinned Shop");
   const merchant = createMerchantClient({ baseUrl: stack.service.url, secretKey: created.secretKey });
   const pinned = makeBurner().address.toLowerCase() as Address;
   await pinDestination(merchant, {

@@ -27,7 +27,6 @@ import { fund, tokenBalance } from "../support/delegate.ts";
 import { type JsonRequest, requestJson } from "../support/http.ts";
 import { failure } from "../support/merchant-local.ts";
 import { merchantStack } from "../support/merchant-stack.ts";
-import { createMerchant } from "../support/operator.ts";
 import { sessionUntil } from "../support/session-poll.ts";
 
 // Stealth settlement on EVM (issue 18, docs/STEALTH.md) on the real stack: a merchant registers an
@@ -43,7 +42,7 @@ const stack = merchantStack(OPERATOR_SECRET, T);
 const api = (path: string, init: JsonRequest = {}) => requestJson(stack.service.url, path, init);
 
 async function newMerchant() {
-  const m = await createMerchant(stack.service.url, OPERATOR_SECRET, "Stealth Shop");
+  const m = await stack.createMerchant("Stealth Shop");
   return { id: m.id, sk: m.secretKey, pk: m.publishableKey };
 }
 

@@ -13,6 +13,7 @@ export async function startActorsWithBus(
     codecs,
     kafka: service.kafka,
     replyTimeoutMs: 20_000,
+    recentStates: 50_000,
     log: createLogger("warn", "test"),
   });
   await bus.start();

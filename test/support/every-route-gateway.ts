@@ -35,7 +35,7 @@ export async function everyRouteGateway(): Promise<FastifyInstance> {
     stealthWithdrawals: port,
     solanaStealthWithdrawals: port,
     operator: port,
-    providers: port,
+    // Providers stay the default (none): their routes are always on, and swapChains is a list.
   };
   const env = { MERCHANT_MODE: "development", OPERATOR_SECRET: "o".repeat(40), STEALTH_ENABLED: "true" };
   return (await testGateway(env, { solana: port, deps })).app;

@@ -1,16 +1,27 @@
 import { afterAll, beforeAll } from "vitest";
 import { type Ctx, setUpChains } from "./delegate.ts";
 import { type LocalServer, serve } from "./local-http.ts";
+import { createMerchant, type NewMerchant } from "./operator.ts";
 import { startTestService, type TestService } from "./service.ts";
 
 /**
  * Merchant mode on the real stack, set up before a file's tests and stopped after them: every role
  * in one test service (development mode, an operator secret), a plain http://localhost webhook
  * receiver that answers 200 (development mode allows it with WEBHOOK_ALLOW_INSECURE), and the two
- * local chains. The fields are filled once beforeAll has run.
+ * local chains. The fields are filled once beforeAll has run; `createMerchant` makes a merchant
+ * named `name` through the operator route of this stack's service.
  */
 export function merchantStack(operatorSecret: string, timeoutMs: number) {
-  const stack = {} as { service: TestService; receiver: LocalServer; A: Ctx; B: Ctx };
+  const stack = {
+    createMerchant: (name: string): Promise<NewMerchant> =>
+      createMerchant(stack.service.url, operatorSecret, name),
+  } as {
+    service: TestService;
+    receiver: LocalServer;
+    A: Ctx;
+    B: Ctx;
+    createMerchant(name: string): Promise<NewMerchant>;
+  };
   beforeAll(async () => {
     stack.service = await startTestService({
       roles: ["actors", "projector", "indexer", "gateway", "executor", "webhooks"],

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { eventListQuery } from "../../src/api/events.ts";
+import { EVENT_ID } from "../../src/domain/webhooks.ts";
 import { createGateway } from "../../src/gateway/app.ts";
 import { createGuards } from "../../src/gateway/auth.ts";
 import { issueKey } from "../../src/gateway/merchant-keys.ts";
 import { eventView, listPage } from "../../src/gateway/routes/merchant-events.ts";
 import {
-  EVENT_ID,
   EVENT_RETENTION_MS,
   eventIdOf,
   type MerchantEventRow,

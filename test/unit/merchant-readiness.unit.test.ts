@@ -57,7 +57,11 @@ describe("POST /v1/payment_sessions before the merchant is set up", () => {
           sessions: createCheckoutSessions({
             commands: service.commands,
             settings,
-            chains: { burnerChainIds: [CHAIN_ID], stealthFamilyOf: () => "evm" },
+            chains: {
+              burnerChainIds: [CHAIN_ID],
+              stealthSchemeOf: () => "erc5564-1",
+              stealthDestinations: () => [],
+            },
             mode: "test",
             ttlSeconds: 600,
             newId: () => crypto.randomUUID(),

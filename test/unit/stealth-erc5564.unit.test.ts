@@ -106,12 +106,12 @@ describe("stealth gating", () => {
 describe("Flow D's destinations", () => {
   const r = recipient();
   const meta = { ...r.meta, solSpendPubkey: null, solViewPubkey: null };
-  const families = new Map<number, "evm" | "solana">([
-    [31337, "evm"],
-    [31338, "evm"],
-    [792703810, "solana"],
+  const schemes = new Map<number, string>([
+    [31337, "erc5564-1"],
+    [31338, "erc5564-1"],
+    [792703810, "solana-ed25519-1"],
   ]);
-  const familyOf = (id: number) => families.get(id);
+  const schemeOf = (id: number) => schemes.get(id);
 
   it("derives one destination per registered scheme, fresh each session, found by the recipient's keys", () => {
     const [a, ...rest] = deriveStealthDestinations(meta);
@@ -122,14 +122,14 @@ describe("Flow D's destinations", () => {
     expect(isOurs(a as never, { viewPrivateKey: r.view.priv, spendPubkey: r.spend.pub })).toBe(true);
   });
 
-  it("keeps the merchant's destination chain (the source chain without a pin) and pays the stealth address of its family", () => {
+  it("keeps the merchant's destination chain (the source chain without a pin) and pays the stealth address of its scheme", () => {
     const evm = { scheme: "erc5564-1", ephemeralPubkey: "0x02", viewTag: 1, stealthAddress: "0x57ea17" };
     const pins = [{ sourceChainId: 31337, destAddress: "0xdead", destChainId: 31338 }];
-    expect(stealthPins(pins, [31337, 31338], familyOf, [evm])).toEqual([
+    expect(stealthPins(pins, [31337, 31338], schemeOf, [evm])).toEqual([
       { sourceChainId: 31337, destAddress: "0x57ea17", destChainId: 31338 },
       { sourceChainId: 31338, destAddress: "0x57ea17", destChainId: 31338 },
     ]);
     // A Solana destination with no Solana scheme derived: no pin, so a deposit there has no destination.
-    expect(stealthPins([], [792703810], familyOf, [evm])).toEqual([]);
+    expect(stealthPins([], [792703810], schemeOf, [evm])).toEqual([]);
   });
 });

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { TOPIC } from "../../../topics/catalogue.ts";
-import { checkoutChainsOf } from "../../chains/config.ts";
-import { solanaStealthDerive } from "../../chains/solana-side.ts";
+import { checkoutChainsOf } from "../../chains/checkout-chains.ts";
 import type { MerchantCommand } from "../../domain/merchant/types.ts";
 import { merchantEntity } from "../../entities/merchant.ts";
 import {
@@ -108,8 +107,6 @@ export function merchantGatewayDeps(
         idempotency: idempotencyKeys(shared.cassandra),
         mode: keyMode,
         chains: checkoutChainsOf(shared.config.chains ?? []),
-        // A Solana address is derived only where a Solana checkout can pay it.
-        solanaStealth: solanaStealthDerive(shared.config.chains ?? []),
         stealthRegistry,
         ttlSeconds: shared.config.SESSION_TTL_SECONDS,
         newId: randomUUID,

@@ -1,18 +1,18 @@
-import { createStealthWithdrawals } from "../../chains/evm/settle/stealth-withdrawals.ts";
-import { solanaStealthWithdrawals } from "../../chains/solana/stealth-withdrawals.ts";
 import { solanaSideOf } from "../../chains/solana-side.ts";
+import { createStealthRelays } from "../../chains/stealth-relays.ts";
+import { chainProviders } from "../../chains/vendors.ts";
 import { createGateway } from "../../gateway/app.ts";
-import { createGatewayBus } from "../../kafka/gateway-bus.ts";
 import { createOperator } from "../../operator/operator.ts";
 import { createHealth } from "../../ops/health.ts";
 import { followActiveReadModel } from "../../projections/active-read-model.ts";
 import { createSessionReads, storedWhenProjected } from "../../projections/session-reads.ts";
-import { createProviders } from "../../providers/settings.ts";
+import { providerSettings } from "../../providers/settings.ts";
 import { executorLedger } from "../../store/executor-ledger.ts";
 import { merchantEvents } from "../../store/merchant-events.ts";
 import { readModelControlStore } from "../../store/read-model-control.ts";
 import { webhookDeliveries } from "../../store/webhook-deliveries.ts";
 import { entityGatewayDeps } from "../entity-modules/start.ts";
+import { startGatewayBus } from "../gateway-bus.ts";
 import { roleGroups } from "../role-groups.ts";
 import type { RoleModule } from "../shared.ts";
 
@@ -24,13 +24,7 @@ export const gatewayRole: RoleModule = {
   name: "gateway",
   async start(shared, log) {
     const { config } = shared;
-    const bus = createGatewayBus({
-      kafka: shared.kafka,
-      codecs: shared.codecs,
-      replyTimeoutMs: config.REPLY_TIMEOUT_MS,
-      log,
-    });
-    await bus.start();
+    const bus = await startGatewayBus(shared, log);
     // The table the read-model control record names active, followed (docs/OPERATIONS.md, "Read models").
     const control = readModelControlStore(shared.cassandra);
     const readModel = await followActiveReadModel({
@@ -72,9 +66,9 @@ export const gatewayRole: RoleModule = {
       // The Solana routes exist when a Solana chain is configured (docs/SOLANA.md).
       solana: solanaSideOf(shared.chains),
       // Token options, balances, swap quotes: the configured providers, else the local stack's servers.
-      providers: createProviders(config, config.chains ?? [], shared.infra.providers),
+      providers: chainProviders(config.chains ?? [], providerSettings(config, shared.infra.providers)),
       // Sent through the executor's ledger-backed relayer wallets: nonces shared safely with settlement.
-      stealthWithdrawals: createStealthWithdrawals({
+      ...createStealthRelays({
         chains: config.chains ?? [],
         ledger: executorLedger(shared.cassandra),
         maxFee: config.STEALTH_WITHDRAW_MAX_FEE,
@@ -86,7 +80,6 @@ export const gatewayRole: RoleModule = {
         stuckAfterMs: config.EXECUTOR_STUCK_AFTER_MS,
         feeBumpPercent: config.EXECUTOR_FEE_BUMP_PERCENT,
       }),
-      solanaStealthWithdrawals: solanaStealthWithdrawals(config.chains ?? []),
       webhookDeliveries: webhookDeliveries(shared.cassandra),
       merchantEvents: merchantEvents(shared.cassandra),
       operator: config.OPERATOR_SECRET

@@ -37,7 +37,8 @@ export type GetSwapQuoteErrorType = ApiError;
  * import { createApiClient, getSwapQuote } from "deposit-settlement/client";
  * const client = createApiClient({ baseUrl: "http://127.0.0.1:8080" });
  * const quote = await getSwapQuote(client, { chainId: 31337, sellToken: "native", sellAmount: 10n ** 16n, taker });
- * if (quote.ecosystem === "evm")
+ * // A quote with a transaction is sent as is; one without (Solana) is a price and route only.
+ * if ("transaction" in quote)
  *   await wallet.sendTransaction({ to: quote.transaction.to, data: quote.transaction.data, value: BigInt(quote.transaction.value) });
  */
 export async function getSwapQuote(

@@ -5,18 +5,16 @@ import {
   type DestinationPin,
   type KeyKind,
   MERCHANT_REJECTION_MESSAGES,
-  type MerchantCommand,
   type MerchantRejectionCode,
   type MerchantSettings,
 } from "../../domain/merchant/types.ts";
-import type { GatewayReply } from "../../records/gateway-replies.ts";
 import type { MerchantEmails } from "../../store/merchant-emails.ts";
 import type { KeyRow, MerchantRow, MerchantStore } from "../../store/merchants.ts";
 import type { WebhookEndpointRow } from "../../store/webhook-endpoints.ts";
-import { TerminalError } from "../../support/errors.ts";
 import { newWebhookSecret } from "../../webhooks/signing.ts";
 import { issueKey, type KeyMode, legacyMerchantId, newMerchantId, normalizeEmail } from "../merchant-keys.ts";
 import { ReplyTimeoutError } from "../ports.ts";
+import { type MerchantCommandDeps, MerchantRefusedError, merchantCommands } from "./merchant-commands.ts";
 import { createStealthMetaAdmin, type StealthMetaAdmin } from "./stealth-meta-admin.ts";
 
 /**
@@ -25,9 +23,7 @@ import { createStealthMetaAdmin, type StealthMetaAdmin } from "./stealth-meta-ad
  * projection shows the change, so a key handed out works on the next request and a revoked one
  * fails on it. A key is shown once: nothing can show it again, a lost key is rolled.
  */
-export interface MerchantAdminDeps {
-  /** Sends a command to the owning merchant actor and waits (bounded) for its reply. */
-  send(command: MerchantCommand): Promise<GatewayReply>;
+export interface MerchantAdminDeps extends MerchantCommandDeps {
   store: MerchantStore;
   /** Which merchant holds an e-mail address: what keeps e-mails unique now that ids are random. */
   emails: MerchantEmails;
@@ -37,14 +33,6 @@ export interface MerchantAdminDeps {
     putSecret(merchantId: string, endpointId: string, secret: string): Promise<void>;
   };
   mode: KeyMode;
-  /** How long to wait for the projection to show an accepted change (then ReplyTimeoutError). */
-  timeoutMs: number;
-  now?: () => number;
-}
-
-/** The merchant actor refused the command: its code is one of the gateway's registered errors. */
-export class MerchantRefusedError extends TerminalError<MerchantRejectionCode> {
-  override name = "MerchantRefusedError";
 }
 
 const refused = (code: MerchantRejectionCode) =>
@@ -100,33 +88,6 @@ export const NO_APP_FEE: AppFee = {
   recipient: "0x0000000000000000000000000000000000000000",
   recipientSol: null,
 };
-
-/**
- * Sending a command to a merchant's actor (a refusal thrown as MerchantRefusedError) and waiting,
- * bounded, until the projection shows its effect: what every admin of the merchant does.
- */
-export function merchantCommands(deps: Pick<MerchantAdminDeps, "send" | "timeoutMs" | "now">) {
-  const now = deps.now ?? Date.now;
-  const send = async (merchantId: string, type: MerchantCommand["type"], data: object) => {
-    const command = {
-      type,
-      data: { merchantId, ...data },
-      metadata: { commandId: randomUUID(), issuedAt: now(), replyTo: null },
-    } as MerchantCommand;
-    const reply = await deps.send(command);
-    if (reply.code !== null)
-      throw new MerchantRefusedError(reply.code as MerchantRejectionCode, reply.message ?? reply.code);
-  };
-  const waitFor = async (what: string, done: () => Promise<boolean>) => {
-    const deadline = now() + deps.timeoutMs;
-    while (!(await done())) {
-      if (now() > deadline)
-        throw new ReplyTimeoutError(`the merchant projection did not show ${what} in time`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  return { now, send, waitFor };
-}
 
 export function createMerchantAdmin(
   deps: MerchantAdminDeps,

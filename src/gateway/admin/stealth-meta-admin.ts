@@ -1,6 +1,6 @@
 import type { StealthMeta } from "../../domain/merchant/types.ts";
 import type { MerchantStore } from "../../store/merchants.ts";
-import type { merchantCommands } from "./merchant-admin.ts";
+import type { merchantCommands } from "./merchant-commands.ts";
 
 /** The merchant's stealth meta-address (PUT/GET /v1/stealth-meta, docs/STEALTH.md), on its actor. */
 export interface StealthMetaAdmin {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from "fastify";
-import { evmChainsOf } from "../../chains/config.ts";
 import type { Providers } from "../../providers/types.ts";
 import type { MerchantSettingsAdmin } from "../admin/merchant-admin.ts";
 import type { Guards } from "../auth.ts";
@@ -42,7 +41,6 @@ export const payerArea: FastifyPluginAsync<PayerAreaOptions> = async (app, opts)
   await app.register(providerRoutes, {
     providers,
     sessions: session.sessions,
-    evmChains: evmChainsOf(config.chains ?? []),
     slippageBps: config.QUOTE_SLIPPAGE_BPS,
     checkout,
   });

@@ -42,6 +42,7 @@ import {
   loadPayment,
   type PayOption,
   savedSession,
+  settlesBySweep,
 } from "./saved-payment.ts";
 import { followSolana, startSolana } from "./solana-payment.ts";
 import { solanaWallet } from "./solana-transfer.ts";
@@ -58,7 +59,7 @@ interface LinkSession {
 }
 
 const saved = loadPayment(link.slug);
-if (saved?.family === "solana") {
+if (saved && settlesBySweep(saved)) {
   hideStart();
   // Not asking a wallet again: a resumed page shows the address and Solana Pay request to pay by.
   run(() => followSolana(saved, null));

@@ -81,6 +81,14 @@ export interface SolanaSavedPayment {
   sent?: true;
 }
 
+/**
+ * Whether the saved payment settles by a sweep its burner signs against the terms the session's
+ * creation answered (./solana-payment.ts), rather than by an Intent signed once the deposit is
+ * seen: what the payment carries says how it resumes.
+ */
+export const settlesBySweep = (saved: SavedPayment): saved is SolanaSavedPayment =>
+  (saved as Partial<SolanaSavedPayment>).terms !== undefined;
+
 /** What every saved payment keeps of its session, from POST /links/:slug/sessions' answer. */
 export const savedSession = (created: {
   id: string;

@@ -9,7 +9,8 @@ import {
   LIST_URL,
 } from "../../api/events.ts";
 import { errorSchema } from "../../api/wire.ts";
-import { EVENT_ID, type EventCursor, type MerchantEventRow } from "../../store/merchant-events.ts";
+import { EVENT_ID } from "../../domain/webhooks.ts";
+import type { EventCursor, MerchantEventRow } from "../../store/merchant-events.ts";
 import { type Guards, requireSecretKey } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 

@@ -12,7 +12,8 @@ import {
 } from "../../api/merchants.ts";
 import { errorSchema, noContentSchema } from "../../api/wire.ts";
 import type { Config } from "../../config.ts";
-import { type MerchantAdmin, MerchantRefusedError } from "../admin/merchant-admin.ts";
+import type { MerchantAdmin } from "../admin/merchant-admin.ts";
+import { MerchantRefusedError } from "../admin/merchant-commands.ts";
 import { type Guards, operatorGuard, requireSecretKey, unauthorized } from "../auth.ts";
 import { gatewayError } from "../errors.ts";
 

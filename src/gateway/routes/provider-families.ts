@@ -1,51 +1,69 @@
 import { isAddress as isSolanaAddress } from "@solana/kit";
 import type { z } from "zod";
-import type { SwapQuoteBody, swapQuoteResponseSchema, walletSchema } from "../../api/providers.ts";
-import type { EvmChainConfig } from "../../chains/config.ts";
+import type {
+  SwapQuoteBody,
+  swapQuoteResponseSchema,
+  tokenOptionsResponseSchema,
+} from "../../api/providers.ts";
 import { evmHoldings } from "../../providers/token-options.ts";
-import type { Providers, SolanaQuote, SwapQuote, TokenHolding } from "../../providers/types.ts";
+import type { Providers, SolanaQuote, SwapChain, SwapQuote, TokenHolding } from "../../providers/types.ts";
 import { gatewayError } from "../errors.ts";
 
 /**
- * Each wallet family's side of the provider routes, in one place: which vendor reads a wallet's
- * holdings, and which quotes a swap on a chain, with that chain's spelling of a token. The routes
- * (./providers.ts) look a family or a chain up here and ask nothing about it themselves.
+ * Each vendor's side of the provider routes, in one place: which vendor reads a wallet's holdings
+ * (the one whose addresses the wallet is spelled in), and which quotes a swap on a chain, with that
+ * chain's spelling of a token and of the taker. The routes (./providers.ts) find a reader by the
+ * wallet's spelling and a quoter by the chain's id, and ask nothing about either themselves.
  */
-export type WalletFamily = z.output<typeof walletSchema>["family"];
+type Ecosystem = z.output<typeof tokenOptionsResponseSchema>["ecosystem"];
 type QuoteWire = z.input<typeof swapQuoteResponseSchema>;
 
-/** How a wallet of one family is read; `holdings` is absent when no vendor is configured, `missing` says so. */
+/** A 0x address, lower-cased (the EVM vendors' spelling), or null. */
+const evmSpelling = (raw: string): string | null =>
+  /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : null;
+/** A base58 public key (Solana's spelling, case kept), or null. */
+const solanaSpelling = (raw: string): string | null => (isSolanaAddress(raw) ? raw : null);
+
+/**
+ * How the wallets spelled one way are read: `holdings` is absent when no vendor is configured,
+ * `missing` says so; `ecosystem` is what the answer names.
+ */
 export interface WalletReader {
+  ecosystem: Ecosystem;
+  /** The wallet in this reader's spelling, or null when it is not one of its wallets. */
+  spelling(address: string): string | null;
   holdings: ((address: string) => Promise<TokenHolding[]>) | undefined;
   missing: string;
 }
 
-export function walletReaders(providers: Providers): Record<WalletFamily, WalletReader> {
+export function walletReaders(providers: Providers): readonly WalletReader[] {
   const { balances, solana } = providers;
-  return {
-    evm: {
+  return [
+    {
+      ecosystem: "evm",
+      spelling: evmSpelling,
       holdings: balances && ((address) => evmHoldings(balances, address as `0x${string}`)),
       missing: "no EVM balance provider is configured",
     },
-    solana: {
+    {
+      ecosystem: "solana",
+      spelling: solanaSpelling,
       holdings: solana && ((address) => solana.holdings(address)),
       missing: "Solana wallets are not supported yet",
     },
-  };
+  ];
 }
 
-/** POST /quote on one chain: its family (the taker must be of it) and the vendor's quote, on the wire. */
+/** POST /quote on one chain: the vendor's quote, on the wire (the taker spelled as the chain spells it). */
 export interface ChainQuoter {
-  family: WalletFamily;
   quote(body: SwapQuoteBody, slippageBps: number): Promise<QuoteWire>;
 }
 
-/** The chains a quote may be asked on: the Solana aggregator's chain, and each configured EVM chain. */
-export function chainQuoters(
-  providers: Providers,
-  evmChains: readonly EvmChainConfig[],
-): ReadonlyMap<number, ChainQuoter> {
-  const quoters = new Map<number, ChainQuoter>(evmChains.map((c) => [c.chainId, evmQuoter(providers, c)]));
+/** The chains a quote may be asked on: the Solana aggregator's chain, and each chain of the swap router's. */
+export function chainQuoters(providers: Providers): ReadonlyMap<number, ChainQuoter> {
+  const quoters = new Map<number, ChainQuoter>(
+    (providers.swapChains ?? []).map((c) => [c.chainId, evmQuoter(providers, c)]),
+  );
   const { solana } = providers;
   if (solana) quoters.set(solana.chainId, solanaQuoter(solana));
   return quoters;
@@ -71,10 +89,11 @@ function quoteTokens(
   return { sell, buy };
 }
 
-function takerOf<F extends WalletFamily>(body: SwapQuoteBody, family: F, rule: string) {
-  const { taker } = body;
-  if (taker.family !== family) throw gatewayError("invalid_request", `body.taker: ${rule}`);
-  return taker as Extract<SwapQuoteBody["taker"], { family: F }>;
+/** The taker in the chain's spelling; 400 when it is a wallet of another chain. */
+function takerOf(body: SwapQuoteBody, spelling: (raw: string) => string | null, rule: string): string {
+  const taker = spelling(body.taker.address);
+  if (taker === null) throw gatewayError("invalid_request", `body.taker: ${rule}`);
+  return taker;
 }
 
 /** A vendor's quote, or 409 `no_swap_route` when it found none for the pair. */
@@ -84,9 +103,8 @@ function routed<Q>(quote: Q | null, why: string): Q {
 }
 
 /** An EVM chain's quote through the swap router: 0x addresses or `native`, with the transaction to send. */
-function evmQuoter(providers: Providers, chain: EvmChainConfig): ChainQuoter {
+function evmQuoter(providers: Providers, chain: SwapChain): ChainQuoter {
   return {
-    family: "evm",
     async quote(body, slippageBps) {
       if (!providers.swaps) throw gatewayError("wallet_unsupported", "no swap router is configured");
       const tokens = quoteTokens(
@@ -95,14 +113,14 @@ function evmQuoter(providers: Providers, chain: EvmChainConfig): ChainQuoter {
         "on an EVM chain, a 0x address or native",
         chain.usdc,
       );
-      const taker = takerOf(body, "evm", "on an EVM chain, a 0x address");
+      const taker = takerOf(body, evmSpelling, "on an EVM chain, a 0x address") as `0x${string}`;
       const quote = routed(
         await providers.swaps.quote({
           chainId: chain.chainId,
           sellToken: tokens.sell,
           buyToken: tokens.buy,
           sellAmount: body.sell_amount,
-          taker: taker.address,
+          taker,
           slippageBps,
         }),
         `the swap router has no liquidity for this pair on chain ${chain.chainId}`,
@@ -115,7 +133,6 @@ function evmQuoter(providers: Providers, chain: EvmChainConfig): ChainQuoter {
 /** The Solana chain's quote through the aggregator: base58 mints, a price and route, no transaction. */
 function solanaQuoter(aggregator: NonNullable<Providers["solana"]>): ChainQuoter {
   return {
-    family: "solana",
     async quote(body, slippageBps) {
       const tokens = quoteTokens(
         body,
@@ -123,7 +140,7 @@ function solanaQuoter(aggregator: NonNullable<Providers["solana"]>): ChainQuoter
         "on Solana, a base58 mint (SOL: the native mint)",
         aggregator.usdcMint,
       );
-      takerOf(body, "solana", "on Solana, a base58 public key");
+      takerOf(body, solanaSpelling, "on Solana, a base58 public key");
       const ask = { sellMint: tokens.sell, buyMint: tokens.buy, sellAmount: body.sell_amount, slippageBps };
       const quote = routed(
         await aggregator.quote(ask),

@@ -12,7 +12,6 @@ import {
 } from "../../api/providers.ts";
 import { sessionParamsSchema } from "../../api/sessions.ts";
 import { errorSchema } from "../../api/wire.ts";
-import type { EvmChainConfig } from "../../chains/config.ts";
 import { type TokenOption, tokenOptions } from "../../providers/token-options.ts";
 import type { Providers } from "../../providers/types.ts";
 import { gatewayError } from "../errors.ts";
@@ -23,8 +22,6 @@ import { type CheckoutAccess, guardCheckout } from "./settlement.ts";
 export interface ProviderRoutesOptions {
   providers: Providers;
   sessions: SessionReadPort;
-  /** The configured EVM chains: where a quote may be asked, and each one's USDC (the default buy token). */
-  evmChains: readonly EvmChainConfig[];
   /** QUOTE_SLIPPAGE_BPS: a quote's slippage when the request names none. */
   slippageBps: number;
   checkout?: CheckoutAccess | undefined;
@@ -41,13 +38,20 @@ export const providerRoutes: FastifyPluginAsyncZod<ProviderRoutesOptions> = asyn
   const { providers, sessions } = opts;
 
   const readers = walletReaders(providers);
-  const quoters = chainQuoters(providers, opts.evmChains);
+  const quoters = chainQuoters(providers);
 
-  /** What a wallet can pay with, from the provider of its family. */
-  async function optionsOf(wallet: z.output<typeof walletSchema>): Promise<TokenOption[]> {
-    const reader = readers[wallet.family];
+  /** What a wallet can pay with, from the provider that reads wallets spelled as it is, and that one's ecosystem. */
+  async function optionsOf(wallet: z.output<typeof walletSchema>) {
+    const found = readers.flatMap((reader) => {
+      const address = reader.spelling(wallet.address);
+      return address === null ? [] : [{ reader, address }];
+    })[0];
+    // The query's schema took the wallet only in a spelling some reader has.
+    if (!found) throw gatewayError("invalid_request", "a wallet no provider reads");
+    const { reader, address } = found;
     if (!reader.holdings) throw gatewayError("wallet_unsupported", reader.missing);
-    return tokenOptions(await reader.holdings(wallet.address));
+    const options: TokenOption[] = tokenOptions(await reader.holdings(address));
+    return { ecosystem: reader.ecosystem, options };
   }
 
   app.get(
@@ -65,9 +69,9 @@ export const providerRoutes: FastifyPluginAsyncZod<ProviderRoutesOptions> = asyn
       if (!record) throw gatewayError("session_not_found");
       await guardCheckout(request as FastifyRequest, record.session, opts.checkout);
       const { wallet } = request.query;
-      const options = await optionsOf(wallet);
+      const { ecosystem, options } = await optionsOf(wallet);
       reply.header("cache-control", "no-store");
-      return { wallet: wallet.address, ecosystem: wallet.family, options };
+      return { wallet: wallet.address, ecosystem, options };
     },
   );
 
@@ -82,9 +86,9 @@ export const providerRoutes: FastifyPluginAsyncZod<ProviderRoutesOptions> = asyn
     },
     async (request, reply) => {
       const { address } = request.query;
-      const balances = await optionsOf(address);
+      const { ecosystem, options: balances } = await optionsOf(address);
       reply.header("cache-control", "no-store");
-      return { address: address.address, ecosystem: address.family, balances };
+      return { address: address.address, ecosystem, balances };
     },
   );
 

@@ -36,6 +36,7 @@ async function startBus(gatewayId = randomUUID()) {
     kafka: fx.service.kafka,
     gatewayId,
     replyTimeoutMs: 5000,
+    recentStates: 50_000,
     log: createLogger("warn", "test"),
   });
   await bus.start();
