@@ -47,15 +47,16 @@ async function main() {
     windowMs = Date.now() - t0 - 90_000;
     say("with the roll", rolled);
   }
-  if (!values["no-baseline"])
-    say(
-      "the same load, no roll",
-      await runFaultProof({ loadMs: Math.max(60_000, windowMs), everyMs, chaos: null, ...counts }),
-    );
-  if (!rolled) return;
-  const sigterm = rolled.requests.get("SIGTERM");
+  let baseline: FaultProofReport | null = null;
+  if (!values["no-baseline"]) {
+    baseline = await runFaultProof({ loadMs: Math.max(60_000, windowMs), everyMs, chaos: null, ...counts });
+    say("the same load, no roll", baseline);
+  }
+  const unfinished = (r: FaultProofReport | null) => r?.flows.filter((f) => f.step !== "done").length ?? 0;
+  const sigterm = rolled?.requests.get("SIGTERM");
   const cut = (sigterm?.other5xx.length ?? 0) + (sigterm?.unanswered.length ?? 0);
-  const unfinished = rolled.flows.filter((f) => f.step !== "done").length;
-  process.exit(rolled.problems.length === 0 && unfinished === 0 && cut === 0 ? 0 : 1);
+  // A baseline that did not finish is no baseline: it fails the run as a roll would.
+  const problems = (rolled?.problems.length ?? 0) + (baseline?.problems.length ?? 0);
+  process.exit(problems === 0 && unfinished(rolled) + unfinished(baseline) === 0 && cut === 0 ? 0 : 1);
 }
 main();

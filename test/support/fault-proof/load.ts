@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Address, createPublicClient, createWalletClient, type Hex, http } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
+import { createNonceManager, jsonRpc } from "viem/nonce";
 import { type LocalChain, toViemChain } from "../../../deploy/local/chains.ts";
 import { testUsdcAbi } from "../../../src/chains/evm/abi.ts";
 import { type ApiClient, createApiClient } from "../../../src/client/api-client.ts";
@@ -180,7 +181,10 @@ export function chainClients(chain: LocalChain) {
     transport: http(chain.rpcUrl),
     pollingInterval: 200,
   });
-  // One nonce manager for every deposit of the run: they are sent concurrently.
+  // One nonce manager for every deposit of the run (they are sent concurrently), and a new one per
+  // run: viem's shared manager keys nonces by address and chain id, which a second run's fresh chain
+  // repeats, so it handed out the first run's nonces and no deposit of the second was ever mined.
+  const nonceManager = createNonceManager({ source: jsonRpc() });
   const account = privateKeyToAccount(chain.funded.privateKey as Hex, { nonceManager });
   const wallet = createWalletClient({ account, chain: viemChain, transport: http(chain.rpcUrl) });
   const fund = async (to: Address, amount: bigint) => {
