@@ -182,7 +182,13 @@ describe("a payment link paid in USDC on Solana", () => {
       const sessionId = (await page.getAttribute("body", "data-session")) as string;
       const burner = new PublicKey(((await page.textContent("#address")) ?? "").trim());
       await profile.close();
-      expect(answered.status()).toBe(200);
+      // 200, or 409 already_registered when the indexer saw the deposit first and the service had
+      // already relayed the setup the page kept before showing the address: either way one setup
+      // stands for the bounce, which the last case checks.
+      if (answered.status() !== 200) {
+        expect(answered.status()).toBe(409);
+        expect(typeof ((await answered.json()) as { error?: unknown }).error).toBe("string");
+      }
       expect(wallet.confirmed).toHaveLength(1);
       expect(await usdcOf(burner)).toBe(AMOUNT);
       // Closed before the page could sign a sweep: only the bounce can end it.
