@@ -139,7 +139,9 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
       },
     });
     for (const partition of wanted) {
-      consumer.seek({ topic: opts.topic, partition, offset: String(position.get(partition) ?? 0n) });
+      await seekWhenInitialized(() =>
+        consumer.seek({ topic: opts.topic, partition, offset: String(position.get(partition) ?? 0n) }),
+      );
     }
     consumer.on(consumer.events.CRASH, ({ payload }) => finish(payload.error));
     await done;
@@ -194,4 +196,22 @@ function onlyPartitions(topic: string, partitions: number[]): PartitionAssigner 
       };
     },
   });
+}
+
+/**
+ * kafkajs refuses a seek while its consumer group is not (or no longer) set up, which `run` can
+ * leave for a moment when its first join fails and the runner restarts (seen once in a loaded CI
+ * run: "Consumer group was not initialized"). The seek is tried again for a few seconds.
+ */
+async function seekWhenInitialized(seek: () => void): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    try {
+      seek();
+      return;
+    } catch (err) {
+      const notYet = err instanceof Error && /not initialized/i.test(err.message);
+      if (!notYet || tries >= 100) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
