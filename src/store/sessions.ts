@@ -29,16 +29,12 @@ export interface SessionsTable {
   /** The row's version and Session object alone: no state to fetch. */
   getView(id: string): Promise<Pick<SessionRow, "version" | "viewJson"> | null>;
   /**
-   * Writes the row with its version as the cell timestamp, so an older version never overwrites a
-   * newer one, whatever order concurrent writers (projector, replay) arrive in.
-   */
-  upsert(row: SessionRow): Promise<void>;
-  /**
-   * `upsert` of every row, in unlogged batches of at most `maxBatchBytes` of row text each (0: one
-   * statement per row). A batch is one request instead of one per row, which is what Cassandra's
-   * CPU per write goes on at these sizes; it is not atomic across rows and need not be, since each
-   * row carries its own version as its timestamp. A failed call may have written some rows: writing
-   * them again changes nothing.
+   * Writes each row with its version as the cell timestamp, so an older version never overwrites a
+   * newer one, whatever order concurrent writers (projector, replay) arrive in. Rows go in unlogged
+   * batches of at most `maxBatchBytes` of row text each (0: one statement per row). A batch is one
+   * request instead of one per row, which is what Cassandra's CPU per write goes on at these sizes;
+   * it is not atomic across rows and need not be, since each row carries its own version as its
+   * timestamp. A failed call may have written some rows: writing them again changes nothing.
    */
   upsertAll(rows: readonly SessionRow[], maxBatchBytes: number): Promise<void>;
 }
@@ -90,15 +86,10 @@ export function sessionsTable(cassandra: CassandraClient, name = "sessions"): Se
       if (!row || row.get("version") === null) return null;
       return { version: row.get("version"), viewJson: row.get("view_json") };
     },
-    async upsert(r) {
-      await cassandra.execute(upsert, upsertParams(r));
-    },
     async upsertAll(rows, maxBatchBytes) {
-      if (maxBatchBytes <= 0) {
-        await mapConcurrent(rows, CONCURRENT_WRITES, (r) => cassandra.execute(upsert, upsertParams(r)));
-        return;
-      }
-      await mapConcurrent(sizedChunks(rows, rowBytes, maxBatchBytes), CONCURRENT_WRITES, async (chunk) => {
+      // Without a budget every row goes alone, and no row's size needs counting.
+      const chunks = maxBatchBytes > 0 ? sizedChunks(rows, rowBytes, maxBatchBytes) : rows.map((r) => [r]);
+      await mapConcurrent(chunks, CONCURRENT_WRITES, async (chunk) => {
         const [only] = chunk;
         if (chunk.length === 1 && only) await cassandra.execute(upsert, upsertParams(only));
         else
