@@ -1,3 +1,4 @@
+import { sleep } from "../../support/retry.ts";
 import type { ApiClient } from "../api-client.ts";
 import type { ApiError, ClientError } from "../errors.ts";
 import {
@@ -55,7 +56,13 @@ export async function keepSolanaBounceSetup(
 ): Promise<KeepSolanaBounceSetupReturnType> {
   const { signal, every = BOUNCE_SETUP_REFRESH_MS } = params;
   let attached = 0;
-  for (let wait = params.startIn ?? 0; await pause(wait, signal); wait = every) {
+  // sleep rejects once `signal` aborts (before or during the wait): that ends the loop.
+  const waited = (ms: number) =>
+    sleep(ms, signal).then(
+      () => true,
+      () => false,
+    );
+  for (let wait = params.startIn ?? 0; await waited(wait); wait = every) {
     try {
       if (!(await attachSolanaBounceSetup(client, params))) return attached;
       attached++;
@@ -65,19 +72,4 @@ export async function keepSolanaBounceSetup(
     }
   }
   return attached;
-}
-
-/** Waits `ms`; false when `signal` aborted (before or during the wait). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (goOn: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", aborted);
-      resolve(goOn);
-    };
-    const aborted = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal?.addEventListener("abort", aborted, { once: true });
-  });
 }
