@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AssignerProtocol, type IHeaders, type KafkaMessage, type PartitionAssigner } from "kafkajs";
+import { retry } from "../support/retry.ts";
 import { type KafkaClient, kafkajs } from "./client.ts";
 import { stableEndOffsets } from "./topics.ts";
 
@@ -139,8 +140,13 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
       },
     });
     for (const partition of wanted) {
-      await seekWhenInitialized(() =>
-        consumer.seek({ topic: opts.topic, partition, offset: String(position.get(partition) ?? 0n) }),
+      // kafkajs refuses a seek while its consumer group is not (or no longer) set up, which `run`
+      // can leave for a moment when its first join fails and the runner restarts (seen once in a
+      // loaded CI run: "Consumer group was not initialized"): the seek is tried again for ~5 s.
+      await retry(
+        async () =>
+          consumer.seek({ topic: opts.topic, partition, offset: String(position.get(partition) ?? 0n) }),
+        { attempts: 100, baseMs: 50, maxMs: 50, isRetryable: groupNotReady },
       );
     }
     consumer.on(consumer.events.CRASH, ({ payload }) => finish(payload.error));
@@ -198,20 +204,4 @@ function onlyPartitions(topic: string, partitions: number[]): PartitionAssigner 
   });
 }
 
-/**
- * kafkajs refuses a seek while its consumer group is not (or no longer) set up, which `run` can
- * leave for a moment when its first join fails and the runner restarts (seen once in a loaded CI
- * run: "Consumer group was not initialized"). The seek is tried again for a few seconds.
- */
-async function seekWhenInitialized(seek: () => void): Promise<void> {
-  for (let tries = 0; ; tries++) {
-    try {
-      seek();
-      return;
-    } catch (err) {
-      const notYet = err instanceof Error && /not initialized/i.test(err.message);
-      if (!notYet || tries >= 100) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
+const groupNotReady = (err: unknown): boolean => err instanceof Error && /not initialized/i.test(err.message);
