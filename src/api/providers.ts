@@ -6,14 +6,21 @@ import { z } from "zod";
  * quotes"): GET /sessions/:id/token-options, GET /balances and POST /quote.
  */
 
+/** A 0x address, lower-cased (how the EVM side spells it), or null. */
+export const evmSpelling = (raw: string): `0x${string}` | null =>
+  /^0x[0-9a-fA-F]{40}$/.test(raw) ? (raw.toLowerCase() as `0x${string}`) : null;
+/** A base58 public key (Solana's spelling, case kept), or null. */
+export const solanaSpelling = (raw: string): string | null => (isAddress(raw) ? raw : null);
+
 /** A wallet as a query parameter: a 0x address (EVM) or a base58 public key (Solana). */
 export const walletSchema = z
   .string()
   .max(64)
   .transform((raw, ctx) => {
-    if (/^0x[0-9a-fA-F]{40}$/.test(raw))
-      return { family: "evm" as const, address: raw.toLowerCase() as `0x${string}` };
-    if (isAddress(raw)) return { family: "solana" as const, address: raw };
+    const evm = evmSpelling(raw);
+    if (evm !== null) return { family: "evm" as const, address: evm };
+    const solana = solanaSpelling(raw);
+    if (solana !== null) return { family: "solana" as const, address: solana };
     ctx.addIssue({ code: "custom", message: "must be a 0x address or a base58 Solana public key" });
     return z.NEVER;
   });
@@ -53,8 +60,9 @@ const tokenSchema = z
   .string()
   .max(64)
   .transform((raw, ctx) => {
-    if (raw === "native" || isAddress(raw)) return raw;
-    if (/^0x[0-9a-fA-F]{40}$/.test(raw)) return raw.toLowerCase();
+    if (raw === "native") return raw;
+    const spelled = solanaSpelling(raw) ?? evmSpelling(raw);
+    if (spelled !== null) return spelled;
     ctx.addIssue({ code: "custom", message: "must be `native`, a 0x address or a base58 mint" });
     return z.NEVER;
   });

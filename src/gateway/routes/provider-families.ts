@@ -1,9 +1,10 @@
-import { isAddress as isSolanaAddress } from "@solana/kit";
 import type { z } from "zod";
-import type {
-  SwapQuoteBody,
-  swapQuoteResponseSchema,
-  tokenOptionsResponseSchema,
+import {
+  evmSpelling,
+  type SwapQuoteBody,
+  solanaSpelling,
+  type swapQuoteResponseSchema,
+  type tokenOptionsResponseSchema,
 } from "../../api/providers.ts";
 import { evmHoldings } from "../../providers/token-options.ts";
 import type { Providers, SolanaQuote, SwapChain, SwapQuote, TokenHolding } from "../../providers/types.ts";
@@ -17,12 +18,6 @@ import { gatewayError } from "../errors.ts";
  */
 type Ecosystem = z.output<typeof tokenOptionsResponseSchema>["ecosystem"];
 type QuoteWire = z.input<typeof swapQuoteResponseSchema>;
-
-/** A 0x address, lower-cased (the EVM vendors' spelling), or null. */
-const evmSpelling = (raw: string): string | null =>
-  /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : null;
-/** A base58 public key (Solana's spelling, case kept), or null. */
-const solanaSpelling = (raw: string): string | null => (isSolanaAddress(raw) ? raw : null);
 
 /**
  * How the wallets spelled one way are read: `holdings` is absent when no vendor is configured,
@@ -136,7 +131,7 @@ function solanaQuoter(aggregator: NonNullable<Providers["solana"]>): ChainQuoter
     async quote(body, slippageBps) {
       const tokens = quoteTokens(
         body,
-        (t) => (isSolanaAddress(t) ? t : null),
+        solanaSpelling,
         "on Solana, a base58 mint (SOL: the native mint)",
         aggregator.usdcMint,
       );
