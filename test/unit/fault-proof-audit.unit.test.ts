@@ -25,6 +25,7 @@ function clean(): Observed {
     ],
     commandIds: ["c1", "c2", "c3"],
     results: ["c1:Sent", "c1:Confirmed", "c2:Sent", "c2:Confirmed", "c3:Sent", "c3:Confirmed"],
+    finished: ["c1", "c2", "c3"],
     webhookKeys: keys,
     received: keys,
     txsOf: new Map(flows.map((f, i) => [f.burner.toLowerCase(), new Set([`0xtx${i}`])])),
@@ -70,6 +71,11 @@ describe("the fault proof's count", () => {
       "a doubled executor command",
       (o) => ({ ...o, commandIds: [...o.commandIds, "c2"] }),
       /command doubled: c2 x2/,
+    ],
+    [
+      "an executor command that never ended",
+      (o) => ({ ...o, finished: ["c1", "c3"] }),
+      /executor command never ended: c2/,
     ],
     [
       "a doubled webhook on the outbox",

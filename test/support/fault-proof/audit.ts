@@ -15,13 +15,14 @@ export interface Audit {
   figures: Record<string, number>;
   problems: string[];
   /**
-   * For each finished commit without a SweepCompleted: what its session and the executor did, so
-   * the cause is in the report (its journal, its commands and every result with its error text).
+   * For each finished commit without a SweepCompleted, and each flow that did not finish: what its
+   * session and the executor did, so the cause is in the report (its journal, its commands and
+   * every result with its error text).
    */
-  unswept: Unswept[];
+  explained: Explained[];
 }
 
-export interface Unswept {
+export interface Explained {
   sessionId: string;
   commandIds: string[];
   lines: string[];
@@ -55,6 +56,8 @@ export interface Observed {
   /** executor.commands' command ids, and executor.results as `commandId:type`. */
   commandIds: readonly string[];
   results: readonly string[];
+  /** Command ids with a final result: confirmed, or failed with retryable=false. */
+  finished: readonly string[];
   /** Idempotency-Keys of the merchant's records on webhook.events. */
   webhookKeys: readonly string[];
   /** Idempotency-Keys of the webhooks the merchant's endpoint received, in arrival order. */
@@ -73,7 +76,7 @@ export async function audit(opts: {
   fromBlock: bigint;
 }): Promise<Audit> {
   const events: Observed["events"][number][] = [];
-  // What the explanation of an unswept commit prints, by session: the story in the topics' words.
+  // What the explanation of an unswept commit or an unfinished flow prints, by session: the story in the topics' words.
   const story = new Map<string, string[]>();
   const commandsOf = new Map<string, string[]>();
   const tell = (sessionId: string | null, line: string) => {
@@ -95,11 +98,14 @@ export async function audit(opts: {
     tell(c.sessionId, `${at(Number(r.timestamp))} command ${c.commandId} ${c.command.type}`);
   });
   const results: string[] = [];
+  const finished: string[] = [];
   await readAll(opts.brokers, TOPIC.executorResults, (r) => {
     if (!r.value) return;
     const res = codecs.executorResult.decode(r.value);
     results.push(`${res.commandId}:${res.result.type}`);
     const body = res.result as { errorMessage?: string; retryable?: boolean; txHash?: string | null };
+    const final = res.result.type !== "TransactionSubmitted" && body.retryable !== true;
+    if (final) finished.push(res.commandId);
     const detail = [
       body.errorMessage !== undefined ? `"${body.errorMessage}" retryable=${body.retryable}` : "",
       body.txHash ? `tx ${body.txHash}` : "",
@@ -112,7 +118,8 @@ export async function audit(opts: {
     const w = codecs.webhookEvent.decode(r.value);
     if (w.merchantId === opts.merchantId) webhookKeys.push(w.idempotencyKey);
   });
-  const burners = opts.flows.filter((f) => f.step === "done").map((f) => f.burner);
+  // Every funded burner: a finished flow's transfers are counted, an unfinished one's explained.
+  const burners = opts.flows.filter((f) => f.step !== "new" && f.step !== "created").map((f) => f.burner);
   const txsOf = new Map<string, Set<string>>();
   for (let i = 0; i < burners.length; i += 50) {
     const logs = await opts.A.client.getLogs({
@@ -133,19 +140,25 @@ export async function audit(opts: {
     events,
     commandIds,
     results,
+    finished,
     webhookKeys,
     received: opts.received,
     txsOf,
   });
   for (const f of opts.flows) {
-    if (!f.id || f.kind !== "commit" || f.step !== "done") continue;
-    if (events.some((e) => e.sessionId === f.id && e.type === "SweepCompleted")) continue;
+    if (!f.id) continue;
+    const unswept =
+      f.kind === "commit" &&
+      f.step === "done" &&
+      !events.some((e) => e.sessionId === f.id && e.type === "SweepCompleted");
+    if (!unswept && f.step === "done") continue;
     const txs = [...(txsOf.get(f.burner.toLowerCase()) ?? [])];
-    counted.unswept.push({
+    const what = unswept ? `unswept commit #${f.n}` : `unfinished ${f.kind} #${f.n} at ${f.step}`;
+    counted.explained.push({
       sessionId: f.id,
       commandIds: commandsOf.get(f.id) ?? [],
       lines: [
-        `unswept commit #${f.n} session ${f.id}: ended ${f.status}, burner ${f.burner}, transfers out of it: ${txs.join(", ") || "none"}`,
+        `${what} session ${f.id}: ended ${f.status}, burner ${f.burner}, transfers out of it: ${txs.join(", ") || "none"}`,
         ...(story.get(f.id) ?? []).sort(),
       ],
     });
@@ -177,6 +190,13 @@ export function count(o: Observed): Audit {
   // The outbox the actors write in the same transaction as the events.
   problems.push(...doubled(countBy(o.commandIds)).map((d) => `executor command doubled: ${d}`));
   problems.push(...doubled(countBy(o.webhookKeys)).map((d) => `webhook event doubled: ${d}`));
+  // Every step the executor was asked for ended: a command with no final result was dropped.
+  const ended = new Set(o.finished);
+  problems.push(
+    ...[...new Set(o.commandIds)]
+      .filter((id) => !ended.has(id))
+      .map((id) => `executor command never ended: ${id}`),
+  );
 
   // Deliveries: each queued webhook reached the endpoint; a repeat of one key is a redelivery the
   // receiver recognises (at-least-once, by Idempotency-Key), counted apart.
@@ -213,6 +233,6 @@ export function count(o: Observed): Audit {
       webhookRedeliveries: o.received.length - got.size,
     },
     problems,
-    unswept: [],
+    explained: [],
   };
 }

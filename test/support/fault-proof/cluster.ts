@@ -141,7 +141,8 @@ export async function startCluster(
     WEBHOOK_ALLOW_INSECURE: "true",
     WEBHOOK_POLL_MS: "100",
     INDEXER_POLL_MS: "250",
-    LOG_LEVEL: "warn",
+    // FAULT_PROOF_LOG_LEVEL=info keeps every command and step in the processes' logs, for a hunt.
+    LOG_LEVEL: process.env.FAULT_PROOF_LOG_LEVEL ?? "warn",
     PORT: "0",
     RATE_LIMIT_PER_SECOND: raised,
     RATE_LIMIT_BURST: raised,

@@ -144,9 +144,11 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
       await new Promise((r) => setTimeout(r, 2000));
       result = await auditNow(c, load, receiver.received, A, fromBlock);
     }
-    // An unswept commit's executor lines, by its command ids, beside what the topics said.
-    for (const u of result.unswept)
-      u.lines.push(...logLinesOf(c, "executor", [u.sessionId, ...u.commandIds]).map((l) => `  log ${l}`));
+    // What the processes logged of an unswept commit or an unfinished flow (its session and command
+    // ids), beside what the topics said.
+    for (const u of result.explained)
+      for (const role of ["executor", "actors", "gateway"])
+        u.lines.push(...logLinesOf(c, role, [u.sessionId, ...u.commandIds]).map((l) => `  log ${l}`));
     const done = load.flows.filter((f) => f.doneAt !== null);
     const took = done.map((f) => ((f.doneAt as number) - f.startedAt) / 1000);
     return {
@@ -226,7 +228,7 @@ export function describeReport(r: FaultProofReport): string {
       (f) => `unfinished #${f.n} ${f.kind} ${f.id ?? "(no session)"} at ${f.step}: ${f.error}`,
     ),
     `problems (${r.problems.length}): ${r.problems.slice(0, 20).join("; ") || "none"}`,
-    ...r.unswept.flatMap((u) => u.lines),
+    ...r.explained.flatMap((u) => u.lines),
     `flow p99 ${r.flowP99.toFixed(1)} s`,
     ...[...r.requests].map(([phase, t]) => {
       const bad = [...t.other5xx, ...t.unanswered];
