@@ -134,14 +134,15 @@ export async function setUpMerchant(cluster: Cluster, hookUrl: string) {
 
 /**
  * The payer's client over whichever gateways are up; POST /sessions carries the merchant's pk_.
- * `answered` keeps, per method and path, which gateway gave the last answer and its status: a
- * refusal may come from that gateway's own read or from the session's owner.
+ * `answered` keeps, per method and path, the last few answers: when, which gateway and its status
+ * (with the error's code for a 4xx or 5xx): a refusal may come from that gateway's own read or from
+ * the session's owner, and a payer that gave up is explained by them.
  */
 function payerClient(
   cluster: Cluster,
   pk: string,
   tally: () => RequestTally,
-  answered: Map<string, string>,
+  answered: Map<string, string[]>,
 ): ApiClient {
   let turn = 0;
   const failover: typeof fetch = (input, init) => {
@@ -156,7 +157,21 @@ function payerClient(
       (res) => {
         counted.answered++;
         const gateway = cluster.procs.find((p) => p.url === url)?.name ?? url;
-        answered.set(`${init?.method ?? "GET"} ${new URL(target).pathname}`, `${gateway} ${res.status}`);
+        const key = `${init?.method ?? "GET"} ${new URL(target).pathname}`;
+        const note = (what: string) =>
+          answered.set(key, [
+            ...(answered.get(key) ?? []).slice(-5),
+            `${new Date().toISOString().slice(11, 23)} ${gateway} ${what}`,
+          ]);
+        if (res.status < 400) note(String(res.status));
+        else
+          void res
+            .clone()
+            .text()
+            .then(
+              (t) => note(`${res.status} ${t.slice(0, 160)}`),
+              () => note(String(res.status)),
+            );
         if (res.status === 503 && res.headers.get("retry-after")) counted.clean503++;
         else if (res.status >= 500) counted.other5xx.push(`${res.status} ${init?.method ?? "GET"} ${target}`);
         return res;
@@ -216,7 +231,7 @@ export function startLoad(
     requests.set(current, fresh);
     return fresh;
   };
-  const answered = new Map<string, string>();
+  const answered = new Map<string, string[]>();
   const client = payerClient(cluster, merchant.pk, tally, answered);
   const flows: Flow[] = [];
   const running = new Set<Promise<void>>();
@@ -296,7 +311,7 @@ export function startLoad(
         flow.error = err instanceof Error ? err.message.slice(0, 300) : String(err);
         const step = flow.kind === "commit" ? "commit" : "refund";
         const last = flow.id === null ? undefined : answered.get(`POST /sessions/${flow.id}/${step}`);
-        if (last !== undefined) flow.error += ` (last ${step} answer: ${last})`;
+        if (last !== undefined) flow.error += ` (last ${step} answers: ${last.join("; ")})`;
       })
       .finally(() => running.delete(p));
     running.add(p);
