@@ -60,6 +60,16 @@ export class StepOwnedElsewhere extends StepError {
   readonly retryable = true;
 }
 
+/**
+ * The chain's clock has not reached the moment the step is for (a subscription period that has not
+ * started by the block's timestamp, while it has by ours): nothing was sent, and a later try can pass.
+ */
+export class StepTooEarly extends StepError {
+  override name = "StepTooEarly";
+  readonly code = "step_too_early";
+  readonly retryable = true;
+}
+
 /** An RPC or HTTP call failed (unreachable, timeout, 5xx): nothing is known to have changed. */
 export class UpstreamUnavailable extends StepError {
   override name = "UpstreamUnavailable";

@@ -17,14 +17,18 @@ import {
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ACCOUNTS } from "../../deploy/local/chains.ts";
+import type { ChargeSubscriptionCommand } from "../../src/chains/adapter.ts";
 import { subscriptionManagerAbi, testUsdcAbi } from "../../src/chains/evm/abi.ts";
 import { loadArtifacts } from "../../src/chains/evm/contracts.ts";
+import { subscriptionCallRequest } from "../../src/chains/evm/subscriptions/subscription-calls.ts";
 import {
   cancelTypedData,
   type MandateMessage,
   mandateDigest,
   mandateTypedData,
 } from "../../src/chains/evm/subscriptions/subscriptions.ts";
+import { StepReverted, StepTooEarly } from "../../src/chains/execution-errors.ts";
+import { toDomainMandate } from "../../src/gateway/admin/subscription-admin.ts";
 import { startTestChain, type TestChain } from "../support/anvil-chain.ts";
 import { revertName, setUpChains } from "../support/delegate.ts";
 
@@ -201,6 +205,41 @@ describe("SubscriptionManager", () => {
         appFee: 25_000n,
         merchantAmount: 9_895_000n,
       });
+    },
+    T,
+  );
+
+  it(
+    "the executor's charge is estimated on the block it lands in: early by the chain's clock is a try to repeat, a period over is final",
+    async () => {
+      const payer = await newPayer();
+      const start = (await now()) + 100n;
+      const { m, sig } = await mandateFor(payer, { start });
+      const command = (periodIndex: number): ChargeSubscriptionCommand => ({
+        type: "ChargeSubscription",
+        subscriptionId: "sub_test",
+        manager,
+        mandate: toDomainMandate(m),
+        signature: sig,
+        periodIndex,
+        attempt: 1,
+        feeBps: 80,
+      });
+      const request = (periodIndex: number) =>
+        subscriptionCallRequest(chain.client, DEV_ACCOUNTS.relayer.address, command(periodIndex))();
+      const early = await request(0).catch((err: unknown) => err);
+      expect(early).toBeInstanceOf(StepTooEarly);
+      expect((early as StepTooEarly).retryable).toBe(true);
+      // The next block opens the period while the latest is still before it: the latest block's
+      // estimate would revert PeriodNotStarted, the pending block's passes.
+      await chain.rpc("evm_setNextBlockTimestamp", [Number(start)]);
+      expect((await chain.client.getBlock()).timestamp).toBeLessThan(start);
+      expect((await request(0)).gas).toBeGreaterThan(0n);
+      await chain.mine(); // the block at the period's start
+      await advance(PERIOD);
+      const over = await request(0).catch((err: unknown) => err);
+      expect(over).toBeInstanceOf(StepReverted);
+      expect((over as StepReverted).message).toMatch(/PeriodOver/);
     },
     T,
   );

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decideSubscription, evolveSubscription } from "../../src/domain/subscription/decider.ts";
-import {
-  CHAIN_CLOCK_MARGIN_MS,
-  chargeDueAt,
-  currentPeriod,
-  retryDelayMs,
-} from "../../src/domain/subscription/periods.ts";
+import { chargeDueAt, currentPeriod, retryDelayMs } from "../../src/domain/subscription/periods.ts";
 import type {
   CancelSource,
   SubscriptionCommand,
@@ -101,9 +96,9 @@ describe("a new subscription", () => {
 });
 
 describe("charging", () => {
-  it("is due a chain clock margin after the start of period 0, and not before its start", () => {
+  it("is due at the start of period 0, and not before it", () => {
     const { state } = run(create());
-    expect(chargeDueAt(state)).toBe(at(0) + CHAIN_CLOCK_MARGIN_MS);
+    expect(chargeDueAt(state)).toBe(at(0));
     expect(eventsOf(run(create(), due(at(0, -1))).last)).toEqual([]);
   });
 
@@ -141,7 +136,7 @@ describe("charging", () => {
         },
       },
     ]);
-    expect(chargeDueAt(state)).toBe(at(1) + CHAIN_CLOCK_MARGIN_MS);
+    expect(chargeDueAt(state)).toBe(at(1));
     expect(
       eventsOf(run(create(), due(at(0)), result(0, 1, { txHash: "0xfeed" }), due(at(0, 30))).last),
     ).toEqual([]);
@@ -191,7 +186,7 @@ describe("charging", () => {
     expect(eventsOf(decisions[8] as never)).toEqual([]);
     expect(state).toMatchObject({ attempts: 3, inFlight: false });
     // the next period starts over with attempt 1
-    expect(chargeDueAt(state)).toBe(at(1) + CHAIN_CLOCK_MARGIN_MS);
+    expect(chargeDueAt(state)).toBe(at(1));
     const next = run(...decisionsCommands(), due(at(1))).last;
     expect(next.ok && next.events[0]?.data).toEqual({ periodIndex: 1, attempt: 1 });
 

@@ -25,14 +25,6 @@ export const retryDelayMs = (m: Pick<Mandate, "period">): number =>
 export function chargeDueAt(s: Subscription | null): number | null {
   if (!s || s.status === "canceled" || s.inFlight) return null;
   const finished = s.lastChargedPeriod >= s.periodIndex || s.attempts >= MAX_CHARGE_ATTEMPTS;
-  if (finished) return periodStartMs(s.mandate, s.periodIndex + 1) + CHAIN_CLOCK_MARGIN_MS;
-  return Math.max(periodStartMs(s.mandate, s.periodIndex) + CHAIN_CLOCK_MARGIN_MS, s.retryAt);
+  if (finished) return periodStartMs(s.mandate, s.periodIndex + 1);
+  return Math.max(periodStartMs(s.mandate, s.periodIndex), s.retryAt);
 }
-
-/**
- * How long after a period's start (by this clock) its charge is first tried. The contract judges
- * the period by the block's timestamp, and the charge is estimated on the latest block, which trails
- * the wall clock by up to a block interval (more on a loaded node): tried at the very start it could
- * revert PeriodNotStarted and spend one of the period's attempts (seen in a CI run).
- */
-export const CHAIN_CLOCK_MARGIN_MS = 3_000;

@@ -165,7 +165,8 @@ function checkMandate(
   if (problem) throw refuse("mandate_invalid", problem);
 }
 
-function toDomainMandate(m: MandateMessage): Mandate {
+/** The signed mandate as the subscription's records keep it (addresses lower case, numbers as the records spell them). */
+export function toDomainMandate(m: MandateMessage): Mandate {
   return {
     payer: m.payer.toLowerCase() as Address,
     token: m.token.toLowerCase() as Address,

@@ -109,7 +109,6 @@ export async function estimate(fn: () => Promise<bigint>): Promise<bigint> {
   }
 }
 
-/** A mined transaction that reverted: terminal. */
 /**
  * A mined transaction as a result: its hash, block and what the relayer paid for it (recorded on the
  * session and bounded by its relayer budget, docs/SECURITY.md).

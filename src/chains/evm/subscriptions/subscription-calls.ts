@@ -8,7 +8,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../../adapter.ts";
-import { EffectMissing } from "../../execution-errors.ts";
+import { EffectMissing, StepReverted, StepTooEarly } from "../../execution-errors.ts";
 import { subscriptionManagerAbi } from "../abi.ts";
 import type { TxRequest } from "../settle/relayer-wallet.ts";
 import { estimate, minedOf, mustSucceed, withMargin } from "../settle/sweep.ts";
@@ -31,7 +31,12 @@ export function mandateArg(m: ChargeSubscriptionCommand["mandate"]): MandateMess
 
 /**
  * SubscriptionManager.charge or cancelBySig from the relayer, estimated first: a call that would revert
- * (allowance removed, period not current, canceled) fails at once and for good, its error named.
+ * (allowance removed, period over, canceled) fails at once and for good, its error named.
+ *
+ * The estimate runs on the pending block, the one the transaction lands in: the contract judges the
+ * period by its block's timestamp, which the latest block trails by up to a block interval. A charge
+ * the chain still finds early (`PeriodNotStarted`: its clock behind ours) is a retryable try, not a
+ * spent attempt: the step tries again after its backoff.
  */
 export function subscriptionCallRequest(
   client: PublicClient,
@@ -52,7 +57,15 @@ export function subscriptionCallRequest(
             functionName: "cancelBySig",
             args: [mandateArg(c.mandate), c.signature as Hex],
           });
-    const gas = await estimate(() => client.estimateGas({ account: relayer, to: manager, data }));
+    const gas = await estimate(() =>
+      client.estimateGas({ account: relayer, to: manager, data, blockTag: "pending" }),
+    ).catch((err: unknown) => {
+      if (err instanceof StepReverted && /PeriodNotStarted/.test(err.message))
+        throw new StepTooEarly(`the chain's clock is before the period: ${err.message}`, null, {
+          cause: err,
+        });
+      throw err;
+    });
     return { to: manager, data, gas: withMargin(gas) };
   };
 }
