@@ -70,6 +70,12 @@ export interface Load {
   requests: Map<string, RequestTally>;
   /** The requests from now on are counted under `name`. */
   phase(name: string): void;
+  /**
+   * Resolves once every request in flight now has ended (at most `withinMs`): between two passes
+   * of a roll, so a request the first pass started is not cut by the next one's kills and counted
+   * against the first.
+   */
+  settle(withinMs: number): Promise<void>;
   merchantId: string;
   /** Starts no more flows. */
   close(): void;
@@ -143,6 +149,7 @@ function payerClient(
   pk: string,
   tally: () => RequestTally,
   answered: Map<string, string[]>,
+  inFlight: Set<Promise<unknown>>,
 ): ApiClient {
   let turn = 0;
   const failover: typeof fetch = (input, init) => {
@@ -153,7 +160,14 @@ function payerClient(
     const headers = new Headers(init?.headers);
     if (init?.method === "POST" && target.endsWith("/sessions")) headers.set("authorization", `Bearer ${pk}`);
     const counted = tally();
-    return fetch(target, { ...init, headers }).then(
+    const sent = fetch(target, { ...init, headers });
+    const ended = sent.then(
+      () => {},
+      () => {},
+    );
+    inFlight.add(ended);
+    void ended.then(() => inFlight.delete(ended));
+    return sent.then(
       (res) => {
         counted.answered++;
         const gateway = cluster.procs.find((p) => p.url === url)?.name ?? url;
@@ -232,7 +246,8 @@ export function startLoad(
     return fresh;
   };
   const answered = new Map<string, string[]>();
-  const client = payerClient(cluster, merchant.pk, tally, answered);
+  const inFlight = new Set<Promise<unknown>>();
+  const client = payerClient(cluster, merchant.pk, tally, answered, inFlight);
   const flows: Flow[] = [];
   const running = new Set<Promise<void>>();
   const chain = A.chain;
@@ -322,6 +337,14 @@ export function startLoad(
     requests,
     phase: (name) => {
       current = name;
+    },
+    async settle(withinMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((r) => {
+        timer = setTimeout(r, withinMs);
+      });
+      await Promise.race([Promise.all([...inFlight]), limit]);
+      clearTimeout(timer);
     },
     merchantId: merchant.id,
     close: () => clearInterval(timer),

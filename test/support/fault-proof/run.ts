@@ -96,6 +96,10 @@ export async function runFaultProof(opts: FaultProofOptions): Promise<FaultProof
         const watch = await watchPartitions(brokers);
         roll.push(...(await rollCluster(c, [signal], log)));
         unserved.set(signal, await watch.stop());
+        // The pass's own requests end before the next pass's first kill: one started late in the
+        // SIGTERM pass and cut by the kill -9 of its gateway is the kill's, not the SIGTERM's.
+        load.phase(`after ${signal}`);
+        await load.settle(60_000);
       }
       load.phase("after the roll");
     }
