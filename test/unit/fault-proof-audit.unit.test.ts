@@ -24,8 +24,10 @@ function clean(): Observed {
       ...journal("s3", "RefundUpdated"),
     ],
     commandIds: ["c1", "c2", "c3"],
-    results: ["c1:Sent", "c1:Confirmed", "c2:Sent", "c2:Confirmed", "c3:Sent", "c3:Confirmed"],
-    finished: ["c1", "c2", "c3"],
+    results: ["c1", "c2", "c3"].flatMap((commandId) => [
+      { commandId, final: false },
+      { commandId, final: true },
+    ]),
     webhookKeys: keys,
     received: keys,
     txsOf: new Map(flows.map((f, i) => [f.burner.toLowerCase(), new Set([`0xtx${i}`])])),
@@ -74,7 +76,7 @@ describe("the fault proof's count", () => {
     ],
     [
       "an executor command that never ended",
-      (o) => ({ ...o, finished: ["c1", "c3"] }),
+      (o) => ({ ...o, results: o.results.filter((r) => r.commandId !== "c2" || !r.final) }),
       /executor command never ended: c2/,
     ],
     [

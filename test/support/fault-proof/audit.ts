@@ -53,11 +53,10 @@ export interface Observed {
   flows: readonly Pick<Flow, "id" | "kind" | "step" | "burner">[];
   /** session.events, in any order. */
   events: readonly { sessionId: string; version: number; type: string }[];
-  /** executor.commands' command ids, and executor.results as `commandId:type`. */
+  /** executor.commands' command ids, and each executor.results record's command and whether it is final. */
   commandIds: readonly string[];
-  results: readonly string[];
-  /** Command ids with a final result: confirmed, or failed with retryable=false. */
-  finished: readonly string[];
+  /** `final`: confirmed, or failed with retryable=false (not a submission or a failed try). */
+  results: readonly { commandId: string; final: boolean }[];
   /** Idempotency-Keys of the merchant's records on webhook.events. */
   webhookKeys: readonly string[];
   /** Idempotency-Keys of the webhooks the merchant's endpoint received, in arrival order. */
@@ -97,15 +96,15 @@ export async function audit(opts: {
     if (c.sessionId) commandsOf.set(c.sessionId, [...(commandsOf.get(c.sessionId) ?? []), c.commandId]);
     tell(c.sessionId, `${at(Number(r.timestamp))} command ${c.commandId} ${c.command.type}`);
   });
-  const results: string[] = [];
-  const finished: string[] = [];
+  const results: Observed["results"][number][] = [];
   await readAll(opts.brokers, TOPIC.executorResults, (r) => {
     if (!r.value) return;
     const res = codecs.executorResult.decode(r.value);
-    results.push(`${res.commandId}:${res.result.type}`);
     const body = res.result as { errorMessage?: string; retryable?: boolean; txHash?: string | null };
-    const final = res.result.type !== "TransactionSubmitted" && body.retryable !== true;
-    if (final) finished.push(res.commandId);
+    results.push({
+      commandId: res.commandId,
+      final: res.result.type !== "TransactionSubmitted" && body.retryable !== true,
+    });
     const detail = [
       body.errorMessage !== undefined ? `"${body.errorMessage}" retryable=${body.retryable}` : "",
       body.txHash ? `tx ${body.txHash}` : "",
@@ -140,17 +139,14 @@ export async function audit(opts: {
     events,
     commandIds,
     results,
-    finished,
     webhookKeys,
     received: opts.received,
     txsOf,
   });
+  const swept = new Set(events.filter((e) => e.type === "SweepCompleted").map((e) => e.sessionId));
   for (const f of opts.flows) {
     if (!f.id) continue;
-    const unswept =
-      f.kind === "commit" &&
-      f.step === "done" &&
-      !events.some((e) => e.sessionId === f.id && e.type === "SweepCompleted");
+    const unswept = f.kind === "commit" && f.step === "done" && !swept.has(f.id);
     if (!unswept && f.step === "done") continue;
     const txs = [...(txsOf.get(f.burner.toLowerCase()) ?? [])];
     const what = unswept ? `unswept commit #${f.n}` : `unfinished ${f.kind} #${f.n} at ${f.step}`;
@@ -191,7 +187,7 @@ export function count(o: Observed): Audit {
   problems.push(...doubled(countBy(o.commandIds)).map((d) => `executor command doubled: ${d}`));
   problems.push(...doubled(countBy(o.webhookKeys)).map((d) => `webhook event doubled: ${d}`));
   // Every step the executor was asked for ended: a command with no final result was dropped.
-  const ended = new Set(o.finished);
+  const ended = new Set(o.results.filter((r) => r.final).map((r) => r.commandId));
   problems.push(
     ...[...new Set(o.commandIds)]
       .filter((id) => !ended.has(id))
