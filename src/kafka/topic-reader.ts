@@ -142,7 +142,8 @@ export async function readTopic(kafka: KafkaClient, opts: ReadTopicOptions): Pro
     for (const partition of wanted) {
       // kafkajs refuses a seek while its consumer group is not (or no longer) set up, which `run`
       // can leave for a moment when its first join fails and the runner restarts (seen once in a
-      // loaded CI run: "Consumer group was not initialized"): the seek is tried again for ~5 s.
+      // loaded CI run: "Consumer group was not initialized"): the seek is tried again for 2.5-5 s
+      // (100 tries, 25-50 ms apart with the jitter).
       await retry(
         async () =>
           consumer.seek({ topic: opts.topic, partition, offset: String(position.get(partition) ?? 0n) }),
