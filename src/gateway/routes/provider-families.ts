@@ -12,9 +12,10 @@ import { gatewayError } from "../errors.ts";
 
 /**
  * Each vendor's side of the provider routes, in one place: which vendor reads a wallet's holdings
- * (the one whose addresses the wallet is spelled in), and which quotes a swap on a chain, with that
- * chain's spelling of a token and of the taker. The routes (./providers.ts) find a reader by the
- * wallet's spelling and a quoter by the chain's id, and ask nothing about either themselves.
+ * (the one of the wallet's ecosystem, which the query's schema told by its spelling), and which quotes
+ * a swap on a chain, with that chain's spelling of a token and of the taker. The routes
+ * (./providers.ts) find a reader by the wallet's ecosystem and a quoter by the chain's id, and ask
+ * nothing about either themselves.
  */
 type Ecosystem = z.output<typeof tokenOptionsResponseSchema>["ecosystem"];
 type QuoteWire = z.input<typeof swapQuoteResponseSchema>;
@@ -25,28 +26,24 @@ type QuoteWire = z.input<typeof swapQuoteResponseSchema>;
  */
 export interface WalletReader {
   ecosystem: Ecosystem;
-  /** The wallet in this reader's spelling, or null when it is not one of its wallets. */
-  spelling(address: string): string | null;
   holdings: ((address: string) => Promise<TokenHolding[]>) | undefined;
   missing: string;
 }
 
-export function walletReaders(providers: Providers): readonly WalletReader[] {
+export function walletReaders(providers: Providers): Readonly<Record<Ecosystem, WalletReader>> {
   const { balances, solana } = providers;
-  return [
-    {
+  return {
+    evm: {
       ecosystem: "evm",
-      spelling: evmSpelling,
       holdings: balances && ((address) => evmHoldings(balances, address as `0x${string}`)),
       missing: "no EVM balance provider is configured",
     },
-    {
+    solana: {
       ecosystem: "solana",
-      spelling: solanaSpelling,
       holdings: solana && ((address) => solana.holdings(address)),
       missing: "Solana wallets are not supported yet",
     },
-  ];
+  };
 }
 
 /** POST /quote on one chain: the vendor's quote, on the wire (the taker spelled as the chain spells it). */

@@ -40,17 +40,11 @@ export const providerRoutes: FastifyPluginAsyncZod<ProviderRoutesOptions> = asyn
   const readers = walletReaders(providers);
   const quoters = chainQuoters(providers);
 
-  /** What a wallet can pay with, from the provider that reads wallets spelled as it is, and that one's ecosystem. */
+  /** What a wallet can pay with, from the provider that reads its ecosystem's wallets, and that ecosystem. */
   async function optionsOf(wallet: z.output<typeof walletSchema>) {
-    const found = readers.flatMap((reader) => {
-      const address = reader.spelling(wallet.address);
-      return address === null ? [] : [{ reader, address }];
-    })[0];
-    // The query's schema took the wallet only in a spelling some reader has.
-    if (!found) throw gatewayError("invalid_request", "a wallet no provider reads");
-    const { reader, address } = found;
+    const reader = readers[wallet.family];
     if (!reader.holdings) throw gatewayError("wallet_unsupported", reader.missing);
-    const options: TokenOption[] = tokenOptions(await reader.holdings(address));
+    const options: TokenOption[] = tokenOptions(await reader.holdings(wallet.address));
     return { ecosystem: reader.ecosystem, options };
   }
 
