@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { type ChainConfig, localEvmChain, localSolanaChain } from "../chains/config.ts";
 import type { Config } from "../config.ts";
-import type { LocalProviders } from "../providers/settings.ts";
+import type { VendorKeys } from "../providers/types.ts";
 import { BaseError } from "../support/errors.ts";
 
 /** Where the service finds its servers: the environment first, else the local stack. */
@@ -14,7 +14,7 @@ export interface Infra {
   /** The local stack's CCTP attester (the executor's attestation API when ATTESTATION_API_URL is unset). */
   attestationApiUrl?: string | undefined;
   /** The local stack's provider servers (deploy/local/providers/), used where no provider key is set. */
-  providers?: LocalProviders | undefined;
+  providers?: VendorKeys | undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { StealthDestination } from "../domain/types.ts";
 import { SOLANA_STEALTH_SCHEME } from "../stealth/ed25519.ts";
 import { ERC5564_SCHEME } from "../stealth/erc5564.ts";
 import { deriveSolanaStealthDestination, deriveStealthDestinations } from "../stealth/flow-d.ts";
-import { type ChainConfig, type ChainFamily, evmChainsOf } from "./config.ts";
+import { type ChainConfig, type ChainFamily, evmChainsOf, solanaChainOf } from "./config.ts";
 
 /**
  * What a merchant checkout needs of the configured chains, answered here so the checkout asks no
@@ -27,7 +27,7 @@ const STEALTH_SCHEME: Record<ChainFamily, string> = {
 
 export function checkoutChainsOf(chains: readonly ChainConfig[]): CheckoutChains {
   // A Solana address is derived only where a Solana checkout can pay it.
-  const solana = chains.some((c) => c.family === "solana") ? deriveSolanaStealthDestination : undefined;
+  const solana = solanaChainOf(chains) ? deriveSolanaStealthDestination : undefined;
   return {
     burnerChainIds: evmChainsOf(chains).map((c) => c.chainId),
     stealthSchemeOf(chainId) {

@@ -51,15 +51,12 @@ const KNOWN_NETWORKS: Record<string, string> = {
   84532: "base-sepolia",
 };
 
-/** What the local stack's file says about its provider servers (deploy/local/providers/). */
-export type LocalProviders = VendorKeys;
-
 /**
  * The vendors' keys, the environment's first, else the local stack's servers, and what every vendor
  * shares (its timeout, one cache). Which chains each vendor serves is its family's wiring
  * (src/chains/vendors.ts).
  */
-export function providerSettings(env: ProviderEnv, local: LocalProviders | undefined): VendorSettings {
+export function providerSettings(env: ProviderEnv, local: VendorKeys | undefined): VendorSettings {
   const cache = createProviderCache({ ttlMs: env.PROVIDER_CACHE_TTL_MS, max: env.PROVIDER_CACHE_ENTRIES });
   const alchemy = env.ALCHEMY_API_KEY
     ? {
