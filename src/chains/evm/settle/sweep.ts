@@ -10,7 +10,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import type { Mined, SettleCommand, SweepDone } from "../../adapter.ts";
-import { EffectMissing, StepReverted, UpstreamUnavailable } from "../../execution-errors.ts";
+import { EffectMissing, StepReverted, StepTooEarly, UpstreamUnavailable } from "../../execution-errors.ts";
 import { burnerDelegateAbi } from "../abi.ts";
 import type { IntentMessage } from "../typed-data/eip712.ts";
 import type { TxRequest } from "./relayer-wallet.ts";
@@ -96,12 +96,18 @@ export function sweepRequest(
   };
 }
 
-/** Runs an estimate: a revert is terminal with what it says, anything else is the node's trouble. */
-export async function estimate(fn: () => Promise<bigint>): Promise<bigint> {
+/**
+ * Runs an estimate: a revert is terminal with what it says, anything else is the node's trouble.
+ * A revert named in `notYet` (a custom error meaning the chain has not reached the step's moment)
+ * is a try to repeat instead.
+ */
+export async function estimate(fn: () => Promise<bigint>, notYet: readonly string[] = []): Promise<bigint> {
   try {
     return await fn();
   } catch (err) {
     const reverted = revertMessage(err);
+    if (reverted !== null && notYet.some((name) => reverted.startsWith(`${name}(`)))
+      throw new StepTooEarly(`not yet by the chain's clock: reverts: ${reverted}`, null, { cause: err });
     if (reverted !== null) throw new StepReverted(`reverts: ${reverted}`, null, { cause: err });
     throw new UpstreamUnavailable(`gas estimate failed: ${(err as Error).message.split("\n")[0]}`, null, {
       cause: err,

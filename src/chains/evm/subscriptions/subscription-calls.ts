@@ -8,7 +8,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import type { CancelMandateCommand, ChargeSubscriptionCommand, Mined } from "../../adapter.ts";
-import { EffectMissing, StepReverted, StepTooEarly } from "../../execution-errors.ts";
+import { EffectMissing } from "../../execution-errors.ts";
 import { subscriptionManagerAbi } from "../abi.ts";
 import type { TxRequest } from "../settle/relayer-wallet.ts";
 import { estimate, minedOf, mustSucceed, withMargin } from "../settle/sweep.ts";
@@ -57,15 +57,10 @@ export function subscriptionCallRequest(
             functionName: "cancelBySig",
             args: [mandateArg(c.mandate), c.signature as Hex],
           });
-    const gas = await estimate(() =>
-      client.estimateGas({ account: relayer, to: manager, data, blockTag: "pending" }),
-    ).catch((err: unknown) => {
-      if (err instanceof StepReverted && /PeriodNotStarted/.test(err.message))
-        throw new StepTooEarly(`the chain's clock is before the period: ${err.message}`, null, {
-          cause: err,
-        });
-      throw err;
-    });
+    const gas = await estimate(
+      () => client.estimateGas({ account: relayer, to: manager, data, blockTag: "pending" }),
+      ["PeriodNotStarted"],
+    );
     return { to: manager, data, gas: withMargin(gas) };
   };
 }
